@@ -1,0 +1,48 @@
+// The backend interface: memory for base arrays, and execution of partitions.
+// A backend's own header exposes only its factory; backends/registry.cpp maps
+// names to factories.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fusion/partition.hpp"
+#include "vm/config.hpp"
+#include "vm/instruction.hpp"
+
+namespace arrvm {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // A base array now exists. Its memory is allocated lazily, on first write
+  // (64-byte aligned on host backends), and never for a base that is freed
+  // before it is written.
+  virtual void declare(BaseId id, DType dtype, int64_t nelem) = 0;
+
+  // Sets all of a base from host memory (nelem * dtype_size bytes).
+  virtual void copy_from_host(BaseId id, const void* src) = 0;
+
+  // Copies all of a base to host memory; elements never written read as 0.
+  virtual void copy_to_host(BaseId id, void* dst) = 0;
+
+  // Forgets a base and releases its memory (idempotent). `free` instructions
+  // do this when they execute; the VM also calls it to clean up after a
+  // batch that failed part-way.
+  virtual void release(BaseId id) = 0;
+
+  // Executes `batch` block by block in the order of `partition`. Throws Error
+  // for run-time errors of the program (e.g. a gather index out of range),
+  // BackendError when the backend itself fails.
+  virtual void execute(std::span<const Instruction> batch, const Partition& partition) = 0;
+};
+
+// The backend named by config.backend. Throws Error listing the known names.
+std::unique_ptr<Backend> make_backend(const Config& config);
+std::vector<std::string> backend_names();
+
+}  // namespace arrvm

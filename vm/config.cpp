@@ -1,0 +1,131 @@
+#include "vm/config.hpp"
+
+#include <cstdlib>
+
+#include "vm/error.hpp"
+#include "vm/log.hpp"
+
+namespace arrvm {
+namespace {
+
+int64_t parse_int(const std::string& name, const std::string& v) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || x <= 0) {
+    throw Error("configuration: " + name + "='" + v + "' is not a positive integer");
+  }
+  return x;
+}
+
+double parse_seconds(const std::string& name, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(x >= 0)) {
+    throw Error("configuration: " + name + "='" + v + "' is not a number of seconds");
+  }
+  return x;
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/arrvm";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/arrvm";
+  return "/tmp/arrvm-cache";
+}
+
+void check_choice(const std::string& name, const std::string& v,
+                  std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) return;
+    list += std::string(list.empty() ? "" : ", ") + a;
+  }
+  throw Error("configuration: " + name + "='" + v + "' is not one of " + list);
+}
+
+}  // namespace
+
+void Config::set(const std::string& name, const std::string& value) {
+  if (name == "backend") {
+    backend = value;
+  } else if (name == "fuser") {
+    fuser = value;
+  } else if (name == "cost") {
+    cost = value;
+  } else if (name == "batch") {
+    batch = parse_int("batch", value);
+  } else if (name == "cache_dir") {
+    cache_dir = value;
+  } else if (name == "cache") {
+    check_choice("cache", value, {"on", "memory", "off"});
+    cache = value;
+  } else if (name == "trace") {
+    trace = value;
+  } else if (name == "profile") {
+    profile = value;
+  } else if (name == "log") {
+    log = value;
+  } else if (name == "cc") {
+    cc = value;
+  } else if (name == "cflags") {
+    cflags = value;
+  } else if (name == "opencl_device") {
+    opencl_device = value;
+  } else if (name == "fuse_time_limit") {
+    fuse_time_limit = parse_seconds("fuse_time_limit", value);
+  } else {
+    throw Error("configuration: unknown option '" + name + "'");
+  }
+}
+
+Config Config::from_env() {
+  Config c;
+  c.cache_dir = default_cache_dir();
+  static const std::pair<const char*, const char*> kVars[] = {
+      {"ARRVM_BACKEND", "backend"}, {"ARRVM_FUSER", "fuser"},
+      {"ARRVM_COST", "cost"},       {"ARRVM_BATCH", "batch"},
+      {"ARRVM_CACHE_DIR", "cache_dir"}, {"ARRVM_CACHE", "cache"},
+      {"ARRVM_TRACE", "trace"},     {"ARRVM_PROFILE", "profile"},
+      {"ARRVM_LOG", "log"},         {"ARRVM_CC", "cc"},
+      {"ARRVM_CFLAGS", "cflags"},   {"ARRVM_OPENCL_DEVICE", "opencl_device"},
+      {"ARRVM_FUSE_TIME_LIMIT", "fuse_time_limit"},
+  };
+  for (const auto& [env, name] : kVars) {
+    const char* v = std::getenv(env);
+    if (v == nullptr) continue;
+    try {
+      c.set(name, v);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " (from " + env + ")");
+    }
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::describe() const {
+  return {
+      {"ARRVM_BACKEND", backend},
+      {"ARRVM_FUSER", fuser},
+      {"ARRVM_COST", cost},
+      {"ARRVM_BATCH", std::to_string(batch)},
+      {"ARRVM_CACHE_DIR", cache_dir},
+      {"ARRVM_CACHE", cache},
+      {"ARRVM_TRACE", trace},
+      {"ARRVM_PROFILE", profile},
+      {"ARRVM_LOG", log},
+      {"ARRVM_CC", cc},
+      {"ARRVM_CFLAGS", cflags},
+      {"ARRVM_OPENCL_DEVICE", opencl_device},
+      {"ARRVM_FUSE_TIME_LIMIT", std::to_string(fuse_time_limit)},
+  };
+}
+
+void configure_logging(const std::string& level) {
+  const auto lvl = spdlog::level::from_str(level);
+  // from_str maps unknown names to "off"; only accept that for "off" itself.
+  if (lvl == spdlog::level::off && level != "off") {
+    throw Error("configuration: log level '" + level + "' is not a spdlog level");
+  }
+  logger().set_level(lvl);
+}
+
+}  // namespace arrvm

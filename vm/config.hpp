@@ -1,0 +1,43 @@
+// The configuration in force. Every environment variable libarrvm reads is
+// read in vm/config.cpp and nowhere else; everything else receives a Config.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace arrvm {
+
+struct Config {
+  std::string backend = "cpu";        // ARRVM_BACKEND
+  std::string fuser = "greedy";       // ARRVM_FUSER
+  std::string cost = "bohrium";       // ARRVM_COST
+  int64_t batch = 4096;               // ARRVM_BATCH
+  std::string cache_dir;              // ARRVM_CACHE_DIR
+  std::string cache = "on";           // ARRVM_CACHE: on | memory | off
+  std::string trace;                  // ARRVM_TRACE (empty: no trace)
+  std::string profile;                // ARRVM_PROFILE (empty, "1", or a path)
+  std::string log = "warn";           // ARRVM_LOG
+  std::string cc = "cc";              // ARRVM_CC
+  std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
+  std::string opencl_device;          // ARRVM_OPENCL_DEVICE
+  double fuse_time_limit = 1.0;       // ARRVM_FUSE_TIME_LIMIT (seconds)
+
+  // Defaults overridden by the ARRVM_* environment variables. Throws Error
+  // naming the variable if a value is malformed.
+  static Config from_env();
+
+  // Sets one option by its short name ("backend", "fuser", "batch", ...),
+  // as used by the C ABI's option strings and the CLI. Throws Error on an
+  // unknown name or a malformed value.
+  void set(const std::string& name, const std::string& value);
+
+  // (variable, value) pairs for `arrvm info`.
+  std::vector<std::pair<std::string, std::string>> describe() const;
+};
+
+// Applies the spdlog level named by `level` ("trace" ... "off") to libarrvm's logger.
+void configure_logging(const std::string& level);
+
+}  // namespace arrvm

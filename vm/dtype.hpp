@@ -1,0 +1,62 @@
+// Element types of the bytecode (vm/dtypes.def) and NumPy's promotion rules.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace arrvm {
+
+enum class DType : uint8_t {
+#define ARRVM_DTYPE(E, T, N, K) E,
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+};
+
+inline constexpr int kDTypeCount = 0
+#define ARRVM_DTYPE(E, T, N, K) +1
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+    ;
+
+std::size_t dtype_size(DType t);
+std::string_view dtype_name(DType t);
+std::optional<DType> dtype_from_name(std::string_view name);
+bool is_bool(DType t);
+bool is_signed_int(DType t);
+bool is_unsigned_int(DType t);
+bool is_integer(DType t);  // signed or unsigned, not bool
+bool is_float(DType t);
+
+// NumPy's result_type for two array dtypes (e.g. int32+uint32 -> int64,
+// int64+uint64 -> float64, int16+float32 -> float32, int32+float32 -> float64).
+DType promote(DType a, DType b);
+
+// The dtype NumPy's sum/prod/cumsum/cumprod accumulate in: bool and signed
+// ints -> int64, unsigned ints -> uint64, floats unchanged.
+DType accumulation_dtype(DType t);
+
+// Maps a C++ element type to its dtype: dtype_of<float>() == DType::Float32.
+template <typename T>
+constexpr DType dtype_of();
+#define ARRVM_DTYPE(E, T, N, K) \
+  template <>                   \
+  constexpr DType dtype_of<T>() { return DType::E; }
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+
+// Calls f(T{}) with the C++ type of dtype t (a runtime -> compile time switch).
+template <typename F>
+decltype(auto) visit_dtype(DType t, F&& f) {
+  switch (t) {
+#define ARRVM_DTYPE(E, T, N, K) \
+  case DType::E:                \
+    return f(T{});
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+  }
+  return f(bool{});  // unreachable: every enumerator is handled above
+}
+
+}  // namespace arrvm

@@ -1,0 +1,78 @@
+// Operands and instructions: the unit of the bytecode stream.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "vm/dtype.hpp"
+#include "vm/opcode.hpp"
+#include "vm/view.hpp"
+
+namespace arrvm {
+
+// A typed scalar constant. The value is held exactly in its dtype: signed
+// integers and bool in `i`, unsigned in `u`, floats in `f` (float32 values are
+// stored already rounded to float).
+struct Scalar {
+  DType dtype = DType::Float64;
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+  };
+  Scalar() : i(0) {}
+
+  // Converts a number to `dtype` with the same rules as the `identity` cast.
+  static Scalar of_int(DType dtype, int64_t v);
+  static Scalar of_uint(DType dtype, uint64_t v);
+  static Scalar of_double(DType dtype, double v);
+
+  template <typename T>
+  T as() const;  // the value as dtype's C++ type (T must match dtype)
+};
+
+struct Operand {
+  bool is_const = false;
+  View view;        // when !is_const
+  Scalar constant;  // when is_const
+
+  static Operand of(const View& v) {
+    Operand o;
+    o.view = v;
+    return o;
+  }
+  static Operand of(const Scalar& s) {
+    Operand o;
+    o.is_const = true;
+    o.constant = s;
+    return o;
+  }
+  DType dtype() const { return is_const ? constant.dtype : view.dtype; }
+};
+
+// One bytecode instruction. `free` and `sync` carry the base in `out`, as a
+// 1-D view of all of it (so data-dependency analysis needs no special case).
+struct Instruction {
+  Opcode op = Opcode::Identity;
+  View out;
+  std::array<Operand, 3> in;
+  int nin = 0;
+  int axis = 0;       // reductions and scans
+  uint64_t seed = 0;  // random
+
+  const Operand& input(int i) const { return in[i]; }
+  void add_input(const Operand& o) { in[nin++] = o; }
+};
+
+std::string to_string(const Scalar& s);
+std::string to_string(const Instruction& instr);  // "add b2[...] <- b0[...], 2.0:float64"
+
+// Cast between dtypes with the `identity` semantics (NumPy's astype, with
+// float -> int defined for every input: NaN -> 0, out of range saturates).
+template <typename To, typename From>
+To cast_value(From v);
+
+}  // namespace arrvm
+
+#include "vm/cast.hpp"

@@ -1,0 +1,61 @@
+// Opcodes of the bytecode, generated from the table in vm/opcodes.def.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace arrvm {
+
+enum class Opcode : uint8_t {
+#define ARRVM_OPCODE(E, N, A, K, R) E,
+#include "vm/opcodes.def"
+#undef ARRVM_OPCODE
+};
+
+inline constexpr int kOpcodeCount = 0
+#define ARRVM_OPCODE(E, N, A, K, R) +1
+#include "vm/opcodes.def"
+#undef ARRVM_OPCODE
+    ;
+
+// How an instruction iterates.
+enum class OpKind : uint8_t {
+  Elementwise,  // out[i] = f(in0[i], ...) over the output shape (inputs broadcast)
+  Generator,    // out[i] = f(flat index i)
+  Reduce,       // out = reduce(in, axis); out shape = in shape without axis
+  Accumulate,   // inclusive scan along axis; out shape = in shape
+  Gather,       // out[i] = flat(in0)[in1[i]]
+  Scatter,      // flat(out)[in1[i]] = in0[i]
+  Free,         // releases a base
+  Sync,         // the frontend wants a base's contents
+};
+
+// Which dtypes an opcode accepts (enforced by vm/validate.cpp).
+enum class TypeRule : uint8_t {
+  Cast,       // identity: any -> any
+  Arith,      // integers and floats, all operands one dtype
+  Compare,    // any dtype in (inputs equal), bool out
+  Logical,    // bool -> bool
+  Bitwise,    // integers and bool
+  Shift,      // integers
+  Float,      // floats only
+  Predicate,  // any dtype in, bool out (isnan, isinf, isfinite)
+  Select,     // where: bool condition, two values of the output dtype
+  Numeric,    // generators: integer or float output
+  Index,      // gather/scatter: values of one dtype, int64 indices
+  Control,    // free, sync
+};
+
+std::string_view opcode_name(Opcode op);
+std::optional<Opcode> opcode_from_name(std::string_view name);
+int opcode_arity(Opcode op);  // number of inputs
+OpKind opcode_kind(Opcode op);
+TypeRule opcode_type_rule(Opcode op);
+
+inline bool is_control(Opcode op) {
+  const OpKind k = opcode_kind(op);
+  return k == OpKind::Free || k == OpKind::Sync;
+}
+
+}  // namespace arrvm

@@ -1,0 +1,256 @@
+#include "vm/validate.hpp"
+
+#include "vm/error.hpp"
+#include "vm/runtime.hpp"
+
+namespace arrvm {
+namespace {
+
+class Rejection {
+ public:
+  Rejection(const Instruction& instr, uint64_t index) : instr_(instr), index_(index) {}
+  [[noreturn]] void operator()(const std::string& what) const {
+    throw Error("instruction #" + std::to_string(index_) + " (" +
+                std::string(opcode_name(instr_.op)) + "): " + what + ": " + to_string(instr_));
+  }
+
+ private:
+  const Instruction& instr_;
+  uint64_t index_;
+};
+
+std::string operand_name(int i) { return i < 0 ? "output" : "input " + std::to_string(i); }
+
+bool checked_add(int64_t a, int64_t b, int64_t* r) { return !__builtin_add_overflow(a, b, r); }
+bool checked_mul(int64_t a, int64_t b, int64_t* r) { return !__builtin_mul_overflow(a, b, r); }
+
+// Resolves a view's base, fills in its dtype and checks its bounds.
+void resolve_view(View& v, const BaseRegistry& bases, const char* role, const Rejection& reject) {
+  const BaseInfo* b = bases.find(v.base);
+  if (b == nullptr) {
+    reject(std::string(role) + (bases.was_freed(v.base) ? " uses freed base b" : " uses unknown base b") +
+           std::to_string(v.base));
+  }
+  v.dtype = b->dtype;
+  const std::string bad = check_view_bounds(v, b->nelem);
+  if (!bad.empty()) reject(std::string(role) + " view " + bad);
+}
+
+bool is_numeric(DType t) { return is_integer(t) || is_float(t); }
+
+// The dtype check of one elementwise/reduction type rule; returns what is
+// wrong or an empty string.
+std::string check_types(const Instruction& in, TypeRule rule) {
+  const DType out = in.out.dtype;
+  auto all_inputs_are = [&](DType t) {
+    for (int i = 0; i < in.nin; ++i) {
+      if (in.in[i].dtype() != t) return false;
+    }
+    return true;
+  };
+  auto inputs_msg = [&](const std::string& need) {
+    std::string got;
+    for (int i = 0; i < in.nin; ++i) got += (i ? "," : "") + std::string(dtype_name(in.in[i].dtype()));
+    return "inputs must be " + need + " (got " + got + ", output " + std::string(dtype_name(out)) + ")";
+  };
+  switch (rule) {
+    case TypeRule::Cast:
+      return "";
+    case TypeRule::Arith:
+      if (!is_numeric(out)) return "needs an integer or float output, got " + std::string(dtype_name(out));
+      return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
+    case TypeRule::Compare:
+      if (out != DType::Bool) return "output must be bool";
+      return all_inputs_are(in.in[0].dtype()) ? "" : inputs_msg("of one dtype");
+    case TypeRule::Logical:
+      if (out != DType::Bool) return "output must be bool";
+      return all_inputs_are(DType::Bool) ? "" : inputs_msg("bool");
+    case TypeRule::Bitwise:
+      if (!is_integer(out) && !is_bool(out)) return "needs an integer or bool output";
+      return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
+    case TypeRule::Shift:
+      if (!is_integer(out)) return "needs an integer output";
+      return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
+    case TypeRule::Float:
+      if (!is_float(out)) return "needs a float output, got " + std::string(dtype_name(out));
+      return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
+    case TypeRule::Predicate:
+      return out == DType::Bool ? "" : "output must be bool";
+    case TypeRule::Select:
+      if (in.in[0].dtype() != DType::Bool) return "condition (input 0) must be bool";
+      if (in.in[1].dtype() != out || in.in[2].dtype() != out) return inputs_msg("bool, then two of the output dtype");
+      return "";
+    case TypeRule::Numeric:
+      if (is_numeric(out) || (in.op == Opcode::Random && is_bool(out))) return "";
+      return "cannot generate " + std::string(dtype_name(out));
+    case TypeRule::Index:
+    case TypeRule::Control:
+      return "";
+  }
+  return "";
+}
+
+void check_no_overlap(const Instruction& instr, const Rejection& reject) {
+  for (int i = 0; i < instr.nin; ++i) {
+    const Operand& o = instr.in[i];
+    if (!o.is_const && may_overlap(instr.out, o.view)) {
+      reject("output may overlap " + operand_name(i) + " (not allowed for " +
+             std::string(opcode_name(instr.op)) + ")");
+    }
+  }
+}
+
+void check_axis(const Instruction& instr, const View& in, const Rejection& reject) {
+  if (in.rank() == 0) reject("cannot reduce or scan a 0-d input");
+  if (instr.axis < 0 || instr.axis >= in.rank()) {
+    reject("axis " + std::to_string(instr.axis) + " is out of range for a " +
+           std::to_string(in.rank()) + "-d input");
+  }
+}
+
+void require_views(const Instruction& instr, const Rejection& reject) {
+  for (int i = 0; i < instr.nin; ++i) {
+    if (instr.in[i].is_const) reject(operand_name(i) + " must be a view, not a constant");
+  }
+}
+
+}  // namespace
+
+std::string check_view_bounds(const View& v, int64_t nelem) {
+  if (v.shape.size() != v.stride.size()) {
+    return "has " + std::to_string(v.shape.size()) + " shape entries but " +
+           std::to_string(v.stride.size()) + " strides";
+  }
+  int64_t lo = v.offset, hi = v.offset, count = 1;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (v.shape[i] < 0) return "has a negative extent in shape " + to_string(v.shape);
+    if (!checked_mul(count, v.shape[i], &count)) return "is too large";
+  }
+  if (count == 0) return "";  // zero-size views touch nothing
+  for (int i = 0; i < v.rank(); ++i) {
+    int64_t span;
+    if (!checked_mul(v.shape[i] - 1, v.stride[i], &span)) return "is too large";
+    if (!checked_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) return "is too large";
+  }
+  if (lo < 0 || hi >= nelem) {
+    return to_string(v) + " reaches elements " + std::to_string(lo) + ".." + std::to_string(hi) +
+           ", outside its base of " + std::to_string(nelem) + " elements";
+  }
+  return "";
+}
+
+void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_t index) {
+  const Rejection reject(instr, index);
+  if (static_cast<int>(instr.op) >= kOpcodeCount) reject("unknown opcode");
+  if (instr.nin != opcode_arity(instr.op)) {
+    reject("takes " + std::to_string(opcode_arity(instr.op)) + " inputs, got " + std::to_string(instr.nin));
+  }
+  const OpKind kind = opcode_kind(instr.op);
+
+  if (kind == OpKind::Free || kind == OpKind::Sync) {
+    const BaseInfo* b = bases.find(instr.out.base);
+    if (b == nullptr) {
+      reject(std::string(bases.was_freed(instr.out.base) ? "base is already freed: b" : "unknown base b") +
+             std::to_string(instr.out.base));
+    }
+    instr.out = contiguous_view(instr.out.base, b->dtype, Dims{b->nelem});
+    return;
+  }
+
+  resolve_view(instr.out, bases, "output", reject);
+  for (int i = 0; i < instr.nin; ++i) {
+    Operand& o = instr.in[i];
+    if (o.is_const) {
+      if (static_cast<int>(o.constant.dtype) >= kDTypeCount) {
+        reject(operand_name(i) + " has an unknown dtype");
+      }
+      continue;
+    }
+    resolve_view(o.view, bases, operand_name(i).c_str(), reject);
+  }
+  if (!is_injective(instr.out)) reject("output view " + to_string(instr.out) + " may write an element twice");
+
+  const TypeRule rule = opcode_type_rule(instr.op);
+  switch (kind) {
+    case OpKind::Elementwise: {
+      for (int i = 0; i < instr.nin; ++i) {
+        Operand& o = instr.in[i];
+        if (o.is_const) continue;
+        View b;
+        if (!broadcast_to(o.view, instr.out.shape, &b)) {
+          reject(operand_name(i) + " shape " + to_string(o.view.shape) +
+                 " does not broadcast to output shape " + to_string(instr.out.shape));
+        }
+        if (may_overlap(instr.out, o.view) && !same_elements(instr.out, b)) {
+          reject("output overlaps " + operand_name(i) + " without being the same view");
+        }
+        o.view = b;
+      }
+      break;
+    }
+    case OpKind::Generator:
+      break;
+    case OpKind::Reduce: {
+      require_views(instr, reject);
+      const View& in = instr.in[0].view;
+      check_axis(instr, in, reject);
+      if (instr.out.shape != in.shape.without(instr.axis)) {
+        reject("output shape " + to_string(instr.out.shape) + " must be the input shape " +
+               to_string(in.shape) + " without axis " + std::to_string(instr.axis));
+      }
+      if ((instr.op == Opcode::MinimumReduce || instr.op == Opcode::MaximumReduce) &&
+          in.shape[instr.axis] == 0) {
+        reject("reduction over an empty axis has no identity");
+      }
+      check_no_overlap(instr, reject);
+      break;
+    }
+    case OpKind::Accumulate: {
+      require_views(instr, reject);
+      const View& in = instr.in[0].view;
+      check_axis(instr, in, reject);
+      if (instr.out.shape != in.shape) {
+        reject("output shape " + to_string(instr.out.shape) + " must equal input shape " + to_string(in.shape));
+      }
+      check_no_overlap(instr, reject);
+      break;
+    }
+    case OpKind::Gather:
+    case OpKind::Scatter: {
+      require_views(instr, reject);
+      const bool gather = kind == OpKind::Gather;
+      const View& values = gather ? instr.out : instr.in[0].view;
+      const View& idx = instr.in[1].view;
+      if (idx.dtype != DType::Int64) reject("indices (input 1) must be int64, got " + std::string(dtype_name(idx.dtype)));
+      const View& data = gather ? instr.in[0].view : instr.out;
+      if (data.dtype != values.dtype) {
+        reject(std::string(gather ? "source" : "values") + " dtype " + std::string(dtype_name(gather ? data.dtype : values.dtype)) +
+               " differs from " + (gather ? "output" : "target") + " dtype " +
+               std::string(dtype_name(gather ? values.dtype : data.dtype)));
+      }
+      if (gather) {
+        if (idx.shape != instr.out.shape) {
+          reject("indices shape " + to_string(idx.shape) + " must equal output shape " + to_string(instr.out.shape));
+        }
+      } else {
+        View b;
+        if (!broadcast_to(instr.in[0].view, idx.shape, &b)) {
+          reject("values shape " + to_string(instr.in[0].view.shape) + " does not broadcast to indices shape " +
+                 to_string(idx.shape));
+        }
+        instr.in[0].view = b;
+      }
+      check_no_overlap(instr, reject);
+      break;
+    }
+    case OpKind::Free:
+    case OpKind::Sync:
+      break;
+  }
+  if (kind != OpKind::Gather && kind != OpKind::Scatter) {
+    const std::string bad = check_types(instr, rule);
+    if (!bad.empty()) reject(bad);
+  }
+}
+
+}  // namespace arrvm

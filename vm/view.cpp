@@ -1,0 +1,168 @@
+#include "vm/view.hpp"
+
+#include <cstdlib>
+#include <numeric>
+
+#include "vm/error.hpp"
+
+namespace arrvm {
+
+Dims::Dims(std::initializer_list<int64_t> v) {
+  for (int64_t x : v) push_back(x);
+}
+
+Dims Dims::filled(int rank, int64_t value) {
+  Dims d;
+  for (int i = 0; i < rank; ++i) d.push_back(value);
+  return d;
+}
+
+void Dims::push_back(int64_t v) {
+  if (rank_ >= kMaxRank) {
+    throw Error("rank exceeds the maximum of " + std::to_string(kMaxRank));
+  }
+  d_[rank_++] = v;
+}
+
+Dims Dims::without(int axis) const {
+  Dims r;
+  for (int i = 0; i < rank_; ++i) {
+    if (i != axis) r.push_back(d_[i]);
+  }
+  return r;
+}
+
+int64_t Dims::product() const {
+  int64_t p = 1;
+  for (int i = 0; i < rank_; ++i) p *= d_[i];
+  return p;
+}
+
+bool Dims::operator==(const Dims& o) const {
+  if (rank_ != o.rank_) return false;
+  for (int i = 0; i < rank_; ++i) {
+    if (d_[i] != o.d_[i]) return false;
+  }
+  return true;
+}
+
+std::string to_string(const Dims& d) {
+  std::string s = "[";
+  for (int i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  return s + "]";
+}
+
+Dims row_major_strides(const Dims& shape) {
+  Dims s = Dims::filled(shape.size(), 0);
+  int64_t acc = 1;
+  for (int i = shape.size() - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+View contiguous_view(BaseId base, DType dtype, const Dims& shape) {
+  View v;
+  v.base = base;
+  v.dtype = dtype;
+  v.shape = shape;
+  v.stride = row_major_strides(shape);
+  return v;
+}
+
+bool element_range(const View& v, int64_t* lo, int64_t* hi) {
+  int64_t a = v.offset, b = v.offset;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (v.shape[i] == 0) return false;
+    const int64_t span = (v.shape[i] - 1) * v.stride[i];
+    if (span < 0) {
+      a += span;
+    } else {
+      b += span;
+    }
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
+bool same_elements(const View& a, const View& b) {
+  if (a.base != b.base || a.offset != b.offset || a.shape != b.shape) return false;
+  for (int i = 0; i < a.rank(); ++i) {
+    if (a.shape[i] > 1 && a.stride[i] != b.stride[i]) return false;
+  }
+  return true;
+}
+
+bool may_overlap(const View& a, const View& b) {
+  if (a.base != b.base) return false;
+  int64_t alo, ahi, blo, bhi;
+  if (!element_range(a, &alo, &ahi) || !element_range(b, &blo, &bhi)) return false;
+  if (ahi < blo || bhi < alo) return false;
+  // Every element of a is a.offset + sum(i_k * s_k): two elements can only
+  // coincide if the gcd of all strides (of axes that move) divides the offset
+  // difference. This separates interleaved views such as x[0::2] and x[1::2].
+  int64_t g = 0;
+  for (const View* v : {&a, &b}) {
+    for (int i = 0; i < v->rank(); ++i) {
+      if (v->shape[i] > 1) g = std::gcd(g, std::llabs(v->stride[i]));
+    }
+  }
+  if (g == 0) return a.offset == b.offset;
+  return (a.offset - b.offset) % g == 0;
+}
+
+bool is_injective(const View& v) {
+  if (v.nelem() <= 1) return true;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (v.shape[i] > 1 && v.stride[i] == 0) return false;
+  }
+  // Sufficient condition (true for every view NumPy-style slicing produces):
+  // sorted by |stride|, each axis steps past everything the smaller ones reach.
+  std::array<int, kMaxRank> order{};
+  int n = 0;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (v.shape[i] > 1) order[n++] = i;
+  }
+  for (int i = 1; i < n; ++i) {
+    for (int j = i; j > 0 && std::llabs(v.stride[order[j]]) < std::llabs(v.stride[order[j - 1]]); --j) {
+      std::swap(order[j], order[j - 1]);
+    }
+  }
+  int64_t reach = 0;  // largest distance covered by the smaller axes
+  for (int k = 0; k < n; ++k) {
+    const int ax = order[k];
+    if (std::llabs(v.stride[ax]) <= reach) return false;
+    reach += (v.shape[ax] - 1) * std::llabs(v.stride[ax]);
+  }
+  return true;
+}
+
+bool broadcast_to(const View& v, const Dims& shape, View* out) {
+  if (v.rank() > shape.size()) return false;
+  View r = v;
+  r.shape = shape;
+  r.stride = Dims::filled(shape.size(), 0);
+  const int lead = shape.size() - v.rank();
+  for (int i = 0; i < v.rank(); ++i) {
+    const int64_t n = v.shape[i];
+    if (n == shape[lead + i]) {
+      r.stride[lead + i] = (n == 1) ? 0 : v.stride[i];
+    } else if (n != 1) {
+      return false;
+    }
+  }
+  *out = r;
+  return true;
+}
+
+std::string to_string(const View& v) {
+  return "b" + std::to_string(v.base) + "[off=" + std::to_string(v.offset) +
+         " shape=" + to_string(v.shape) + " stride=" + to_string(v.stride) + "]";
+}
+
+}  // namespace arrvm

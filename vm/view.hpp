@@ -1,0 +1,80 @@
+// Views: a strided window (offset, shape, stride in elements) onto a base array.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "vm/dtype.hpp"
+
+namespace arrvm {
+
+using BaseId = int64_t;
+inline constexpr int kMaxRank = 8;
+
+// A fixed-capacity list of dimensions (no heap: views are copied a lot).
+class Dims {
+ public:
+  Dims() = default;
+  Dims(std::initializer_list<int64_t> v);
+  static Dims filled(int rank, int64_t value);
+
+  int size() const { return rank_; }
+  bool empty() const { return rank_ == 0; }
+  int64_t& operator[](int i) { return d_[i]; }
+  int64_t operator[](int i) const { return d_[i]; }
+  const int64_t* begin() const { return d_.data(); }
+  const int64_t* end() const { return d_.data() + rank_; }
+  int64_t* begin() { return d_.data(); }
+  int64_t* end() { return d_.data() + rank_; }
+  const int64_t* data() const { return d_.data(); }
+  void push_back(int64_t v);  // throws Error past kMaxRank
+  Dims without(int axis) const;
+  int64_t product() const;  // 1 for rank 0
+  bool operator==(const Dims& o) const;
+  bool operator!=(const Dims& o) const { return !(*this == o); }
+
+ private:
+  std::array<int64_t, kMaxRank> d_{};
+  int rank_ = 0;
+};
+
+std::string to_string(const Dims& d);  // "[3,4]"
+
+struct View {
+  BaseId base = -1;
+  DType dtype = DType::Float64;  // always the base's dtype (set by validation)
+  int64_t offset = 0;
+  Dims shape;
+  Dims stride;
+
+  int rank() const { return shape.size(); }
+  int64_t nelem() const { return shape.product(); }
+};
+
+// A row-major contiguous view of a whole base (offset 0).
+View contiguous_view(BaseId base, DType dtype, const Dims& shape);
+Dims row_major_strides(const Dims& shape);
+
+// Lowest and highest element offset the view touches; false if it is empty.
+bool element_range(const View& v, int64_t* lo, int64_t* hi);
+
+// Same offset, shape and stride on every axis longer than one.
+bool same_elements(const View& a, const View& b);
+
+// Conservative overlap test: false only when the two views provably share no
+// element (different bases, disjoint element ranges, or an offset difference
+// that no combination of their strides can bridge).
+bool may_overlap(const View& a, const View& b);
+
+// True if no two indices of the view map to the same element.
+bool is_injective(const View& v);
+
+// NumPy broadcasting of `v` to `shape` (right-aligned, size-1 or equal axes):
+// the result has `shape` and stride 0 on broadcast axes. False if impossible.
+bool broadcast_to(const View& v, const Dims& shape, View* out);
+
+std::string to_string(const View& v);  // "b3[off=1 shape=[4] stride=[1]]"
+
+}  // namespace arrvm
