@@ -17,6 +17,25 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
 #undef ARRVM_DTYPE
 }};
 
+// The public enum (arrvm/types.hpp) is written out by hand because users
+// cannot see vm/dtypes.def; these checks keep the two in step (a row added to
+// the table but not to the enum fails to compile here).
+constexpr DType kTableOrder[] = {
+#define ARRVM_DTYPE(E, T, N, K) DType::E,
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+};
+constexpr bool enum_matches_table() {
+  for (int i = 0; i < kDTypeCount; ++i) {
+    if (static_cast<int>(kTableOrder[i]) != i) return false;
+  }
+  return true;
+}
+static_assert(enum_matches_table(), "arrvm/types.hpp DType disagrees with vm/dtypes.def");
+#define ARRVM_DTYPE(E, T, N, K) static_assert(dtype_of<T>() == DType::E, "dtype_of<" #T "> is not " N);
+#include "vm/dtypes.def"
+#undef ARRVM_DTYPE
+
 const DTypeInfo& info(DType t) { return kInfo[static_cast<std::size_t>(t)]; }
 
 DType int_of_size(std::size_t bytes, bool is_signed) {

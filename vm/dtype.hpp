@@ -6,13 +6,13 @@
 #include <optional>
 #include <string_view>
 
+#include "arrvm/types.hpp"
+
 namespace arrvm {
 
-enum class DType : uint8_t {
-#define ARRVM_DTYPE(E, T, N, K) E,
-#include "vm/dtypes.def"
-#undef ARRVM_DTYPE
-};
+// DType, dtype_of<T>(), dtype_size() and dtype_name() are declared in the
+// public arrvm/types.hpp (users see them); vm/dtype.cpp checks that they
+// agree with the table in vm/dtypes.def.
 
 inline constexpr int kDTypeCount = 0
 #define ARRVM_DTYPE(E, T, N, K) +1
@@ -20,8 +20,6 @@ inline constexpr int kDTypeCount = 0
 #undef ARRVM_DTYPE
     ;
 
-std::size_t dtype_size(DType t);
-std::string_view dtype_name(DType t);
 std::optional<DType> dtype_from_name(std::string_view name);
 bool is_bool(DType t);
 bool is_signed_int(DType t);
@@ -36,15 +34,6 @@ DType promote(DType a, DType b);
 // The dtype NumPy's sum/prod/cumsum/cumprod accumulate in: bool and signed
 // ints -> int64, unsigned ints -> uint64, floats unchanged.
 DType accumulation_dtype(DType t);
-
-// Maps a C++ element type to its dtype: dtype_of<float>() == DType::Float32.
-template <typename T>
-constexpr DType dtype_of();
-#define ARRVM_DTYPE(E, T, N, K) \
-  template <>                   \
-  constexpr DType dtype_of<T>() { return DType::E; }
-#include "vm/dtypes.def"
-#undef ARRVM_DTYPE
 
 // Calls f(T{}) with the C++ type of dtype t (a runtime -> compile time switch).
 template <typename F>

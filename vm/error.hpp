@@ -4,25 +4,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "arrvm/types.hpp"
+
 namespace arrvm {
 
-// A user error: bad bytecode, bad trace, API misuse, an index out of range.
-// The message names what is wrong; the VM stays usable afterwards.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A backend failed (e.g. a kernel did not compile); carries the backend's log.
-class BackendError : public Error {
- public:
-  BackendError(const std::string& what, std::string log)
-      : Error(log.empty() ? what : what + "\n" + log), log_(std::move(log)) {}
-  const std::string& log() const { return log_; }
-
- private:
-  std::string log_;
-};
+// Error (a user error) and BackendError (carries the backend's log) are
+// declared in the public arrvm/types.hpp, the one place users see them.
 
 // A bug in libarrvm itself.
 class InternalError : public std::logic_error {

@@ -1,0 +1,401 @@
+#include "backends/ref/ref_kernels.hpp"
+
+#include <array>
+#include <string>
+
+#include "backends/philox.hpp"
+#include "backends/ref/scalar_ops.hpp"
+#include "vm/error.hpp"
+
+namespace arrvm::ref {
+
+namespace {
+
+// ---- operands ----------------------------------------------------------------
+
+// An operand as a pointer plus element offset and strides. Constants and views
+// of never-written bases become stride-0 reads of a single element, so that
+// every loop below handles views only.
+template <typename T>
+struct In {
+  const T* p = nullptr;
+  int64_t offset = 0;
+  Dims stride;
+  const T& at(int64_t off) const { return p[off]; }
+};
+
+template <typename T>
+struct Out {
+  T* p = nullptr;
+  int64_t offset = 0;
+  Dims stride;
+};
+
+template <typename T>
+const T* zero_element() {
+  static const T zero{};
+  return &zero;
+}
+
+[[noreturn]] void invalid(const Instruction& instr, const std::string& what) {
+  throw InternalError("ref backend: " + what + " in `" + to_string(instr) + "`");
+}
+
+// The view must lie inside its base and carry the base's dtype; a violation
+// is a validator bug, caught here rather than as memory corruption.
+void check_view(const Instruction& instr, const View& v, const BaseMemory& m, DType want) {
+  if (v.dtype != m.dtype || v.dtype != want) invalid(instr, "unexpected dtype of " + to_string(v));
+  if (v.shape.size() != v.stride.size()) invalid(instr, "shape/stride rank mismatch in " + to_string(v));
+  int64_t lo = 0, hi = 0;
+  if (element_range(v, &lo, &hi) && (lo < 0 || hi >= m.nelem)) {
+    invalid(instr, "view " + to_string(v) + " outside its base of " + std::to_string(m.nelem) + " elements");
+  }
+}
+
+template <typename T>
+Out<T> out_operand(const Instruction& instr, const View& v, MemoryAccess& mem) {
+  const BaseMemory m = mem.for_write(v.base);
+  check_view(instr, v, m, dtype_of<T>());
+  return {static_cast<T*>(m.data), v.offset, v.stride};
+}
+
+// `rank` is the rank of the loop the operand takes part in (for constants).
+// `constant` is storage for a constant's value that outlives the In.
+template <typename T>
+In<T> in_operand(const Instruction& instr, const Operand& o, int rank, MemoryAccess& mem, T* constant) {
+  if (o.is_const) {
+    if (o.constant.dtype != dtype_of<T>()) invalid(instr, "unexpected constant dtype");
+    *constant = o.constant.as<T>();
+    return {constant, 0, Dims::filled(rank, 0)};
+  }
+  const BaseMemory m = mem.for_read(o.view.base);
+  check_view(instr, o.view, m, dtype_of<T>());
+  if (m.data == nullptr) return {zero_element<T>(), 0, Dims::filled(o.view.rank(), 0)};
+  return {static_cast<const T*>(m.data), o.view.offset, o.view.stride};
+}
+
+// ---- iteration -----------------------------------------------------------------
+
+// Calls body(offsets) for every index of `shape` in row-major order, where
+// offsets[k] = start[k] + sum_d index[d] * strides[k][d]. Nothing for a zero-size
+// shape, once for rank 0. Offsets are updated incrementally (strides may be
+// zero or negative).
+template <std::size_t N, typename Body>
+void for_each_index(const Dims& shape, std::array<int64_t, N> start, const std::array<const Dims*, N>& strides,
+                    Body&& body) {
+  const int rank = shape.size();
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] == 0) return;
+  }
+  if (rank == 0) {
+    body(start);
+    return;
+  }
+  const int last = rank - 1;
+  const int64_t inner = shape[last];
+  std::array<int64_t, N> inner_step;
+  for (std::size_t k = 0; k < N; ++k) inner_step[k] = (*strides[k])[last];
+  std::array<int64_t, kMaxRank> index{};
+  for (;;) {
+    std::array<int64_t, N> off = start;
+    for (int64_t i = 0; i < inner; ++i) {
+      body(off);
+      for (std::size_t k = 0; k < N; ++k) off[k] += inner_step[k];
+    }
+    // Advance the outer axes like an odometer.
+    int d = last - 1;
+    for (; d >= 0; --d) {
+      for (std::size_t k = 0; k < N; ++k) start[k] += (*strides[k])[d];
+      if (++index[d] < shape[d]) break;
+      for (std::size_t k = 0; k < N; ++k) start[k] -= (*strides[k])[d] * shape[d];
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// Element offset of the flat (row-major) index f of a view of `shape`.
+int64_t flat_to_offset(int64_t f, int64_t offset, const Dims& shape, const Dims& stride) {
+  for (int d = shape.size() - 1; d >= 0; --d) {
+    offset += (f % shape[d]) * stride[d];
+    f /= shape[d];
+  }
+  return offset;
+}
+
+// ---- kernels by kind -----------------------------------------------------------
+
+template <OpKind K>
+struct Kernel;
+
+template <>
+struct Kernel<OpKind::Elementwise> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    if (instr.out.nelem() == 0) return;
+    if (instr.nin != Arity) invalid(instr, "wrong number of inputs");
+    for (int i = 0; i < instr.nin; ++i) {
+      if (!instr.in[i].is_const && instr.in[i].view.shape != instr.out.shape) {
+        invalid(instr, "input " + std::to_string(i) + " not broadcast to the output shape");
+      }
+    }
+    if constexpr (R == TypeRule::Cast) {
+      visit_dtype(instr.out.dtype, [&](auto to) {
+        using To = decltype(to);
+        visit_dtype(instr.in[0].dtype(), [&](auto from) {
+          using From = decltype(from);
+          loop<To, From>(instr, mem, [](From a) { return cast_value<To>(a); });
+        });
+      });
+    } else if constexpr (R == TypeRule::Select) {
+      visit_dtype(instr.out.dtype, [&](auto t) {
+        using T = decltype(t);
+        const int rank = instr.out.rank();
+        bool c0 = false;
+        T c1{}, c2{};
+        const Out<T> o = out_operand<T>(instr, instr.out, mem);
+        const In<bool> cond = in_operand<bool>(instr, instr.in[0], rank, mem, &c0);
+        const In<T> a = in_operand<T>(instr, instr.in[1], rank, mem, &c1);
+        const In<T> b = in_operand<T>(instr, instr.in[2], rank, mem, &c2);
+        for_each_index<4>(instr.out.shape, {o.offset, cond.offset, a.offset, b.offset},
+                          {&o.stride, &cond.stride, &a.stride, &b.stride}, [&](const std::array<int64_t, 4>& x) {
+                            o.p[x[0]] = cond.at(x[1]) ? a.at(x[2]) : b.at(x[3]);
+                          });
+      });
+    } else {
+      visit_dtype(instr.in[0].dtype(), [&](auto t) {
+        using T = decltype(t);
+        if constexpr (!rule_accepts<R, T>()) {
+          invalid(instr, "dtype not accepted by the opcode");
+        } else if constexpr (Arity == 1) {
+          using Res = decltype(unary<Op>(T{}));
+          loop<Res, T>(instr, mem, [](T a) { return unary<Op>(a); });
+        } else {
+          using Res = decltype(binary<Op>(T{}, T{}));
+          loop<Res, T>(instr, mem, [](T a, T b) { return binary<Op>(a, b); });
+        }
+      });
+    }
+  }
+
+ private:
+  // out[i] = f(in0[i]) or f(in0[i], in1[i]): every input has out's shape.
+  template <typename Res, typename T, typename F>
+  static void loop(const Instruction& instr, MemoryAccess& mem, F f) {
+    const int rank = instr.out.rank();
+    T c[2]{};
+    const Out<Res> o = out_operand<Res>(instr, instr.out, mem);
+    const In<T> a = in_operand<T>(instr, instr.in[0], rank, mem, &c[0]);
+    if constexpr (std::is_invocable_v<F, T>) {
+      for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a.stride},
+                        [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = f(a.at(x[1])); });
+    } else {
+      const In<T> b = in_operand<T>(instr, instr.in[1], rank, mem, &c[1]);
+      for_each_index<3>(instr.out.shape, {o.offset, a.offset, b.offset}, {&o.stride, &a.stride, &b.stride},
+                        [&](const std::array<int64_t, 3>& x) { o.p[x[0]] = f(a.at(x[1]), b.at(x[2])); });
+    }
+  }
+};
+
+template <>
+struct Kernel<OpKind::Generator> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    if (instr.out.nelem() == 0) return;
+    visit_dtype(instr.out.dtype, [&](auto t) {
+      using T = decltype(t);
+      const Out<T> o = out_operand<T>(instr, instr.out, mem);
+      int64_t i = 0;  // the row-major flat index in the output's shape
+      for_each_index<1>(instr.out.shape, {o.offset}, {&o.stride}, [&](const std::array<int64_t, 1>& x) {
+        if constexpr (Op == Opcode::Range) {
+          o.p[x[0]] = cast_value<T>(i);
+        } else {
+          static_assert(Op == Opcode::Random);
+          o.p[x[0]] = random_value<T>(instr.seed, static_cast<uint64_t>(i));
+        }
+        ++i;
+      });
+    });
+  }
+};
+
+// Shared checks of reductions and scans: one view input, a valid axis.
+void check_axis(const Instruction& instr) {
+  if (instr.nin != 1 || instr.in[0].is_const) invalid(instr, "reduction input must be one view");
+  if (instr.axis < 0 || instr.axis >= instr.in[0].view.rank()) invalid(instr, "axis out of range");
+}
+
+template <>
+struct Kernel<OpKind::Reduce> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    check_axis(instr);
+    const View& src = instr.in[0].view;
+    if (instr.out.shape != src.shape.without(instr.axis)) invalid(instr, "reduction output shape");
+    if (instr.out.nelem() == 0) return;
+    visit_dtype(src.dtype, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (!rule_accepts<R, T>()) {
+        invalid(instr, "dtype not accepted by the opcode");
+      } else {
+        using Red = Reducer<Op>;
+        T unused{};
+        const Out<T> o = out_operand<T>(instr, instr.out, mem);
+        const In<T> a = in_operand<T>(instr, instr.in[0], src.rank(), mem, &unused);
+        const int64_t n = src.shape[instr.axis];
+        const int64_t step = a.stride[instr.axis];
+        const Dims a_outer = a.stride.without(instr.axis);
+        if (n == 0) {
+          if constexpr (HasIdentity<Op>) {
+            for_each_index<1>(instr.out.shape, {o.offset}, {&o.stride}, [&](const std::array<int64_t, 1>& x) {
+              o.p[x[0]] = Red::template identity<T>();
+            });
+            return;
+          } else {
+            throw Error(std::string(opcode_name(Op)) + " over an empty axis in `" + to_string(instr) + "`");
+          }
+        }
+        // Start from the first element (not the identity) so that e.g. the
+        // sum of [-0.0] is -0.0, as in NumPy.
+        for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
+                          [&](const std::array<int64_t, 2>& x) {
+                            T acc = a.at(x[1]);
+                            for (int64_t k = 1; k < n; ++k) acc = Red::combine(acc, a.at(x[1] + k * step));
+                            o.p[x[0]] = acc;
+                          });
+      }
+    });
+  }
+};
+
+template <>
+struct Kernel<OpKind::Accumulate> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    check_axis(instr);
+    const View& src = instr.in[0].view;
+    if (instr.out.shape != src.shape) invalid(instr, "scan output shape");
+    if (instr.out.nelem() == 0) return;
+    visit_dtype(src.dtype, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (!rule_accepts<R, T>()) {
+        invalid(instr, "dtype not accepted by the opcode");
+      } else {
+        using Red = Reducer<Op>;
+        T unused{};
+        const int axis = instr.axis;
+        const Out<T> o = out_operand<T>(instr, instr.out, mem);
+        const In<T> a = in_operand<T>(instr, instr.in[0], src.rank(), mem, &unused);
+        const int64_t n = src.shape[axis];
+        const int64_t o_step = o.stride[axis], a_step = a.stride[axis];
+        const Dims o_outer = o.stride.without(axis), a_outer = a.stride.without(axis);
+        for_each_index<2>(src.shape.without(axis), {o.offset, a.offset}, {&o_outer, &a_outer},
+                          [&](const std::array<int64_t, 2>& x) {
+                            T acc = a.at(x[1]);
+                            o.p[x[0]] = acc;
+                            for (int64_t k = 1; k < n; ++k) {
+                              acc = Red::combine(acc, a.at(x[1] + k * a_step));
+                              o.p[x[0] + k * o_step] = acc;
+                            }
+                          });
+      }
+    });
+  }
+};
+
+// Every index of `idx` (shape `shape`) must lie in [0, limit); checked before
+// anything is written, so a failing gather/scatter leaves memory untouched.
+void check_indices(const Instruction& instr, const In<int64_t>& idx, const Dims& shape, int64_t limit) {
+  for_each_index<1>(shape, {idx.offset}, {&idx.stride}, [&](const std::array<int64_t, 1>& x) {
+    const int64_t v = idx.at(x[0]);
+    if (v < 0 || v >= limit) {
+      throw Error(std::string(opcode_name(instr.op)) + ": index " + std::to_string(v) + " out of range [0, " +
+                  std::to_string(limit) + ") in `" + to_string(instr) + "`");
+    }
+  });
+}
+
+void check_index_operands(const Instruction& instr, const Dims& idx_shape) {
+  if (instr.nin != 2 || instr.in[1].is_const) invalid(instr, "expected a value operand and an index view");
+  if (instr.in[1].view.dtype != DType::Int64) invalid(instr, "indices must be int64");
+  if (instr.in[1].view.shape != idx_shape) invalid(instr, "index shape");
+}
+
+template <>
+struct Kernel<OpKind::Gather> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    check_index_operands(instr, instr.out.shape);
+    if (instr.in[0].is_const) invalid(instr, "gather source must be a view");
+    if (instr.out.nelem() == 0) return;
+    const View& src = instr.in[0].view;
+    int64_t unused_i = 0;
+    const In<int64_t> idx = in_operand<int64_t>(instr, instr.in[1], instr.out.rank(), mem, &unused_i);
+    check_indices(instr, idx, instr.out.shape, src.nelem());
+    visit_dtype(instr.out.dtype, [&](auto t) {
+      using T = decltype(t);
+      T unused{};
+      const In<T> s = in_operand<T>(instr, instr.in[0], src.rank(), mem, &unused);
+      const Out<T> o = out_operand<T>(instr, instr.out, mem);
+      for_each_index<2>(instr.out.shape, {o.offset, idx.offset}, {&o.stride, &idx.stride},
+                        [&](const std::array<int64_t, 2>& x) {
+                          o.p[x[0]] = s.at(flat_to_offset(idx.at(x[1]), s.offset, src.shape, s.stride));
+                        });
+    });
+  }
+};
+
+template <>
+struct Kernel<OpKind::Scatter> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    if (instr.in[0].is_const) invalid(instr, "scatter values must be a view");
+    const Dims& shape = instr.in[0].view.shape;
+    check_index_operands(instr, shape);
+    if (shape.product() == 0) return;
+    int64_t unused_i = 0;
+    const In<int64_t> idx = in_operand<int64_t>(instr, instr.in[1], shape.size(), mem, &unused_i);
+    check_indices(instr, idx, shape, instr.out.nelem());
+    visit_dtype(instr.out.dtype, [&](auto t) {
+      using T = decltype(t);
+      T unused{};
+      const In<T> v = in_operand<T>(instr, instr.in[0], shape.size(), mem, &unused);
+      const Out<T> o = out_operand<T>(instr, instr.out, mem);
+      for_each_index<2>(shape, {v.offset, idx.offset}, {&v.stride, &idx.stride},
+                        [&](const std::array<int64_t, 2>& x) {
+                          o.p[flat_to_offset(idx.at(x[1]), o.offset, instr.out.shape, o.stride)] = v.at(x[0]);
+                        });
+    });
+  }
+};
+
+template <>
+struct Kernel<OpKind::Free> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    mem.release(instr.out.base);
+  }
+};
+
+template <>
+struct Kernel<OpKind::Sync> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction&, MemoryAccess&) {}  // the VM copies the base out
+};
+
+}  // namespace
+
+void run_instruction(const Instruction& instr, MemoryAccess& mem) {
+  // The dispatch is generated from the opcode table: adding an opcode there
+  // and its scalar function in scalar_ops.hpp is all the interpreter needs.
+  switch (instr.op) {
+#define ARRVM_OPCODE(E, N, A, K, R) \
+  case Opcode::E:                   \
+    return Kernel<OpKind::K>::run<Opcode::E, TypeRule::R, A>(instr, mem);
+#include "vm/opcodes.def"
+#undef ARRVM_OPCODE
+  }
+  invalid(instr, "unknown opcode " + std::to_string(static_cast<int>(instr.op)));
+}
+
+}  // namespace arrvm::ref

@@ -1,0 +1,37 @@
+// The one table of backends: name -> factory.
+#include "backends/backend.hpp"
+
+#include "backends/ref/ref_backend.hpp"
+#include "vm/error.hpp"
+
+namespace arrvm {
+
+namespace {
+
+struct BackendEntry {
+  const char* name;
+  std::unique_ptr<Backend> (*make)(const Config&);
+};
+
+constexpr BackendEntry kBackends[] = {
+    {"ref", make_ref_backend},
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const Config& config) {
+  for (const BackendEntry& e : kBackends) {
+    if (config.backend == e.name) return e.make(config);
+  }
+  std::string known;
+  for (const std::string& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error("unknown backend '" + config.backend + "' (known: " + known + ")");
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const BackendEntry& e : kBackends) names.emplace_back(e.name);
+  return names;
+}
+
+}  // namespace arrvm
