@@ -1,0 +1,363 @@
+// `arrvm replay` end to end: record a small program through a Runtime, replay
+// the trace with the CLI binary, then corrupt it and check the report.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "vm/config.hpp"
+#include "vm/runtime.hpp"
+#include "vm/trace.hpp"
+
+namespace {
+
+using arrvm::DType;
+using arrvm::Instruction;
+using arrvm::Opcode;
+using arrvm::Operand;
+using arrvm::Scalar;
+using arrvm::View;
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("arrvm_test_replay_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+struct RunResult {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs the CLI under the ref backend with caches kept out of the user's home.
+RunResult run_cli(const TempDir& dir, const std::string& args) {
+  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE=memory ARRVM_CACHE_DIR='" +
+                          dir.file("cache") + "' '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
+  RunResult r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+View full(arrvm::BaseId base, int64_t n) {
+  View v;
+  v.base = base;
+  v.shape = {n};
+  v.stride = {1};
+  return v;
+}
+
+// Records:
+//   a = [1, 2, 3, 4] (float64); b = a + 10; c = range(3) (int32)
+//   sync b; sync c; d = sum(a) (0-d); sync d; free a
+// Expected trace (line: content):
+//   1 header, 2 base a, 3 data a, 4 base b, 5 base c, 6 add, 7 range,
+//   8 sync b, 9 sync c, 10 base d, 11 add_reduce, 12 sync d, 13 free a
+void record(const std::string& path) {
+  arrvm::Config config;
+  config.backend = "ref";
+  config.cache = "memory";
+  config.trace = path;
+  arrvm::Runtime rt(config);
+  const arrvm::BaseId a = rt.new_base(DType::Float64, 4);
+  const double av[4] = {1, 2, 3, 4};
+  rt.write(a, av, sizeof av);
+  const arrvm::BaseId b = rt.new_base(DType::Float64, 4);
+  const arrvm::BaseId c = rt.new_base(DType::Int32, 3);
+
+  Instruction add;
+  add.op = Opcode::Add;
+  add.out = full(b, 4);
+  add.add_input(Operand::of(full(a, 4)));
+  add.add_input(Operand::of(Scalar::of_double(DType::Float64, 10.0)));
+  rt.issue(add);
+
+  Instruction range;
+  range.op = Opcode::Range;
+  range.out = full(c, 3);
+  rt.issue(range);
+
+  double bv[4];
+  rt.read(b, bv, sizeof bv);
+  CHECK(bv[0] == 11.0);
+  CHECK(bv[3] == 14.0);
+  int32_t cv[3];
+  rt.read(c, cv, sizeof cv);
+  CHECK(cv[2] == 2);
+
+  const arrvm::BaseId d = rt.new_base(DType::Float64, 1);
+  Instruction sum;
+  sum.op = Opcode::AddReduce;
+  View scalar;
+  scalar.base = d;  // 0-d view: shape [], stride []
+  sum.out = scalar;
+  sum.add_input(Operand::of(full(a, 4)));
+  sum.axis = 0;
+  rt.issue(sum);
+  double dv = 0;
+  rt.read(d, &dv, sizeof dv);
+  CHECK(dv == 10.0);
+  rt.free_base(a);
+  rt.flush();
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string s; std::getline(in, s);) lines.push_back(s);
+  return lines;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const std::string& s : lines) out << s << "\n";
+}
+
+// Applies `edit` to the decoded "bytes" of 1-based line `line_no`.
+template <typename F>
+void edit_bytes(std::vector<std::string>& lines, std::size_t line_no, F edit) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(lines.at(line_no - 1));
+  std::vector<uint8_t> bytes = arrvm::base64_decode(j.at("bytes").get<std::string>());
+  edit(bytes);
+  j["bytes"] = arrvm::base64_encode(bytes.data(), bytes.size());
+  lines[line_no - 1] = j.dump();
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("replay: a recorded trace verifies, a corrupted one names the sync and element") {
+  TempDir dir;
+  const std::string trace = dir.file("good.jsonl");
+  record(trace);
+
+  // The recorder wrote the stream in program order.
+  std::vector<std::string> lines = read_lines(trace);
+  REQUIRE(lines.size() == 13);
+  CHECK(lines[0] == R"({"arrvm_trace":1})");
+  CHECK(lines[1] == R"({"base":0,"dtype":"float64","nelem":4})");
+  // 1, 2, 3, 4 as little-endian float64
+  CHECK(lines[2] == R"({"data":0,"bytes":"AAAAAAAA8D8AAAAAAAAAQAAAAAAAAAhAAAAAAAAAEEA="})");
+  CHECK(contains(lines[5], R"("op":"add")"));
+  CHECK(contains(lines[7], R"({"op":"sync","base":1,"bytes":)"));
+  CHECK(contains(lines[8], R"({"op":"sync","base":2,"bytes":)"));
+  CHECK(contains(lines[10], R"("op":"add_reduce")"));
+  CHECK(contains(lines[11], R"({"op":"sync","base":3,"bytes":)"));
+  CHECK(lines[12] == R"({"op":"free","base":0})");
+
+  SUBCASE("the recorded trace verifies") {
+    const RunResult r = run_cli(dir, "replay '" + trace + "'");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(contains(r.out, "verified"));
+    CHECK_FALSE(contains(r.out, "MISMATCH"));
+  }
+
+  SUBCASE("--json has the documented fields") {
+    const RunResult r = run_cli(dir, "replay --json --backend ref --repeat 2 '" + trace + "'");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j.at("backend") == "ref");
+    CHECK(j.at("fuser").is_string());
+    CHECK(j.at("cost_model").is_string());
+    CHECK(j.at("verified") == true);
+    CHECK(j.at("mismatches").empty());
+    CHECK(j.at("cost").is_number());
+    CHECK(j.at("kernels_compiled").is_number_integer());
+    // Flushes: [add, range, sync b] [sync c] [add_reduce, sync d] [free a].
+    const auto& batches = j.at("batches");
+    REQUIRE(batches.size() == 4);
+    const int expect_sizes[4] = {3, 1, 2, 1};
+    std::vector<int64_t> all;
+    int64_t blocks = 0;
+    for (int k = 0; k < 4; ++k) {
+      CHECK(batches[k].at("instructions") == expect_sizes[k]);
+      CHECK(batches[k].at("cost").is_number());
+      for (const auto& block : batches[k].at("partition")) {
+        ++blocks;
+        for (const auto& i : block) all.push_back(i.get<int64_t>());
+      }
+    }
+    // Every trace instruction (sync and free included) appears exactly once.
+    std::sort(all.begin(), all.end());
+    CHECK(all == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6});
+    CHECK(j.at("blocks") == blocks);
+    for (const char* t : {"fusion", "codegen", "compile", "exec"}) CHECK(j.at("time").at(t).is_number());
+    for (const char* c : {"merge_hits", "merge_misses", "kernel_hits", "kernel_misses"}) {
+      CHECK(j.at("cache").at(c).is_number_integer());
+    }
+  }
+
+  SUBCASE("a flipped data byte is reported at the first sync it reaches") {
+    // Byte 7 of element 2 is the sign/exponent byte of 3.0 (0x40): 0xC0 makes it -3.0.
+    edit_bytes(lines, 3, [](std::vector<uint8_t>& b) { b.at(2 * 8 + 7) ^= 0x80; });
+    const std::string bad = dir.file("bad.jsonl");
+    write_lines(bad, lines);
+
+    RunResult r = run_cli(dir, "replay '" + bad + "'");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    // b = a + 10: element 2 is 13 in the trace, -3 + 10 = 7 now.
+    CHECK(contains(r.out, "sync at line 8 (base 1): element 2: expected 13.0, got 7.0"));
+    // d = sum(a): 10 in the trace, 1 + 2 - 3 + 4 = 4 now.
+    CHECK(contains(r.out, "sync at line 12 (base 3): element 0: expected 10.0, got 4.0"));
+    CHECK_FALSE(contains(r.out, "line 9"));  // c does not depend on a
+
+    r = run_cli(dir, "replay --json '" + bad + "'");
+    REQUIRE(r.code == 1);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j.at("verified") == false);
+    REQUIRE(j.at("mismatches").size() == 2);
+    const auto& m = j.at("mismatches")[0];
+    CHECK(m.at("line") == 8);
+    CHECK(m.at("base") == 1);
+    CHECK(m.at("index") == 2);
+    CHECK(m.at("expected") == 13.0);
+    CHECK(m.at("got") == 7.0);
+    CHECK(j.at("mismatches")[1].at("line") == 12);
+  }
+
+  SUBCASE("a hash-only sync is checked exactly") {
+    std::vector<std::string> hashed = lines;
+    for (std::size_t ln : {8, 9, 12}) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(hashed[ln - 1]);
+      j.erase("bytes");
+      hashed[ln - 1] = j.dump();
+    }
+    const std::string ok = dir.file("hashed.jsonl");
+    write_lines(ok, hashed);
+    RunResult r = run_cli(dir, "replay '" + ok + "'");
+    INFO(r.out);
+    CHECK(r.code == 0);
+
+    edit_bytes(hashed, 3, [](std::vector<uint8_t>& b) { b.at(6) ^= 1; });  // a[0]: 1.0 -> 1.0625
+    const std::string bad = dir.file("hashed_bad.jsonl");
+    write_lines(bad, hashed);
+    r = run_cli(dir, "replay --json '" + bad + "'");
+    REQUIRE(r.code == 1);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    REQUIRE(j.at("mismatches").size() == 2);  // b and d; c does not depend on a
+    CHECK(j.at("mismatches")[0].at("line") == 8);
+    CHECK(j.at("mismatches")[0].at("index") == -1);
+  }
+
+  SUBCASE("floats compare within rtol/atol") {
+    // Expected b[1] = 12 + 1e-12: within the float64 default (1e-14 + 1e-12 * |b|).
+    edit_bytes(lines, 8, [](std::vector<uint8_t>& b) {
+      double x;
+      std::memcpy(&x, &b.at(8), 8);
+      x += 1e-12;
+      std::memcpy(&b.at(8), &x, 8);
+    });
+    const std::string near = dir.file("near.jsonl");
+    write_lines(near, lines);
+    RunResult r = run_cli(dir, "replay '" + near + "'");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    r = run_cli(dir, "replay --rtol 0 --atol=0 '" + near + "'");
+    CHECK(r.code == 1);
+    CHECK(contains(r.out, "sync at line 8 (base 1): element 1: expected 12.000000000001, got 12.0"));
+  }
+
+  SUBCASE("--dot writes one file per batch") {
+    const std::string dot = dir.file("dot");
+    const RunResult r = run_cli(dir, "replay --dot '" + dot + "' '" + trace + "'");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    for (const char* f : {"batch_0000.dot", "batch_0001.dot", "batch_0002.dot", "batch_0003.dot"}) {
+      CAPTURE(f);
+      CHECK(fs::exists(fs::path(dot) / f));
+    }
+    CHECK_FALSE(fs::exists(fs::path(dot) / "batch_0004.dot"));
+    const std::vector<std::string> first = read_lines((fs::path(dot) / "batch_0000.dot").string());
+    const std::string text = [&] {
+      std::string s;
+      for (const auto& l : first) s += l + "\n";
+      return s;
+    }();
+    CHECK(contains(text, "digraph"));
+    CHECK(contains(text, "i0 -> i1"));
+    CHECK(contains(text, "i1 -> i2"));
+    CHECK(contains(text, "subgraph cluster_0"));
+  }
+}
+
+TEST_CASE("replay: errors exit 2 with a message naming the problem") {
+  TempDir dir;
+  RunResult r = run_cli(dir, "");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "usage: arrvm"));
+
+  r = run_cli(dir, "frobnicate");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "unknown command 'frobnicate'"));
+
+  r = run_cli(dir, "replay");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "replay needs a TRACE"));
+
+  r = run_cli(dir, "replay x.jsonl --colour");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "unknown option --colour"));
+
+  r = run_cli(dir, "replay '" + dir.file("missing.jsonl") + "'");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "missing.jsonl"));
+
+  // A trace that is well formed but uses an undeclared base.
+  const std::string bad = dir.file("undeclared.jsonl");
+  write_lines(bad, {R"({"arrvm_trace": 1})", R"({"base": 0, "dtype": "int32", "nelem": 2})",
+                    R"({"op": "range", "out": {"base": 5, "offset": 0, "shape": [2], "stride": [1]}, "in": []})"});
+  r = run_cli(dir, "replay '" + bad + "'");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "undeclared.jsonl:3: base 5 has no base line before it"));
+
+  // Malformed trace: the reader's line number comes through.
+  const std::string garbled = dir.file("garbled.jsonl");
+  write_lines(garbled, {R"({"arrvm_trace": 1})", R"({"base": 0, "dtype": "int32", "nelem": 2, "x": 0})"});
+  r = run_cli(dir, "replay '" + garbled + "'");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "garbled.jsonl:2: unknown field \"x\""));
+
+  r = run_cli(dir, "bench");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "not implemented yet"));
+}
+
+TEST_CASE("arrvm info lists version, backends and configuration") {
+  TempDir dir;
+  const RunResult r = run_cli(dir, "info");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(contains(r.out, "arrvm 0."));
+  CHECK(contains(r.out, "backends:"));
+  CHECK(contains(r.out, "ref"));
+  CHECK(contains(r.out, "OpenCL: not built yet"));
+  CHECK(contains(r.out, "ARRVM_BACKEND=ref"));
+}
