@@ -1,0 +1,91 @@
+// Shared by the C++ array API's implementation files (frontend/array*.cpp):
+// the base owner, access to Array's representation, and the helpers that turn
+// array operations into instructions. Not part of the public API.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+
+#include "arrvm/arrvm.hpp"
+#include "vm/instruction.hpp"
+#include "vm/runtime.hpp"
+
+namespace arrvm {
+namespace detail {
+
+// One base array. The last Array on it destroys it, which issues `free`.
+struct BaseOwner {
+  BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype, int64_t nelem);
+  ~BaseOwner();
+  BaseOwner(const BaseOwner&) = delete;
+  BaseOwner& operator=(const BaseOwner&) = delete;
+
+  std::shared_ptr<Runtime> rt;
+  BaseId id;
+  DType dtype;
+  int64_t nelem;
+};
+
+struct ArrayAccess {
+  static const std::shared_ptr<Runtime>& runtime_ptr(const Vm& vm) { return vm.rt_; }
+  static Vm make_vm(std::shared_ptr<Runtime> rt) {
+    Vm v;
+    v.rt_ = std::move(rt);
+    return v;
+  }
+  // The array's base; throws Error for an empty handle.
+  static const BaseOwner& base(const Array& a);
+  static const std::shared_ptr<BaseOwner>& base_ptr(const Array& a) { return a.base_; }
+  static View view(const Array& a);
+  // A view on a's base with another geometry (the caller keeps it in bounds).
+  static Array rebased(const Array& a, int64_t offset, const Dims& shape, const Dims& stride);
+  static Array make(std::shared_ptr<BaseOwner> base, int64_t offset, const Dims& shape, const Dims& stride);
+};
+
+}  // namespace detail
+
+namespace frontend {
+
+using detail::ArrayAccess;
+
+inline View view_of(const Array& a) { return ArrayAccess::view(a); }
+inline Runtime& runtime_of(const Array& a) { return *ArrayAccess::base(a).rt; }
+inline const std::shared_ptr<Runtime>& runtime_ptr(const Array& a) { return ArrayAccess::base(a).rt; }
+
+Dims to_dims(const Shape& s);  // throws Error for a negative extent or past kMaxRank
+Shape to_shape(const Dims& d);
+
+// A new contiguous array (one new base) on `rt`.
+Array new_array(const std::shared_ptr<Runtime>& rt, DType dtype, const Dims& shape);
+
+// The runtime shared by both arrays; throws Error if they live on different VMs.
+const std::shared_ptr<Runtime>& common_runtime(const Array& a, const Array& b);
+
+// Issues one instruction (axis for reductions and scans, seed for random).
+void issue(Runtime& rt, Opcode op, const View& out, std::initializer_list<Operand> in, int axis = 0,
+           uint64_t seed = 0);
+
+// The number as a constant of `dtype` (converted like the identity cast).
+Scalar to_scalar(const HostScalar& s, DType dtype);
+
+// Row-major with unit stride on every axis longer than one (any offset).
+bool is_row_major(const View& v);
+
+// `a` itself if it already has `dtype`, else a cast copy.
+Array cast_to(const Array& a, DType dtype);
+
+// A contiguous copy of `a` in `dtype` (one identity instruction).
+Array copy_as(const Array& a, DType dtype);
+
+// The NumPy broadcast of two shapes; throws Error naming both if impossible.
+Dims broadcast_shapes(const Dims& a, const Dims& b, const char* what);
+
+// Writes `src` (broadcast, cast) into `dst`'s view, copying src first when the
+// two overlap without being the same view.
+void write_into(const Array& dst, const Array& src);
+
+// Axis in [-rank, rank) -> [0, rank); throws Error naming `what` otherwise.
+int normalize_axis(int axis, int rank, const char* what);
+
+}  // namespace frontend
+}  // namespace arrvm

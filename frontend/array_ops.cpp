@@ -1,0 +1,404 @@
+// Elementwise operations of the C++ array API: NumPy type resolution (weak
+// scalars, promotion, the casts NumPy's ufunc loops imply), broadcasting, and
+// the instructions that compute them.
+#include "arrvm/arrvm.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "frontend/array_internal.hpp"
+#include "vm/error.hpp"
+
+namespace arrvm {
+namespace frontend {
+namespace {
+
+// An operand as the user gave it: an array, or a number (weak, NumPy 2).
+struct Arg {
+  Arg(const Array& a) : array(&a) {}
+  Arg(const HostScalar& s) : scalar(&s) {}
+  const Array* array = nullptr;
+  const HostScalar* scalar = nullptr;
+};
+
+// An operand ready for an instruction: an array of the op's input dtype, or
+// a constant of it.
+struct Prepared {
+  Array array;
+  bool is_const = false;
+  Scalar constant;
+};
+
+std::string name_of(Opcode op) { return std::string(opcode_name(op)); }
+
+bool is_int_kind(HostScalar::Kind k) { return k == HostScalar::Kind::Int || k == HostScalar::Kind::UInt; }
+
+// True if an integer scalar is representable in the integer dtype `d`.
+bool fits(const HostScalar& s, DType d) {
+  return visit_dtype(d, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      constexpr auto lo = std::numeric_limits<T>::min();
+      constexpr auto hi = std::numeric_limits<T>::max();
+      if (s.kind() == HostScalar::Kind::UInt) return s.as_uint() <= static_cast<uint64_t>(hi);
+      const int64_t v = s.as_int();
+      if constexpr (std::is_signed_v<T>) {
+        return v >= static_cast<int64_t>(lo) && v <= static_cast<int64_t>(hi);
+      } else {
+        return v >= 0 && static_cast<uint64_t>(v) <= static_cast<uint64_t>(hi);
+      }
+    }
+    return true;
+  });
+}
+
+std::string scalar_text(const HostScalar& s) {
+  switch (s.kind()) {
+    case HostScalar::Kind::UInt:
+      return std::to_string(s.as_uint());
+    case HostScalar::Kind::Float:
+      return std::to_string(s.as_double());
+    default:
+      return std::to_string(s.as_int());
+  }
+}
+
+// NumPy 2's dtype for array (dtype d) op scalar: the scalar takes the array's
+// dtype if that can hold its kind. An integer that does not fit is an error
+// (NumPy's OverflowError), except in comparisons, which NumPy evaluates
+// exactly: there the computation moves to a dtype that holds both.
+DType weak_dtype(DType d, const HostScalar& s, bool comparison, const char* what) {
+  DType r = d;
+  if (s.kind() == HostScalar::Kind::Float && !is_float(d)) r = DType::Float64;
+  if (is_int_kind(s.kind()) && is_bool(d)) r = DType::Int64;
+  if (is_int_kind(s.kind()) && is_integer(r) && !fits(s, r)) {
+    const DType natural = s.kind() == HostScalar::Kind::UInt && !fits(s, DType::Int64) ? DType::UInt64 : DType::Int64;
+    if (!comparison || !fits(s, natural)) {
+      throw Error(std::string(what) + ": integer " + scalar_text(s) + " is out of bounds for " +
+                  std::string(dtype_name(r)));
+    }
+    r = promote(r, natural);
+  }
+  return r;
+}
+
+// The common dtype of two operands (at least one an array).
+DType common_dtype(const Arg& a, const Arg& b, bool comparison, const char* what) {
+  if (a.array && b.array) return promote(a.array->dtype(), b.array->dtype());
+  if (a.array) return weak_dtype(a.array->dtype(), *b.scalar, comparison, what);
+  return weak_dtype(b.array->dtype(), *a.scalar, comparison, what);
+}
+
+Prepared prepare(const Arg& a, DType in) {
+  Prepared p;
+  if (a.array) {
+    p.array = cast_to(*a.array, in);
+  } else {
+    p.is_const = true;
+    p.constant = to_scalar(*a.scalar, in);
+  }
+  return p;
+}
+
+Prepared prepared(const Array& a) {
+  Prepared p;
+  p.array = a;
+  return p;
+}
+
+Operand operand_of(const Prepared& p) { return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array)); }
+
+// Issues `op` over the broadcast shape of `ins` into a new array of
+// `out_dtype`, or straight into `target` when it has that dtype and shape
+// (inputs overlapping it are copied first). With any other target, the
+// result is then cast and written into the target's view.
+Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
+  std::shared_ptr<Runtime> rt;
+  Dims shape;
+  for (const Prepared& p : ins) {
+    if (p.is_const) continue;
+    if (rt && rt != runtime_ptr(p.array)) throw Error(name_of(op) + ": the arrays belong to different Vms");
+    const Dims s = view_of(p.array).shape;
+    shape = rt ? broadcast_shapes(shape, s, name_of(op).c_str()) : s;
+    rt = runtime_ptr(p.array);
+  }
+  ARRVM_ASSERT(rt != nullptr);
+  if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
+    if (runtime_ptr(*target) != rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
+    const View tv = view_of(*target);
+    for (Prepared& p : ins) {
+      if (p.is_const) continue;
+      const View iv = view_of(p.array);
+      View b;
+      broadcast_to(iv, shape, &b);
+      if (may_overlap(tv, iv) && !same_elements(tv, b)) p.array = copy_as(p.array, p.array.dtype());
+    }
+    Instruction instr;
+    instr.op = op;
+    instr.out = tv;
+    for (const Prepared& p : ins) instr.add_input(operand_of(p));
+    runtime_of(*target).issue(instr);
+    return *target;
+  }
+  Array r = new_array(rt, out_dtype, shape);
+  Instruction instr;
+  instr.op = op;
+  instr.out = view_of(r);
+  for (const Prepared& p : ins) instr.add_input(operand_of(p));
+  runtime_of(r).issue(instr);
+  if (target) {
+    write_into(*target, r);
+    return *target;
+  }
+  return r;
+}
+
+enum class Division { None, True, Floor };
+
+struct Plan {
+  Opcode op;
+  DType in;
+  DType out;
+};
+
+// Which instruction computes a NumPy binary ufunc on operands of dtype `c`.
+Plan plan_binary(Opcode op, Division div, DType c) {
+  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  switch (opcode_type_rule(op)) {
+    case TypeRule::Arith:
+      if (is_bool(c)) {
+        // NumPy's bool loops: + and max are "or", * and min are "and".
+        switch (op) {
+          case Opcode::Add:
+          case Opcode::Maximum:
+            return {Opcode::LogicalOr, c, c};
+          case Opcode::Multiply:
+          case Opcode::Minimum:
+            return {Opcode::LogicalAnd, c, c};
+          case Opcode::Subtract:
+            throw Error("subtract: not supported for bool operands (NumPy); use logical_xor");
+          default:
+            break;
+        }
+        if (op == Opcode::Divide && div == Division::True) return {op, DType::Float64, DType::Float64};
+        return {op, DType::Int8, DType::Int8};  // power, mod, floor_divide
+      }
+      if (op == Opcode::Divide && div == Division::True && !is_float(c)) {
+        return {op, DType::Float64, DType::Float64};
+      }
+      return {op, c, c};
+    case TypeRule::Compare:
+      return {op, c, DType::Bool};
+    case TypeRule::Logical:
+      return {op, DType::Bool, DType::Bool};
+    case TypeRule::Bitwise:
+      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      return {op, c, c};
+    case TypeRule::Shift:
+      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      return {op, is_bool(c) ? DType::Int8 : c, is_bool(c) ? DType::Int8 : c};
+    case TypeRule::Float:
+      return {op, is_float(c) ? c : DType::Float64, is_float(c) ? c : DType::Float64};
+    default:
+      break;
+  }
+  throw InternalError("plan_binary: " + what + " is not a binary elementwise opcode");
+}
+
+Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target);
+
+Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* target) {
+  const bool comparison = opcode_type_rule(op) == TypeRule::Compare;
+  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  if (a.array && b.array) common_runtime(*a.array, *b.array);
+  const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what.c_str()));
+  std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
+  if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
+  return emit(plan.op, plan.out, std::move(ins), target);
+}
+
+// NumPy's float floor_divide (npy_divmod): (x - remainder(x, y)) / y rounded
+// to the nearest integer (it is an integer up to rounding error), x / y where y is
+// zero, and a zero result carries the sign of x / y.
+Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target) {
+  auto arg = [&](const Prepared& p, std::optional<HostScalar>& hold) -> Arg {
+    if (!p.is_const) return Arg(p.array);
+    hold.emplace(p.constant.f);
+    return Arg(*hold);
+  };
+  std::optional<HostScalar> hx, hy;
+  const Arg ax = arg(x, hx), ay = arg(y, hy);
+  if (y.is_const && y.constant.f == 0) return binary(Opcode::Divide, Division::True, ax, ay, target);
+  const HostScalar zero(0.0);
+  const Array m = binary(Opcode::Mod, Division::None, ax, ay, nullptr);
+  const Array diff = binary(Opcode::Subtract, Division::None, ax, m, nullptr);
+  const Array r = rint(binary(Opcode::Divide, Division::True, diff, ay, nullptr));
+  const Array d = binary(Opcode::Divide, Division::True, ax, ay, nullptr);
+  const Array r_is_zero = binary(Opcode::Equal, Division::None, r, zero, nullptr);
+  const Array signed_zero = binary(Opcode::Multiply, Division::None, d, zero, nullptr);
+  if (y.is_const) return emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, target);
+  const Array fixed = emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, nullptr);
+  const Array y_is_zero = binary(Opcode::Equal, Division::None, ay, zero, nullptr);
+  return emit(Opcode::Where, t, {prepared(y_is_zero), prepared(d), prepared(fixed)}, target);
+}
+
+Array unary(Opcode op, const Array& a) {
+  const DType d = a.dtype();
+  const std::string what = name_of(op);
+  Plan plan{op, d, d};
+  switch (opcode_type_rule(op)) {
+    case TypeRule::Arith:
+      if (is_bool(d)) {
+        if (op == Opcode::Absolute) {
+          plan = {Opcode::Identity, d, d};
+        } else {
+          throw Error(what + ": not supported for bool (NumPy); use invert or logical_not");
+        }
+      }
+      break;
+    case TypeRule::Logical:
+      plan = {op, DType::Bool, DType::Bool};
+      break;
+    case TypeRule::Bitwise:
+      if (is_float(d)) throw Error(what + ": not supported for float operands");
+      break;
+    case TypeRule::Float:
+      if (!is_float(d)) plan = {op, DType::Float64, DType::Float64};
+      break;
+    case TypeRule::Predicate:
+      plan.out = DType::Bool;
+      break;
+    default:
+      throw InternalError("unary: " + what + " is not a unary elementwise opcode");
+  }
+  return emit(plan.op, plan.out, {prepare(Arg(a), plan.in)}, nullptr);
+}
+
+// where: cond cast to bool; a and b promoted (numbers weakly); all broadcast.
+Array select(const Array& cond, const Arg& a, const Arg& b) {
+  DType t;
+  if (a.array || b.array) {
+    if (a.array) common_runtime(cond, *a.array);
+    if (b.array) common_runtime(cond, *b.array);
+    t = common_dtype(a, b, false, "where");
+  } else {
+    auto kind_rank = [](HostScalar::Kind k) { return k == HostScalar::Kind::Float ? 2 : is_int_kind(k) ? 1 : 0; };
+    const int k = std::max(kind_rank(a.scalar->kind()), kind_rank(b.scalar->kind()));
+    t = k == 2 ? DType::Float64 : k == 1 ? DType::Int64 : DType::Bool;
+  }
+  return emit(Opcode::Where, t, {prepare(Arg(cond), DType::Bool), prepare(a, t), prepare(b, t)}, nullptr);
+}
+
+}  // namespace
+}  // namespace frontend
+
+using frontend::Division;
+
+// ---- binary functions ----
+
+#define ARRVM_DEFINE_BINARY(name, opcode, division)                                               \
+  Array name(const Array& a, const Array& b) {                                                    \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
+  }                                                                                               \
+  Array name(const Array& a, HostScalar b) {                                                      \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
+  }                                                                                               \
+  Array name(HostScalar a, const Array& b) {                                                      \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
+  }
+ARRVM_DEFINE_BINARY(add, Add, None)
+ARRVM_DEFINE_BINARY(subtract, Subtract, None)
+ARRVM_DEFINE_BINARY(multiply, Multiply, None)
+ARRVM_DEFINE_BINARY(divide, Divide, True)
+ARRVM_DEFINE_BINARY(true_divide, Divide, True)
+ARRVM_DEFINE_BINARY(floor_divide, Divide, Floor)
+ARRVM_DEFINE_BINARY(power, Power, None)
+ARRVM_DEFINE_BINARY(mod, Mod, None)
+ARRVM_DEFINE_BINARY(remainder, Mod, None)
+ARRVM_DEFINE_BINARY(maximum, Maximum, None)
+ARRVM_DEFINE_BINARY(minimum, Minimum, None)
+ARRVM_DEFINE_BINARY(equal, Equal, None)
+ARRVM_DEFINE_BINARY(not_equal, NotEqual, None)
+ARRVM_DEFINE_BINARY(less, Less, None)
+ARRVM_DEFINE_BINARY(less_equal, LessEqual, None)
+ARRVM_DEFINE_BINARY(greater, Greater, None)
+ARRVM_DEFINE_BINARY(greater_equal, GreaterEqual, None)
+ARRVM_DEFINE_BINARY(logical_and, LogicalAnd, None)
+ARRVM_DEFINE_BINARY(logical_or, LogicalOr, None)
+ARRVM_DEFINE_BINARY(logical_xor, LogicalXor, None)
+ARRVM_DEFINE_BINARY(bitwise_and, BitwiseAnd, None)
+ARRVM_DEFINE_BINARY(bitwise_or, BitwiseOr, None)
+ARRVM_DEFINE_BINARY(bitwise_xor, BitwiseXor, None)
+ARRVM_DEFINE_BINARY(left_shift, LeftShift, None)
+ARRVM_DEFINE_BINARY(right_shift, RightShift, None)
+ARRVM_DEFINE_BINARY(arctan2, Arctan2, None)
+#undef ARRVM_DEFINE_BINARY
+
+// ---- unary functions ----
+
+#define ARRVM_DEFINE_UNARY(name, opcode) \
+  Array name(const Array& a) { return frontend::unary(Opcode::opcode, a); }
+ARRVM_DEFINE_UNARY(logical_not, LogicalNot)
+ARRVM_DEFINE_UNARY(invert, Invert)
+ARRVM_DEFINE_UNARY(negative, Negative)
+ARRVM_DEFINE_UNARY(absolute, Absolute)
+ARRVM_DEFINE_UNARY(sign, Sign)
+ARRVM_DEFINE_UNARY(sqrt, Sqrt)
+ARRVM_DEFINE_UNARY(exp, Exp)
+ARRVM_DEFINE_UNARY(exp2, Exp2)
+ARRVM_DEFINE_UNARY(expm1, Expm1)
+ARRVM_DEFINE_UNARY(log, Log)
+ARRVM_DEFINE_UNARY(log2, Log2)
+ARRVM_DEFINE_UNARY(log10, Log10)
+ARRVM_DEFINE_UNARY(log1p, Log1p)
+ARRVM_DEFINE_UNARY(sin, Sin)
+ARRVM_DEFINE_UNARY(cos, Cos)
+ARRVM_DEFINE_UNARY(tan, Tan)
+ARRVM_DEFINE_UNARY(arcsin, Arcsin)
+ARRVM_DEFINE_UNARY(arccos, Arccos)
+ARRVM_DEFINE_UNARY(arctan, Arctan)
+ARRVM_DEFINE_UNARY(sinh, Sinh)
+ARRVM_DEFINE_UNARY(cosh, Cosh)
+ARRVM_DEFINE_UNARY(tanh, Tanh)
+ARRVM_DEFINE_UNARY(floor, Floor)
+ARRVM_DEFINE_UNARY(ceil, Ceil)
+ARRVM_DEFINE_UNARY(trunc, Trunc)
+ARRVM_DEFINE_UNARY(rint, Rint)
+ARRVM_DEFINE_UNARY(isnan, Isnan)
+ARRVM_DEFINE_UNARY(isinf, Isinf)
+ARRVM_DEFINE_UNARY(isfinite, Isfinite)
+#undef ARRVM_DEFINE_UNARY
+
+// ---- where ----
+
+Array where(const Array& cond, const Array& a, const Array& b) { return frontend::select(cond, a, b); }
+Array where(const Array& cond, const Array& a, HostScalar b) { return frontend::select(cond, a, b); }
+Array where(const Array& cond, HostScalar a, const Array& b) { return frontend::select(cond, a, b); }
+Array where(const Array& cond, HostScalar a, HostScalar b) { return frontend::select(cond, a, b); }
+
+// ---- in-place operators: the result is cast into this view ----
+
+#define ARRVM_DEFINE_INPLACE(op, opcode, division)                                 \
+  Array& Array::operator op(const Array& b) {                                      \
+    frontend::binary(Opcode::opcode, Division::division, *this, b, this);          \
+    return *this;                                                                  \
+  }                                                                                \
+  Array& Array::operator op(HostScalar b) {                                        \
+    frontend::binary(Opcode::opcode, Division::division, *this, b, this);          \
+    return *this;                                                                  \
+  }
+ARRVM_DEFINE_INPLACE(+=, Add, None)
+ARRVM_DEFINE_INPLACE(-=, Subtract, None)
+ARRVM_DEFINE_INPLACE(*=, Multiply, None)
+ARRVM_DEFINE_INPLACE(/=, Divide, True)
+ARRVM_DEFINE_INPLACE(%=, Mod, None)
+ARRVM_DEFINE_INPLACE(&=, BitwiseAnd, None)
+ARRVM_DEFINE_INPLACE(|=, BitwiseOr, None)
+ARRVM_DEFINE_INPLACE(^=, BitwiseXor, None)
+ARRVM_DEFINE_INPLACE(<<=, LeftShift, None)
+ARRVM_DEFINE_INPLACE(>>=, RightShift, None)
+#undef ARRVM_DEFINE_INPLACE
+
+}  // namespace arrvm

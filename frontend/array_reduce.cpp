@@ -1,0 +1,139 @@
+// Reductions, scans and array indexing (take/put) of the C++ array API.
+#include "arrvm/arrvm.hpp"
+
+#include "frontend/array_internal.hpp"
+#include "vm/error.hpp"
+
+namespace arrvm {
+namespace frontend {
+namespace {
+
+// Reduces `x` (already in the reduction's dtype) along one axis.
+Array reduce_axis(const Array& x, Opcode op, int axis) {
+  const View in = view_of(x);
+  Array r = new_array(runtime_ptr(x), in.dtype, in.shape.without(axis));
+  issue(runtime_of(x), op, view_of(r), {Operand::of(in)}, axis);
+  return r;
+}
+
+// NumPy's reduction over one axis or (axis none) all of them; the result of a
+// full reduction is 0-d.
+Array reduce(const Array& x, Opcode op, std::optional<int> axis, const char* what) {
+  const View in = view_of(x);
+  if (axis) return reduce_axis(x, op, normalize_axis(*axis, in.rank(), what));
+  if (in.rank() == 0) return x.copy();  // the one element is its own reduction
+  if (in.rank() == 1) return reduce_axis(x, op, 0);
+  // A contiguous array reduces in one instruction as a 1-D one; otherwise
+  // reduce axis by axis, innermost first (usually the shortest stride).
+  if (is_row_major(in)) return reduce_axis(x.reshape({-1}), op, 0);
+  Array r = x;
+  for (int ax = in.rank() - 1; ax >= 0; --ax) r = reduce_axis(r, op, ax);
+  return r;
+}
+
+// The dtype-converted input of sum/prod/cumsum/cumprod (NumPy accumulates
+// bools and integers in int64/uint64).
+Array accumulation_input(const Array& a) { return cast_to(a, accumulation_dtype(a.dtype())); }
+
+// Indices as int64, negative ones counted from the end of a flat array of n elements.
+Array flat_indices(const Array& indices, int64_t n) {
+  Array idx = cast_to(indices, DType::Int64);
+  if (is_unsigned_int(indices.dtype()) || is_bool(indices.dtype())) return idx;
+  return where(less(idx, 0), add(idx, n), idx);
+}
+
+// A copy of `a` if it may share elements with `v`: gather/scatter inputs must
+// not overlap their output at all.
+Array apart_from(const Array& a, const View& v) {
+  return may_overlap(view_of(a), v) ? copy_as(a, a.dtype()) : a;
+}
+
+Array scan(const Array& a, Opcode op, std::optional<int> axis, const char* what) {
+  Array x = accumulation_input(a);
+  int ax = 0;
+  if (axis) {
+    ax = normalize_axis(*axis, x.ndim(), what);
+  } else {
+    x = x.reshape({-1});
+  }
+  const View in = view_of(x);
+  Array r = new_array(runtime_ptr(x), in.dtype, in.shape);
+  issue(runtime_of(x), op, view_of(r), {Operand::of(in)}, ax);
+  return r;
+}
+
+}  // namespace
+}  // namespace frontend
+
+using frontend::reduce;
+
+Array Array::sum(std::optional<int> axis) const {
+  return reduce(frontend::accumulation_input(*this), Opcode::AddReduce, axis, "sum");
+}
+
+Array Array::prod(std::optional<int> axis) const {
+  return reduce(frontend::accumulation_input(*this), Opcode::MultiplyReduce, axis, "prod");
+}
+
+Array Array::min(std::optional<int> axis) const {
+  // The VM's minimum/maximum are numeric; on bools they are and/or (NumPy).
+  const Opcode op = dtype() == DType::Bool ? Opcode::LogicalAndReduce : Opcode::MinimumReduce;
+  return reduce(*this, op, axis, "min");
+}
+
+Array Array::max(std::optional<int> axis) const {
+  const Opcode op = dtype() == DType::Bool ? Opcode::LogicalOrReduce : Opcode::MaximumReduce;
+  return reduce(*this, op, axis, "max");
+}
+
+Array Array::all(std::optional<int> axis) const {
+  return reduce(frontend::cast_to(*this, DType::Bool), Opcode::LogicalAndReduce, axis, "all");
+}
+
+Array Array::any(std::optional<int> axis) const {
+  return reduce(frontend::cast_to(*this, DType::Bool), Opcode::LogicalOrReduce, axis, "any");
+}
+
+Array Array::mean(std::optional<int> axis) const {
+  // NumPy: floats keep their dtype, everything else is averaged in float64.
+  const Array x = is_float(dtype()) ? *this : astype(DType::Float64);
+  int64_t n = size();
+  if (axis) n = shape_[frontend::normalize_axis(*axis, ndim(), "mean")];
+  return divide(x.sum(axis), static_cast<double>(n));
+}
+
+Array Array::cumsum(std::optional<int> axis) const {
+  return frontend::scan(*this, Opcode::AddAccumulate, axis, "cumsum");
+}
+
+Array Array::cumprod(std::optional<int> axis) const {
+  return frontend::scan(*this, Opcode::MultiplyAccumulate, axis, "cumprod");
+}
+
+Array Array::take(const Array& indices) const {
+  frontend::common_runtime(*this, indices);
+  const Array idx = frontend::flat_indices(indices, size());
+  const View src = frontend::view_of(*this);
+  Array r = frontend::new_array(frontend::runtime_ptr(*this), src.dtype, frontend::view_of(idx).shape);
+  frontend::issue(frontend::runtime_of(*this), Opcode::Gather, frontend::view_of(r),
+                  {Operand::of(src), Operand::of(frontend::view_of(idx))});
+  return r;
+}
+
+void Array::put(const Array& indices, const Array& values) {
+  frontend::common_runtime(*this, indices);
+  frontend::common_runtime(*this, values);
+  const View target = frontend::view_of(*this);
+  const Array idx = frontend::apart_from(frontend::flat_indices(indices, size()), target);
+  const Array vals = frontend::apart_from(frontend::cast_to(values, target.dtype), target);
+  frontend::issue(frontend::runtime_of(*this), Opcode::Scatter, target,
+                  {Operand::of(frontend::view_of(vals)), Operand::of(frontend::view_of(idx))});
+}
+
+void Array::put(const Array& indices, HostScalar value) {
+  // Constants are not scatter operands: the value becomes a 0-d array that
+  // the VM broadcasts to the indices' shape.
+  put(indices, Array::full({}, value, dtype(), vm()));
+}
+
+}  // namespace arrvm
