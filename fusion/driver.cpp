@@ -1,5 +1,8 @@
 #include "fusion/driver.hpp"
 
+#include "fusion/algorithms.hpp"
+#include "fusion/cost.hpp"
+#include "fusion/graph.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm {
@@ -12,20 +15,39 @@ Partition singleton_partition(std::size_t n) {
 }
 
 void check_fuser_name(const std::string& name) {
-  // Until the fusion engine lands every fuser name maps to singleton
-  // partitions; unknown names are still rejected so typos surface early.
-  static const char* const kKnown[] = {"singleton", "linear", "greedy",
-                                       "unintrusive", "optimal", "ilp"};
-  for (const char* k : kKnown) {
-    if (name == k) return;
-  }
-  throw Error("unknown fuser '" + name +
-              "' (known: singleton, linear, greedy, unintrusive, optimal, ilp)");
+  if (fusion::find_algorithm(name) != nullptr) return;
+  if (name == "ilp") throw Error("fuser 'ilp' is not available yet");
+  std::string known;
+  for (const fusion::Algorithm& a : fusion::algorithms())
+    known += (known.empty() ? "" : ", ") + std::string(a.name);
+  throw Error("unknown fuser '" + name + "' (known: " + known + ")");
+}
+
+void check_cost_name(const std::string& name) {
+  fusion::make_cost_model(name);
 }
 
 Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
   check_fuser_name(config.fuser);
-  return singleton_partition(batch.size());
+  const fusion::Algorithm* algorithm = fusion::find_algorithm(config.fuser);
+  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
+  const fusion::Graph graph(batch);
+  fusion::Options options;
+  options.time_limit = config.fuse_time_limit;
+  Partition p = algorithm->fuse(graph, *cost, options);
+#ifndef NDEBUG
+  const std::string problem = fusion::check_partition(graph, p);
+  if (!problem.empty())
+    throw InternalError("fuser '" + config.fuser + "' returned an illegal partition: " + problem);
+#endif
+  return p;
+}
+
+int64_t partition_cost(std::span<const Instruction> batch, const Partition& partition,
+                       const std::string& cost_model) {
+  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(cost_model);
+  const fusion::Graph graph(batch);
+  return cost->cost(graph, partition);
 }
 
 }  // namespace arrvm

@@ -27,6 +27,7 @@ const BaseInfo* BaseRegistry::find(BaseId id) const {
 Runtime::Runtime(Config config) : config_(std::move(config)) {
   configure_logging(config_.log);
   check_fuser_name(config_.fuser);
+  check_cost_name(config_.cost);
   backend_ = make_backend(config_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
 }

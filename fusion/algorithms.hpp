@@ -1,0 +1,80 @@
+// The fusion algorithms (seed 001 Sec. V), one file each, one signature,
+// registered by name in one table (fusion/algorithms.cpp). Every algorithm
+// returns a legal partition (Def. 5) whose blocks are in topological order,
+// ties broken by smallest instruction; no I/O, no cache, no environment.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fusion/block_set.hpp"
+#include "fusion/cost.hpp"
+#include "fusion/graph.hpp"
+#include "fusion/partition.hpp"
+
+namespace arrvm::fusion {
+
+struct Options {
+  double time_limit = 1.0;  // seconds, for `optimal` (Config::fuse_time_limit)
+};
+
+using FuseFn = Partition (*)(const Graph&, const CostModel&, const Options&);
+
+struct Algorithm {
+  const char* name;
+  FuseFn fuse;
+};
+
+// The table, in a fixed order.
+std::span<const Algorithm> algorithms();
+// The algorithm named `name`, or nullptr.
+const Algorithm* find_algorithm(std::string_view name);
+
+// Every instruction its own block. O(n).
+namespace singleton {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+}
+
+// Sec. V-E: walks the batch in order, adding each instruction to the current
+// block unless it is not fusible with it. O(n * a), a = arrays per base in a block.
+namespace linear {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+}
+
+// Fig. 7: repeatedly merges the pair of blocks with the largest saving whose
+// merge is legal (fusion/greedy.cpp for the details). With a heap,
+// versioned entries, contracted weight edges and the incremental block
+// order: O(W log W + M * (d * (s + log W) + r)) for W initial weight edges,
+// M merges, d edges per merged block, s the cost of a saving and r the
+// blocks a legality search visits (mostly O(n / 64) with the reach filter).
+// W is O(n^2) in the worst case (every instruction sharing an array).
+// A model with a merge bonus (robinson) then takes the unrelated merges in
+// block order: O(B^2) legality tests per pass over the B blocks.
+namespace greedy {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+// Runs the greedy merges on an existing state.
+void merge_all(BlockSet& s);
+}  // namespace greedy
+
+// Fig. 6 / Theorem 3: merges only pairs that some optimal partition keeps
+// together (see fusion/README.md for the condition and its proof).
+// O(M * n * (p + r)) in the worst case, p partners, r path-search cost.
+namespace unintrusive {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+void merge_all(BlockSet& s);
+}  // namespace unintrusive
+
+// Fig. 11: branch and bound over the subsets of the weight edges between the
+// blocks of the unintrusive partition (fusion/assignment_search for models
+// with a merge bonus), seeded with the best of linear, greedy, unintrusive
+// and greedy-from-unintrusive. Exact when it finishes; exponential in the
+// number of weight edges; stops at options.time_limit and returns the best
+// legal partition found so far. The seeds always run to completion, so it
+// takes at least as long as they do (milliseconds at 300 instructions).
+namespace optimal {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+}
+
+}  // namespace arrvm::fusion

@@ -1,0 +1,65 @@
+// What a block (a set of instructions) accesses: the unions in[B], out[B],
+// new[B], del[B] of seed 001 Def. 10, plus what block fusibility needs. Cost
+// models and algorithms work on these summaries, never on member lists.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "fusion/graph.hpp"
+
+namespace arrvm::fusion {
+
+// Arrays are keyed by (base << 32 | array id), so the arrays of one base are
+// a contiguous range of a sorted map.
+inline uint64_t array_key(const Graph& g, ArrayId a) {
+  return (uint64_t{g.array(a).base} << 32) | a;
+}
+inline ArrayId key_array(uint64_t key) {
+  return static_cast<ArrayId>(key & 0xffffffffu);
+}
+inline uint32_t key_base(uint64_t key) {
+  return static_cast<uint32_t>(key >> 32);
+}
+
+// A multiset of arrays: sorted (key, count) pairs. Lookups O(log n), merging
+// two maps O(a + b).
+class CountMap {
+ public:
+  using Item = std::pair<uint64_t, uint32_t>;
+  uint32_t count(uint64_t key) const;
+  bool contains(uint64_t key) const { return count(key) != 0; }
+  void add(uint64_t key);
+  void merge(const CountMap& o);
+  const std::vector<Item>& items() const { return items_; }
+  std::size_t size() const { return items_.size(); }
+  // The items whose key has base `base`.
+  std::pair<const Item*, const Item*> base_range(uint32_t base) const;
+
+ private:
+  std::vector<Item> items_;
+};
+
+struct BlockSummary {
+  uint32_t size = 0;                 // member instructions
+  uint32_t first = kNone;            // smallest member
+  CountMap reads, writes, io;        // members reading / writing / doing either, per array
+  std::vector<uint32_t> news, dels;  // sorted base indices
+  uint32_t shape = kNone;            // iteration shape shared by the members (kNone: only free/sync)
+  int axis = -1;                     // axis shared by reductions and scans (-1: none)
+  std::vector<ArrayId> reduce_outs, gather_srcs, scatter_targets;
+
+  static BlockSummary of(const Graph& g, uint32_t instr);
+  void add(const Graph& g, uint32_t instr);
+  void absorb(const BlockSummary& o);
+  bool is_new(uint32_t base) const;
+  bool is_deleted(uint32_t base) const;
+};
+
+// True if no member of `a` and member of `b` are fuse-preventing, i.e. every
+// cross pair is Graph::fusible. Cost: O(s * v) where s is the number of
+// arrays of the smaller block and v the arrays of one base in the larger.
+bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b);
+
+}  // namespace arrvm::fusion

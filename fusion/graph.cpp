@@ -1,0 +1,295 @@
+#include "fusion/graph.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "vm/error.hpp"
+
+namespace arrvm::fusion {
+
+namespace {
+
+// The interning key of a view: exactly what same_elements compares.
+std::string view_key(const View& v) {
+  std::string k;
+  k.reserve(8 * (2 + 2 * v.rank()));
+  auto put = [&k](int64_t x) { k.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  put(v.base);
+  put(v.offset);
+  put(v.rank());
+  for (int i = 0; i < v.rank(); ++i) {
+    put(v.shape[i]);
+    put(v.shape[i] > 1 ? v.stride[i] : 0);
+  }
+  return k;
+}
+
+std::string dims_key(const Dims& d) {
+  std::string k;
+  for (int64_t x : d) k.append(reinterpret_cast<const char*>(&x), sizeof x);
+  return k + static_cast<char>(d.size());
+}
+
+// True if every element of `x` is an element of `w`: identical views, or a
+// `w` that is one contiguous run of elements containing x's range.
+bool covers(const View& w, const View& x) {
+  if (same_elements(w, x)) return true;
+  int64_t wlo, whi, xlo, xhi;
+  if (!element_range(w, &wlo, &whi) || !element_range(x, &xlo, &xhi)) return false;
+  if (w.nelem() != whi - wlo + 1) return false;  // w has holes (w is injective)
+  return wlo <= xlo && xhi <= whi;
+}
+
+// The shape an instruction iterates over. A scatter loops over its values
+// (the target is indexed), a reduction or scan over its input.
+const Dims& iteration_shape(const Instruction& in) {
+  switch (opcode_kind(in.op)) {
+    case OpKind::Reduce:
+    case OpKind::Accumulate:
+    case OpKind::Scatter:
+      return in.in[0].view.shape;
+    default:
+      return in.out.shape;
+  }
+}
+
+}  // namespace
+
+Graph::Graph(std::span<const Instruction> batch) : batch_(batch) {
+  build_accesses();
+  find_new_bases();
+  build_dependencies();
+}
+
+void Graph::build_accesses() {
+  const std::size_t n = batch_.size();
+  access_.resize(n);
+  std::unordered_map<std::string, ArrayId> array_ids;
+  std::unordered_map<std::string, uint32_t> shape_ids;
+  std::unordered_map<BaseId, uint32_t> base_ids;
+  auto base_of = [&](BaseId id) {
+    auto [it, fresh] = base_ids.emplace(id, 0);
+    if (fresh) {
+      it->second = static_cast<uint32_t>(base_ids_.size());
+      base_ids_.push_back(id);
+      base_users_.emplace_back();
+    }
+    return it->second;
+  };
+  auto intern_view = [&](const View& v) {
+    auto [it, fresh] = array_ids.emplace(view_key(v), 0);
+    if (fresh) {
+      it->second = static_cast<ArrayId>(arrays_.size());
+      arrays_.push_back(ArrayInfo{v, base_of(v.base), v.nelem() * static_cast<int64_t>(dtype_size(v.dtype))});
+      array_users_.emplace_back();
+    }
+    return it->second;
+  };
+  auto touch_base = [&](uint32_t base, uint32_t i) {
+    auto& users = base_users_[base];
+    if (users.empty() || users.back() != i) users.push_back(i);
+  };
+  auto touch_array = [&](ArrayId a, uint32_t i) {
+    auto& users = array_users_[a];
+    if (users.empty() || users.back() != i) users.push_back(i);
+    touch_base(arrays_[a].base, i);
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    const Instruction& in = batch_[i];
+    Access& a = access_[i];
+    a.kind = opcode_kind(in.op);
+    if (a.is_control()) {
+      a.control_base = base_of(in.out.base);
+      if (a.kind == OpKind::Free) a.del_base = a.control_base;
+      touch_base(a.control_base, i);
+      continue;
+    }
+    for (int k = 0; k < in.nin; ++k) {
+      if (in.in[k].is_const) continue;
+      const ArrayId id = intern_view(in.in[k].view);
+      if (std::find(a.reads.begin(), a.reads.begin() + a.nreads, id) == a.reads.begin() + a.nreads) {
+        a.reads[a.nreads++] = id;
+      }
+      touch_array(id, i);
+    }
+    a.write = intern_view(in.out);
+    touch_array(a.write, i);
+    const Dims& shape = iteration_shape(in);
+    auto [it, fresh] = shape_ids.emplace(dims_key(shape), static_cast<uint32_t>(shapes_.size()));
+    if (fresh) shapes_.push_back(shape);
+    a.shape = it->second;
+    if (a.kind == OpKind::Reduce || a.kind == OpKind::Accumulate) a.axis = in.axis;
+    if (a.kind == OpKind::Reduce) a.reduce_out = a.write;
+    if (a.kind == OpKind::Gather) a.gather_src = intern_view(in.in[0].view);
+    if (a.kind == OpKind::Scatter) a.scatter_target = a.write;
+  }
+}
+
+// new[f]: f is the first instruction of the batch to touch its output's base,
+// does not read that base, and overwrites every element of it the batch
+// touches (free and sync count as touching the whole base). Then nothing the
+// batch reads of the base comes from before the batch, so a block holding f
+// reads none of it from memory.
+void Graph::find_new_bases() {
+  const std::size_t nb = base_ids_.size();
+  creator_.assign(nb, kNone);
+  releaser_.assign(nb, kNone);
+  for (uint32_t i = 0; i < access_.size(); ++i) {
+    if (access_[i].del_base != kNone) releaser_[access_[i].del_base] = i;
+  }
+  std::vector<int64_t> lo(nb, INT64_MAX), hi(nb, INT64_MIN);
+  auto extend = [&](uint32_t base, const View& v) {
+    int64_t a, b;
+    if (!element_range(v, &a, &b)) return;
+    lo[base] = std::min(lo[base], a);
+    hi[base] = std::max(hi[base], b);
+  };
+  for (const ArrayInfo& ai : arrays_) extend(ai.base, ai.view);
+  for (uint32_t i = 0; i < access_.size(); ++i) {
+    if (access_[i].is_control()) extend(access_[i].control_base, batch_[i].out);
+  }
+  for (uint32_t base = 0; base < nb; ++base) {
+    const uint32_t f = base_users_[base].front();
+    Access& a = access_[f];
+    if (a.is_control() || a.kind == OpKind::Scatter || a.write == kNone) continue;
+    if (arrays_[a.write].base != base) continue;
+    bool reads_base = false;
+    for (ArrayId r : a.read_ids()) reads_base |= arrays_[r].base == base;
+    if (reads_base) continue;
+    const View& w = arrays_[a.write].view;
+    int64_t wlo, whi;
+    if (!element_range(w, &wlo, &whi) || w.nelem() != whi - wlo + 1) continue;
+    if (wlo <= lo[base] && hi[base] <= whi) {
+      a.new_base = base;
+      creator_[base] = f;
+      ++new_bases_;
+    }
+  }
+}
+
+// Per base, the accesses a later access may conflict with. A write that
+// covers an earlier access replaces it: anything that conflicts with the
+// earlier access overlaps the write, so it is ordered after it anyway.
+void Graph::build_dependencies() {
+  const std::size_t n = batch_.size();
+  succ_.assign(n, {});
+  pred_.assign(n, {});
+  struct Entry {
+    uint32_t instr;
+    View view;
+  };
+  std::vector<std::vector<Entry>> reads(base_ids_.size()), writes(base_ids_.size());
+  std::vector<uint32_t> preds;
+  std::vector<std::pair<uint32_t, const View*>> my_reads;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Access& a = access_[i];
+    const Instruction& in = batch_[i];
+    preds.clear();
+    my_reads.clear();
+    const View* my_write = nullptr;
+    bool covering = false;
+    uint32_t write_base = kNone;
+    if (a.kind == OpKind::Sync) {
+      my_reads.emplace_back(a.control_base, &in.out);
+    } else if (a.kind == OpKind::Free) {
+      my_write = &in.out;
+      write_base = a.control_base;
+      covering = true;
+    } else {
+      for (ArrayId r : a.read_ids()) my_reads.emplace_back(arrays_[r].base, &arrays_[r].view);
+      my_write = &arrays_[a.write].view;
+      write_base = arrays_[a.write].base;
+      covering = a.kind != OpKind::Scatter;  // a scatter writes only where indexed
+    }
+    for (auto [base, v] : my_reads) {
+      for (const Entry& e : writes[base]) {
+        if (may_overlap(*v, e.view)) preds.push_back(e.instr);
+      }
+    }
+    if (my_write != nullptr) {
+      for (const Entry& e : writes[write_base]) {
+        if (may_overlap(*my_write, e.view)) preds.push_back(e.instr);
+      }
+      for (const Entry& e : reads[write_base]) {
+        if (may_overlap(*my_write, e.view)) preds.push_back(e.instr);
+      }
+      if (covering) {
+        auto covered = [&](const Entry& e) { return covers(*my_write, e.view); };
+        std::erase_if(writes[write_base], covered);
+        std::erase_if(reads[write_base], covered);
+      }
+    }
+    for (auto [base, v] : my_reads) {
+      if (v->nelem() == 0) continue;
+      if (covering && write_base == base && covers(*my_write, *v)) continue;
+      reads[base].push_back(Entry{i, *v});
+    }
+    if (my_write != nullptr && my_write->nelem() > 0 && a.kind != OpKind::Free) {
+      writes[write_base].push_back(Entry{i, *my_write});
+    }
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    for (uint32_t p : preds) {
+      ARRVM_ASSERT(p < i);
+      succ_[p].push_back(i);
+    }
+    pred_[i] = preds;
+  }
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> Graph::dependency_edges() const {
+  std::vector<std::pair<uint32_t, uint32_t>> e;
+  for (uint32_t i = 0; i < succ_.size(); ++i) {
+    for (uint32_t j : succ_[i]) e.emplace_back(i, j);
+  }
+  return e;
+}
+
+bool Graph::overlap(ArrayId a, ArrayId b) const {
+  return may_overlap(arrays_[a].view, arrays_[b].view);
+}
+
+bool Graph::conflict(ArrayId a, ArrayId b) const {
+  return a != b && overlap(a, b);
+}
+
+bool Graph::fusible(uint32_t i, uint32_t j) const {
+  if (i == j) return true;
+  const Access& a = access_[i];
+  const Access& b = access_[j];
+  if (a.is_control() || b.is_control()) return true;  // no iteration, no data access
+  if (a.shape != b.shape) return false;
+  if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
+  auto any_view = [this](const Access& x, auto&& pred) {
+    for (ArrayId r : x.read_ids()) {
+      if (pred(r)) return true;
+    }
+    return x.write != kNone && pred(x.write);
+  };
+  for (const auto& [p, q] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    // Def. 12: p's output against q's inputs and output.
+    if (any_view(*q, [&](ArrayId x) { return conflict(p->write, x); })) return false;
+    if (p->reduce_out != kNone && any_view(*q, [&](ArrayId x) { return overlap(p->reduce_out, x); })) {
+      return false;
+    }
+    if (p->gather_src != kNone && overlap(p->gather_src, q->write)) return false;
+    if (p->scatter_target != kNone &&
+        any_view(*q, [&](ArrayId x) { return overlap(p->scatter_target, x); })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> Graph::fuse_preventing_edges() const {
+  std::vector<std::pair<uint32_t, uint32_t>> e;
+  for (uint32_t i = 0; i < size(); ++i) {
+    for (uint32_t j = i + 1; j < size(); ++j) {
+      if (!fusible(i, j)) e.emplace_back(i, j);
+    }
+  }
+  return e;
+}
+
+}  // namespace arrvm::fusion

@@ -1,0 +1,156 @@
+// greedy (seed 001 Fig. 7): while a weight edge is left, take the heaviest;
+// merge over it if the merge is legal (Lemma 1), else remove it.
+//
+// The weight graph Ew starts as the fusible pairs of blocks with a positive
+// related saving, less the pairs BlockSet::never_together proves can never
+// be merged legally (Fig. 7 would pop them and remove them, with no other
+// effect). MERGE (Def. 16, 17) contracts Ew: the merged block keeps the
+// edges of both blocks, with their weights recomputed; a removed edge stays
+// removed. Edges live in a max-heap of (saving, pair, versions); a merge
+// bumps the versions of its blocks, so only the edges incident to the
+// merged block are ever re-weighed, and legality is only tested for the
+// edge being taken (most illegal edges are rejected by BlockSet's bitset
+// reach filter without a path search). Ties: larger saving first, then the
+// pair with the smaller instructions. With a merge bonus (robinson) the
+// unrelated merges follow, in block order (see run()).
+// Complexity: see fusion/algorithms.hpp.
+
+#include "fusion/algorithms.hpp"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_set>
+
+namespace arrvm::fusion::greedy {
+
+namespace {
+
+struct Edge {
+  Cost saving;
+  uint32_t a, b;  // a < b
+  uint32_t va, vb;
+};
+
+struct Lighter {
+  bool operator()(const Edge& x, const Edge& y) const {
+    if (x.saving != y.saving) return x.saving < y.saving;
+    if (x.a != y.a) return x.a > y.a;
+    return x.b > y.b;
+  }
+};
+
+using Heap = std::priority_queue<Edge, std::vector<Edge>, Lighter>;
+
+class Greedy {
+ public:
+  explicit Greedy(BlockSet& s) : s_(s), adj_(s.graph().size()) {}
+
+  void run() {
+    initial_edges();
+    take_weight_edges();
+    if (s_.merge_bonus() <= 0) return;
+    // With a merge bonus every legal merge saves something. After the
+    // related merges, the unrelated ones (all of the same weight, the bonus)
+    // are taken in block order: each block absorbs every later block it can,
+    // taking any related merges that opens up at once; passes repeat until
+    // one merges nothing (a merge can make an earlier-rejected pair legal).
+    for (bool merged = true; merged;) {
+      merged = false;
+      const std::vector<uint32_t> blocks = s_.blocks();
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const uint32_t a = blocks[i];
+        for (std::size_t j = i + 1; j < blocks.size() && s_.is_block(a); ++j) {
+          const uint32_t b = blocks[j];
+          if (!s_.is_block(b) || !s_.legal_merge(a, b)) continue;
+          merge(a, b);
+          take_weight_edges();
+          merged = true;
+        }
+      }
+    }
+  }
+
+ private:
+  void take_weight_edges() {
+    while (!heap_.empty()) {
+      const Edge e = heap_.top();
+      heap_.pop();
+      if (!current(e)) continue;
+      if (!s_.legal_merge(e.a, e.b)) {
+        remove_edge(e.a, e.b);
+        continue;
+      }
+      merge(e.a, e.b);
+    }
+  }
+
+  void initial_edges() {
+    s_.enable_reach_filter();
+    for (uint32_t b : s_.blocks()) {
+      for (uint32_t p : s_.partners(b)) {
+        if (p < b || s_.related_saving(b, p) <= 0 || !s_.fusible(b, p) || s_.never_together(b, p)) continue;
+        adj_[b].insert(p);
+        adj_[p].insert(b);
+        push(b, p);
+      }
+    }
+  }
+
+  void push(uint32_t a, uint32_t b) {
+    if (a > b) std::swap(a, b);
+    heap_.push(Edge{s_.saving(a, b), a, b, s_.version(a), s_.version(b)});
+  }
+
+  bool current(const Edge& e) const {
+    return s_.is_block(e.a) && s_.is_block(e.b) && s_.version(e.a) == e.va && s_.version(e.b) == e.vb &&
+           adj_[e.a].count(e.b) != 0;
+  }
+
+  void remove_edge(uint32_t a, uint32_t b) {
+    adj_[a].erase(b);
+    adj_[b].erase(a);
+  }
+
+  // Merges two blocks and contracts their weight edges into the merged one.
+  void merge(uint32_t a, uint32_t b) {
+    const uint32_t z = s_.merge(a, b);
+    const uint32_t o = z == a ? b : a;
+    adj_[z].erase(o);
+    for (uint32_t w : adj_[o]) {
+      if (w == z) continue;
+      adj_[w].erase(o);
+      adj_[w].insert(z);
+      adj_[z].insert(w);
+    }
+    adj_[o].clear();
+    // Sorted so that the removals below happen in a deterministic order.
+    std::vector<uint32_t> nbrs(adj_[z].begin(), adj_[z].end());
+    std::sort(nbrs.begin(), nbrs.end());
+    for (uint32_t w : nbrs) {
+      // An edge that can never be taken would only be removed when popped.
+      if (s_.never_together(z, w)) {
+        remove_edge(z, w);
+      } else {
+        push(z, w);
+      }
+    }
+  }
+
+  BlockSet& s_;
+  std::vector<std::unordered_set<uint32_t>> adj_;
+  Heap heap_;
+};
+
+}  // namespace
+
+void merge_all(BlockSet& s) {
+  Greedy(s).run();
+}
+
+Partition fuse(const Graph& g, const CostModel& cost, const Options&) {
+  BlockSet s(g, cost);
+  merge_all(s);
+  return s.partition();
+}
+
+}  // namespace arrvm::fusion::greedy

@@ -1,0 +1,291 @@
+#include "tests/random_program.hpp"
+
+#include <cstring>
+#include <optional>
+#include <random>
+
+#include "vm/error.hpp"
+#include "vm/runtime.hpp"
+#include "vm/validate.hpp"
+
+namespace arrvm::testing {
+
+namespace {
+
+constexpr int64_t kPersistentElems = 12;
+
+struct Slice {
+  int64_t offset;
+  Dims stride;
+};
+
+// Injective views of the given shape inside a 12-element base.
+const std::vector<Slice>& slices_of(const Dims& shape) {
+  static const std::vector<Slice> s6 = {{0, {1}},   {1, {1}}, {2, {1}}, {6, {1}},
+                                        {11, {-1}}, {0, {2}}, {1, {2}}, {5, {-1}}};
+  static const std::vector<Slice> s23 = {{0, {3, 1}},    {6, {3, 1}}, {0, {6, 1}},
+                                         {11, {-3, -1}}, {0, {1, 2}}, {3, {4, 1}}};
+  static const std::vector<Slice> s3 = {{0, {1}},  {3, {1}}, {9, {1}},  {0, {4}},
+                                        {2, {-1}}, {1, {4}}, {11, {-2}}};
+  static const std::vector<Slice> s2 = {{0, {1}}, {4, {1}}, {10, {1}}, {1, {5}}, {7, {-1}}};
+  static const std::vector<Slice> s0 = {{0, {}}, {5, {}}, {11, {}}};
+  if (shape.size() == 0) return s0;
+  if (shape.size() == 2) return s23;
+  if (shape[0] == 6) return s6;
+  if (shape[0] == 3) return s3;
+  return s2;
+}
+
+const Dims kShapes[] = {Dims{6}, Dims{2, 3}, Dims{3}};
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const RandomProgramOptions& o) : rng_(seed), o_(o) {
+    const DType dtypes[] = {DType::Int32, DType::Float64, DType::Int8};
+    dtype_ = dtypes[pick(3)];
+  }
+
+  RandomProgram run() {
+    for (int i = 0; i < o_.persistent_bases; ++i) {
+      const BaseId id = add_base(dtype_, kPersistentElems);
+      persistent_.push_back(id);
+      if (chance(0.8)) p_.bases[id].data = random_data(dtype_, kPersistentElems);
+    }
+    const int n = o_.min_instructions + pick(o_.max_instructions - o_.min_instructions + 1);
+    while (static_cast<int>(p_.batch.size()) < n) step(n);
+    return std::move(p_);
+  }
+
+ private:
+  struct Temp {
+    BaseId id;
+    Dims shape;
+  };
+
+  int pick(int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng_)); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+
+  BaseId add_base(DType t, int64_t nelem) {
+    const BaseId id = registry_.add(t, nelem);
+    p_.bases.push_back(BaseSpec{id, t, nelem, {}, false});
+    return id;
+  }
+
+  std::vector<uint8_t> random_data(DType t, int64_t n) {
+    std::vector<uint8_t> bytes(static_cast<std::size_t>(n) * dtype_size(t));
+    for (int64_t i = 0; i < n; ++i) {
+      const int v = pick(41) - 20;
+      uint8_t* dst = bytes.data() + i * dtype_size(t);
+      if (t == DType::Int32) {
+        const int32_t x = v;
+        std::memcpy(dst, &x, sizeof x);
+      } else if (t == DType::Int8) {
+        const int8_t x = static_cast<int8_t>(v);
+        std::memcpy(dst, &x, sizeof x);
+      } else {
+        const double x = v / 4.0;
+        std::memcpy(dst, &x, sizeof x);
+      }
+    }
+    return bytes;
+  }
+
+  View persistent_view(const Dims& shape) {
+    const std::vector<Slice>& s = slices_of(shape);
+    const Slice& sl = s[pick(static_cast<int>(s.size()))];
+    View v;
+    v.base = persistent_[pick(static_cast<int>(persistent_.size()))];
+    v.offset = sl.offset;
+    v.shape = shape;
+    v.stride = sl.stride;
+    return v;
+  }
+
+  // A view of `shape` to read: a persistent slice or a live temporary.
+  View input_view(const Dims& shape) {
+    std::vector<const Temp*> temps;
+    for (const Temp& t : temps_) {
+      if (t.shape == shape) temps.push_back(&t);
+    }
+    if (!temps.empty() && chance(0.6)) {
+      const Temp& t = *temps[pick(static_cast<int>(temps.size()))];
+      return contiguous_view(t.id, dtype_of_base(t.id), t.shape);
+    }
+    return persistent_view(shape);
+  }
+
+  // A view of `shape` to write: a new temporary, a live one, or a slice.
+  View output_view(const Dims& shape, DType t = DType::Bool, bool allow_new = true) {
+    if (t == DType::Bool) t = dtype_;
+    const int r = pick(10);
+    if (allow_new && r < 4 && t == dtype_) {
+      const BaseId id = add_base(t, shape.product());
+      pending_temp_ = Temp{id, shape};
+      return contiguous_view(id, t, shape);
+    }
+    if (r < 6) {
+      for (const Temp& tmp : temps_) {
+        if (tmp.shape == shape && dtype_of_base(tmp.id) == t) return contiguous_view(tmp.id, t, shape);
+      }
+    }
+    return persistent_view(shape);
+  }
+
+  DType dtype_of_base(BaseId id) const { return p_.bases[id].dtype; }
+
+  Operand operand(const Dims& shape) {
+    if (chance(0.2)) return Operand::of(Scalar::of_int(dtype_, pick(7) - 3));
+    if (shape.size() == 2 && chance(0.2)) return Operand::of(input_view(Dims{3}));  // broadcast
+    return Operand::of(input_view(shape));
+  }
+
+  Instruction elementwise(const Dims& shape) {
+    Instruction in;
+    if (chance(0.25)) {
+      const Opcode unary[] = {Opcode::Negative, Opcode::Absolute, Opcode::Identity};
+      in.op = unary[pick(3)];
+      in.add_input(Operand::of(input_view(shape)));
+    } else {
+      const Opcode binary[] = {Opcode::Add, Opcode::Subtract, Opcode::Multiply, Opcode::Maximum,
+                               Opcode::Minimum};
+      in.op = binary[pick(5)];
+      in.add_input(operand(shape));
+      in.add_input(operand(shape));
+    }
+    in.out = output_view(shape);
+    return in;
+  }
+
+  Instruction reduction() {
+    Instruction in;
+    const Opcode ops[] = {Opcode::AddReduce, Opcode::MaximumReduce, Opcode::MultiplyReduce};
+    in.op = ops[pick(3)];
+    const Dims& shape = kShapes[pick(3)];
+    in.add_input(Operand::of(input_view(shape)));
+    in.axis = pick(shape.size());
+    in.out = output_view(shape.without(in.axis), DType::Bool, shape.size() == 2);
+    return in;
+  }
+
+  Instruction scan() {
+    Instruction in;
+    in.op = chance(0.5) ? Opcode::AddAccumulate : Opcode::MultiplyAccumulate;
+    const Dims& shape = kShapes[pick(3)];
+    in.add_input(Operand::of(input_view(shape)));
+    in.axis = pick(shape.size());
+    in.out = output_view(shape);
+    return in;
+  }
+
+  // A gather needs valid indices: a range into a new int64 temporary first.
+  void gather(int limit) {
+    if (static_cast<int>(p_.batch.size()) + 2 > limit) return;
+    const Dims& shape = kShapes[pick(3)];
+    const BaseId idx = add_base(DType::Int64, shape.product());
+    Instruction r;
+    r.op = Opcode::Range;
+    r.out = contiguous_view(idx, DType::Int64, shape);
+    if (!emit(r)) return;
+    Instruction g;
+    g.op = Opcode::Gather;
+    View src;
+    src.base = persistent_[pick(static_cast<int>(persistent_.size()))];
+    src.shape = Dims{kPersistentElems};
+    src.stride = Dims{1};
+    if (chance(0.5)) {
+      src.offset = kPersistentElems - 1;
+      src.stride = Dims{-1};
+    }
+    g.add_input(Operand::of(src));
+    g.add_input(Operand::of(contiguous_view(idx, DType::Int64, shape)));
+    g.out = output_view(shape);
+    emit(g);
+    if (chance(o_.p_free)) emit_free(idx);
+  }
+
+  bool emit(Instruction in) {
+    try {
+      validate_instruction(in, registry_, p_.batch.size());
+    } catch (const Error&) {
+      pending_temp_.reset();
+      return false;
+    }
+    p_.batch.push_back(in);
+    if (pending_temp_) temps_.push_back(*pending_temp_);
+    pending_temp_.reset();
+    return true;
+  }
+
+  void emit_free(BaseId id) {
+    Instruction f;
+    f.op = Opcode::Free;
+    f.out.base = id;
+    if (!emit(f)) return;
+    registry_.remove(id);
+    p_.bases[id].freed = true;
+    std::erase_if(temps_, [id](const Temp& t) { return t.id == id; });
+  }
+
+  void step(int limit) {
+    if (!temps_.empty() && chance(0.15)) {
+      emit_free(temps_[pick(static_cast<int>(temps_.size()))].id);
+      return;
+    }
+    if (chance(o_.p_sync)) {
+      Instruction s;
+      s.op = Opcode::Sync;
+      s.out.base = persistent_[pick(static_cast<int>(persistent_.size()))];
+      emit(s);
+      return;
+    }
+    const int r = pick(100);
+    if (r < 60) {
+      emit(elementwise(kShapes[pick(3)]));
+    } else if (r < 68) {
+      Instruction in;
+      in.op = Opcode::Range;
+      in.out = output_view(kShapes[pick(3)]);
+      emit(in);
+    } else if (r < 82) {
+      emit(reduction());
+    } else if (r < 92) {
+      emit(scan());
+    } else {
+      gather(limit);
+    }
+  }
+
+  std::mt19937_64 rng_;
+  RandomProgramOptions o_;
+  DType dtype_;
+  RandomProgram p_;
+  BaseRegistry registry_;
+  std::vector<BaseId> persistent_;
+  std::vector<Temp> temps_;
+  std::optional<Temp> pending_temp_;
+};
+
+}  // namespace
+
+RandomProgram random_program(uint64_t seed, const RandomProgramOptions& options) {
+  return Generator(seed, options).run();
+}
+
+std::vector<std::vector<uint8_t>> run_program(Backend& backend, const RandomProgram& p,
+                                              const Partition& partition) {
+  for (const BaseSpec& b : p.bases) {
+    backend.declare(b.id, b.dtype, b.nelem);
+    if (!b.data.empty()) backend.copy_from_host(b.id, b.data.data());
+  }
+  backend.execute(p.batch, partition);
+  std::vector<std::vector<uint8_t>> out;
+  for (const BaseSpec& b : p.bases) {
+    if (b.freed) continue;
+    std::vector<uint8_t> bytes(static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype));
+    backend.copy_to_host(b.id, bytes.data());
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+}  // namespace arrvm::testing
