@@ -8,6 +8,8 @@
 #include <span>
 #include <unordered_map>
 
+#include "fusion/driver.hpp"
+#include "fusion/graph.hpp"
 #include "fusion/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
@@ -30,7 +32,8 @@ struct TraceBase {
 // flushed maps each batch back to the trace.
 class BatchRecorder : public FlushObserver {
  public:
-  explicit BatchRecorder(bool keep_instructions) : keep_(keep_instructions) {}
+  BatchRecorder(bool keep_instructions, std::string cost_model)
+      : keep_(keep_instructions), cost_model_(std::move(cost_model)) {}
 
   std::deque<int64_t> pending;                       // -1: not from the trace
   std::unordered_map<BaseId, BaseId> to_trace_base;  // runtime id -> trace id (for --dot)
@@ -44,6 +47,7 @@ class BatchRecorder : public FlushObserver {
     if (!active) return;
     BatchReport b;
     b.instructions = batch.size();
+    b.cost = static_cast<double>(partition_cost(batch, partition, cost_model_));
     for (const Block& block : partition.blocks) {
       std::vector<int64_t> ids;
       ids.reserve(block.size());
@@ -53,6 +57,9 @@ class BatchRecorder : public FlushObserver {
     if (keep_) {
       for (const Instruction& in : batch) b.instrs.push_back(with_trace_bases(in));
       b.trace_index = index;
+      const fusion::Graph graph(batch);
+      b.dependencies = graph.dependency_edges();
+      b.fuse_preventing = graph.fuse_preventing_edges();
     }
     batches.push_back(std::move(b));
   }
@@ -71,6 +78,7 @@ class BatchRecorder : public FlushObserver {
   }
 
   bool keep_;
+  std::string cost_model_;
 };
 
 // One pass over the trace against `rt`.
@@ -319,7 +327,7 @@ ReplayResult replay(const ReplayOptions& o) {
     }
   }
   // The recorder outlives the runtime that points at it.
-  BatchRecorder rec(!o.dot_dir.empty());
+  BatchRecorder rec(!o.dot_dir.empty(), config.cost);
   Runtime rt(config);
   rt.set_flush_observer(&rec);
 

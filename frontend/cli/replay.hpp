@@ -43,6 +43,8 @@ struct BatchReport {
   // With --dot: the batch with trace base ids, and each one's trace index.
   std::vector<Instruction> instrs;
   std::vector<int64_t> trace_index;
+  // With --dot: the WSP graph's edges, as positions in the batch.
+  std::vector<std::pair<uint32_t, uint32_t>> dependencies, fuse_preventing;
 };
 
 struct ReplayResult {

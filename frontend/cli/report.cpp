@@ -136,7 +136,7 @@ void write_dot_files(const std::string& dir, const ReplayResult& r) {
     // different fusers diff against each other.
     out << "digraph batch_" << k << " {\n";
     out << "  // batch " << k << ": " << b.instructions << " instructions, " << b.partition.size()
-        << " blocks; dashed edges: stream order\n";
+        << " blocks; solid edges: dependencies, dashed red: fuse-preventing\n";
     out << "  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
     std::unordered_map<int64_t, std::size_t> local;  // trace index -> position in the batch
     for (std::size_t i = 0; i < b.trace_index.size(); ++i) local[b.trace_index[i]] = i;
@@ -150,8 +150,12 @@ void write_dot_files(const std::string& dir, const ReplayResult& r) {
       }
       out << "  }\n";
     }
-    for (std::size_t i = 1; i < b.trace_index.size(); ++i) {
-      out << "  i" << b.trace_index[i - 1] << " -> i" << b.trace_index[i] << " [style=dashed, color=gray];\n";
+    for (const auto& [from, to] : b.dependencies) {
+      out << "  i" << b.trace_index[from] << " -> i" << b.trace_index[to] << ";\n";
+    }
+    for (const auto& [x, y] : b.fuse_preventing) {
+      out << "  i" << b.trace_index[x] << " -> i" << b.trace_index[y]
+          << " [style=dashed, color=red, dir=none, constraint=false];\n";
     }
     out << "}\n";
     if (!out) throw Error("--dot: write failed: " + path);
