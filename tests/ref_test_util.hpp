@@ -59,12 +59,7 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 inline View view(BaseId b, int64_t off, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.offset = off;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
+  return arrvm::make_view(b, off, shape, stride);
 }
 inline View vec(BaseId b, int64_t n) { return view(b, 0, {n}, {1}); }
 inline View scalar_view(BaseId b, int64_t off) { return view(b, off, {}, {}); }

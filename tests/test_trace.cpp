@@ -36,12 +36,7 @@ std::string temp_path(const std::string& tag) {
 }
 
 View view(arrvm::BaseId base, int64_t offset, Dims shape, Dims stride) {
-  View v;
-  v.base = base;
-  v.offset = offset;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
+  return arrvm::make_view(base, offset, shape, stride);
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

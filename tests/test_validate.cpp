@@ -19,12 +19,7 @@ Config ref_config() {
 }
 
 View view(BaseId b, int64_t off, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.offset = off;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
+  return arrvm::make_view(b, off, shape, stride);
 }
 
 View vec(BaseId b, int64_t n) { return view(b, 0, {n}, {1}); }

@@ -8,12 +8,7 @@ using namespace arrvm;  // tests only
 
 namespace {
 View view(BaseId b, int64_t off, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.offset = off;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
+  return arrvm::make_view(b, off, shape, stride);
 }
 }  // namespace
 

@@ -65,6 +65,15 @@ Dims row_major_strides(const Dims& shape) {
   return s;
 }
 
+View make_view(BaseId base, int64_t offset, const Dims& shape, const Dims& stride) {
+  View v;
+  v.base = base;
+  v.offset = offset;
+  v.shape = shape;
+  v.stride = stride;
+  return v;
+}
+
 View contiguous_view(BaseId base, DType dtype, const Dims& shape) {
   View v;
   v.base = base;

@@ -53,6 +53,9 @@ struct View {
   int64_t nelem() const { return shape.product(); }
 };
 
+// A view from its parts (dtype is filled in by validation).
+View make_view(BaseId base, int64_t offset, const Dims& shape, const Dims& stride);
+
 // A row-major contiguous view of a whole base (offset 0).
 View contiguous_view(BaseId base, DType dtype, const Dims& shape);
 Dims row_major_strides(const Dims& shape);
