@@ -1,6 +1,7 @@
 // The one table of backends: name -> factory.
 #include "backends/backend.hpp"
 
+#include "backends/cpu/cpu_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "vm/error.hpp"
 
@@ -15,6 +16,7 @@ struct BackendEntry {
 
 constexpr BackendEntry kBackends[] = {
     {"ref", make_ref_backend},
+    {"cpu", make_cpu_backend},
 };
 
 }  // namespace

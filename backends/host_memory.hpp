@@ -1,0 +1,67 @@
+// Host memory of base arrays for host backends: 64-byte aligned, zero-filled,
+// allocated lazily on first write (a base freed before it is written never
+// gets memory). Used by the cpu backend; the ref backend has its own copy
+// of the same rules and could move onto this.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "vm/error.hpp"
+#include "vm/view.hpp"
+
+namespace arrvm {
+
+class HostMemory {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+
+  struct Buffer {
+    DType dtype = DType::Float64;
+    int64_t nelem = 0;
+    std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};  // null until first written
+
+    std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
+  };
+
+  void declare(BaseId id, DType dtype, int64_t nelem) {
+    ARRVM_ASSERT(nelem >= 0);
+    Buffer b;
+    b.dtype = dtype;
+    b.nelem = nelem;
+    buffers_[id] = std::move(b);
+  }
+
+  void release(BaseId id) { buffers_.erase(id); }
+
+  Buffer& find(BaseId id) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) throw InternalError("host memory: unknown base b" + std::to_string(id));
+    return it->second;
+  }
+
+  // The base's memory, allocating (zero-filled) on first use.
+  void* for_write(BaseId id) {
+    Buffer& b = find(id);
+    if (!b.data) {
+      const std::size_t n = b.bytes();
+      const std::size_t rounded = n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;
+      void* p = std::aligned_alloc(kAlignment, rounded);
+      if (p == nullptr) throw Error("out of memory allocating " + std::to_string(n) + " bytes");
+      std::memset(p, 0, rounded);
+      b.data.reset(p);
+    }
+    return b.data.get();
+  }
+
+  // The base's memory, or nullptr if it was never written.
+  void* for_read(BaseId id) { return find(id).data.get(); }
+
+ private:
+  std::unordered_map<BaseId, Buffer> buffers_;
+};
+
+}  // namespace arrvm

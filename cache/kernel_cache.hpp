@@ -1,0 +1,59 @@
+// The kernel cache of the C code generator: source -> loaded function.
+// In memory, and on disk in Config.cache_dir (Config.cache = on | memory |
+// off). A disk entry is named by a SHA-256 of its key (source, compiler
+// command, flags, host CPU) and stores the full key, the shared object and a
+// checksum; an entry whose key or checksum does not match, or that is
+// truncated, is removed and the kernel recompiled. Entries are written to a
+// temporary file and renamed into place, so processes sharing the directory
+// never see half an entry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "vm/config.hpp"
+
+namespace arrvm {
+
+struct KernelCacheStats {
+  uint64_t compiled = 0;     // compiler runs
+  uint64_t memory_hits = 0;  // found loaded in this process
+  uint64_t disk_hits = 0;    // loaded from the cache directory
+  uint64_t misses = 0;       // neither: compiled
+  uint64_t corrupt = 0;      // disk entries rejected and removed
+};
+
+class KernelCache {
+ public:
+  explicit KernelCache(const Config& config);
+  ~KernelCache();
+  KernelCache(const KernelCache&) = delete;
+  KernelCache& operator=(const KernelCache&) = delete;
+
+  // The address of `symbol` in `source` compiled as a shared object. Throws
+  // BackendError carrying the compiler's output if compilation fails.
+  void* get(const std::string& source, const std::string& symbol);
+
+  const KernelCacheStats& stats() const { return stats_; }
+
+ private:
+  std::string key_of(const std::string& source) const;
+  std::string compile(const std::string& source);  // returns the .so path
+  void* load(const std::string& so_path, const std::string& symbol);
+  bool load_from_disk(const std::string& key, const std::string& file, std::string* so_path);
+  void store_to_disk(const std::string& key, const std::string& file, const std::string& so_path);
+
+  std::string cc_, cflags_, mode_, dir_, host_;
+  std::string work_dir_;  // this process's temporary directory
+  uint64_t counter_ = 0;
+  std::unordered_map<std::string, void*> loaded_;  // key -> symbol
+  std::vector<void*> handles_;
+  KernelCacheStats stats_;
+};
+
+// Hex SHA-256 of `data`.
+std::string sha256_hex(const std::string& data);
+
+}  // namespace arrvm

@@ -1,0 +1,42 @@
+// Helpers for the tests of the `cpu` backend: a temporary cache directory and
+// configs for ref and cpu runs of the same program.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "vm/config.hpp"
+
+namespace cputest {
+
+// A fresh directory under the system temp dir, removed with its contents.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "arrvm-test-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline arrvm::Config config(const std::string& backend, const std::string& cache_dir,
+                            const std::string& fuser = "greedy") {
+  arrvm::Config c;
+  c.backend = backend;
+  c.fuser = fuser;
+  c.cache_dir = cache_dir;
+  c.cache = "on";
+  return c;
+}
+
+}  // namespace cputest
