@@ -4,10 +4,11 @@ namespace arrvm::fusion {
 
 namespace {
 
-// The one table of fusion algorithms. `ilp` joins it in a later issue.
+// The one table of fusion algorithms.
 constexpr Algorithm kAlgorithms[] = {
     {"singleton", singleton::fuse},     {"linear", linear::fuse},   {"greedy", greedy::fuse},
     {"unintrusive", unintrusive::fuse}, {"optimal", optimal::fuse},
+    {"ilp", ilp::fuse},
 };
 
 }  // namespace

@@ -17,7 +17,10 @@
 namespace arrvm::fusion {
 
 struct Options {
-  double time_limit = 1.0;  // seconds, for `optimal` (Config::fuse_time_limit)
+  double time_limit = 1.0;  // seconds, for `optimal` and `ilp` (Config::fuse_time_limit)
+  // Test hook for `ilp`: makes every MIP infeasible, so that CBC fails and
+  // ilp takes its fallback (greedy, with a warning).
+  bool ilp_force_failure = false;
 };
 
 using FuseFn = Partition (*)(const Graph&, const CostModel&, const Options&);
@@ -74,6 +77,15 @@ void merge_all(BlockSet& s);
 // legal partition found so far. The seeds always run to completion, so it
 // takes at least as long as they do (milliseconds at 300 instructions).
 namespace optimal {
+Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
+}
+
+// Seeds 003/004/000: the WSP problem of the batch as a MIP over the
+// unintrusive blocks, split into independent parts, solved with CBC from the
+// greedy warm start (fusion/ilp.hpp has the formulation). Exact when CBC
+// proves every part optimal; exponential in the worst case; stops at
+// options.time_limit with the best solution found, never worse than greedy.
+namespace ilp {
 Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
 }
 

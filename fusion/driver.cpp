@@ -16,7 +16,6 @@ Partition singleton_partition(std::size_t n) {
 
 void check_fuser_name(const std::string& name) {
   if (fusion::find_algorithm(name) != nullptr) return;
-  if (name == "ilp") throw Error("fuser 'ilp' is not available yet");
   std::string known;
   for (const fusion::Algorithm& a : fusion::algorithms())
     known += (known.empty() ? "" : ", ") + std::string(a.name);

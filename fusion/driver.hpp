@@ -18,7 +18,6 @@ namespace arrvm {
 Partition fuse_batch(std::span<const Instruction> batch, const Config& config);
 
 // Throws Error if `name` is not a known fuser (checked when a VM starts).
-// `ilp` is reserved: it throws "fuser 'ilp' is not available yet".
 void check_fuser_name(const std::string& name);
 
 // Throws Error if `name` is not a known cost model.

@@ -1,0 +1,131 @@
+#include "fusion/ilp_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include <coin/CbcModel.hpp>
+#include <coin/CbcStrategy.hpp>
+#include <coin/CoinError.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+namespace arrvm::fusion {
+
+int MipProblem::add_column(double lower, double upper, double objective, bool integer) {
+  lower_.push_back(lower);
+  upper_.push_back(upper);
+  objective_.push_back(objective);
+  integer_.push_back(integer ? 1 : 0);
+  return static_cast<int>(lower_.size()) - 1;
+}
+
+void MipProblem::add_row(std::vector<std::pair<int, double>> terms, double lower, double upper) {
+  row_terms_.push_back(std::move(terms));
+  row_lower_.push_back(lower);
+  row_upper_.push_back(upper);
+}
+
+double MipProblem::objective_of(const std::vector<double>& x) const {
+  double v = 0;
+  for (std::size_t j = 0; j < objective_.size(); ++j) v += objective_[j] * x[j];
+  return v;
+}
+
+bool MipProblem::feasible(const std::vector<double>& x) const {
+  constexpr double kTol = 1e-6;
+  if (x.size() != lower_.size()) return false;
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    if (x[j] < lower_[j] - kTol || x[j] > upper_[j] + kTol) return false;
+    if (integer_[j] && std::abs(x[j] - std::round(x[j])) > kTol) return false;
+  }
+  for (std::size_t r = 0; r < row_terms_.size(); ++r) {
+    double v = 0;
+    for (const auto& [col, coef] : row_terms_[r]) v += coef * x[col];
+    if (v < row_lower_[r] - kTol || v > row_upper_[r] + kTol) return false;
+  }
+  return true;
+}
+
+struct MipSolver {
+  static MipResult solve(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
+                         bool verbose) {
+    MipResult result;
+    const int n = p.columns();
+    // Row-ordered, built in one go (appending rows one by one is quadratic).
+    std::vector<CoinBigIndex> start, len;
+    std::vector<int> idx;
+    std::vector<double> val;
+    for (const auto& terms : p.row_terms_) {
+      start.push_back(static_cast<CoinBigIndex>(idx.size()));
+      len.push_back(static_cast<int>(terms.size()));
+      for (const auto& [col, coef] : terms) {
+        idx.push_back(col);
+        val.push_back(coef);
+      }
+    }
+    const CoinPackedMatrix matrix(false, n, p.rows(), static_cast<CoinBigIndex>(idx.size()), val.data(),
+                                  idx.data(), start.data(), len.data());
+    OsiClpSolverInterface solver;
+    const int level = verbose ? 1 : 0;
+    solver.messageHandler()->setLogLevel(level);
+    solver.getModelPtr()->setLogLevel(level);
+    // MipProblem's kInf (and anything beyond it) is the solver's infinity.
+    const double inf = solver.getInfinity();
+    std::vector<double> row_lower = p.row_lower_, row_upper = p.row_upper_;
+    for (double& v : row_lower)
+      if (v <= -MipProblem::kInf * 0.1) v = -inf;
+    for (double& v : row_upper)
+      if (v >= MipProblem::kInf * 0.1) v = inf;
+    solver.loadProblem(matrix, p.lower_.data(), p.upper_.data(), p.objective_.data(), row_lower.data(),
+                       row_upper.data());
+    for (int j = 0; j < n; ++j) {
+      if (p.integer_[j]) solver.setInteger(j);
+    }
+    // The initial LP solve is not covered by CbcModel's limit.
+    solver.getModelPtr()->setMaximumSeconds(std::max(seconds, 0.01));
+    CbcModel model(solver);
+    model.setLogLevel(level);
+    model.messageHandler()->setLogLevel(level);
+    model.solver()->messageHandler()->setLogLevel(level);
+    model.setUseElapsedTime(true);
+    model.setMaximumSeconds(std::max(seconds, 0.0));
+    CbcStrategyDefault strategy(1, 5, 0, 0);
+    model.setStrategy(strategy);
+    model.initialSolve();
+    if (model.solver()->isProvenPrimalInfeasible()) {
+      result.message = "the LP relaxation is infeasible";
+      return result;
+    }
+    if (!warm_start.empty() && p.feasible(warm_start))
+      model.setBestSolution(warm_start.data(), n, p.objective_of(warm_start), true);
+    model.branchAndBound();
+    result.nodes = model.getNodeCount();
+    const double* best = model.bestSolution();
+    if (model.isProvenInfeasible() || best == nullptr) {
+      result.message = model.isProvenInfeasible() ? "proven infeasible" : "no solution found";
+      return result;
+    }
+    result.x.assign(best, best + n);
+    result.objective = p.objective_of(result.x);
+    result.status = model.isProvenOptimal() ? MipResult::Status::Optimal : MipResult::Status::Stopped;
+    return result;
+  }
+};
+
+MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
+                    bool verbose) {
+  try {
+    return MipSolver::solve(p, warm_start, seconds, verbose);
+  } catch (const CoinError& e) {
+    MipResult r;
+    r.message = "CBC error: " + e.message();
+    return r;
+  } catch (const std::exception& e) {
+    MipResult r;
+    r.message = std::string("CBC error: ") + e.what();
+    return r;
+  }
+}
+
+}  // namespace arrvm::fusion

@@ -1,0 +1,226 @@
+// The `ilp` fuser (fusion/ilp.hpp): on random batches it returns a legal
+// partition of exactly the optimum cost under all four cost models (against
+// `optimal`, and against exhaustive search on batches of <= 9 instructions);
+// Fig. 3 gives the exhaustive optima; a tiny time limit still gives a legal
+// partition no worse than greedy; a forced solver failure (the test hook
+// Options::ilp_force_failure) falls back to greedy with a warning.
+// ARRVM_TEST_SCALE=k runs k times as many random batches.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <spdlog/sinks/ostream_sink.h>
+
+#include "backends/backend.hpp"
+#include "fusion/algorithms.hpp"
+#include "fusion/cost.hpp"
+#include "fusion/graph.hpp"
+#include "fusion/ilp.hpp"
+#include "fusion/ilp_model.hpp"
+#include "tests/exhaustive.hpp"
+#include "tests/fusion_test_util.hpp"
+#include "tests/random_program.hpp"
+#include "vm/log.hpp"
+
+using namespace arrvm;          // tests only
+using namespace arrvm::fusion;  // tests only
+
+namespace {
+
+int test_scale() {
+  const char* s = std::getenv("ARRVM_TEST_SCALE");
+  if (s == nullptr || *s == '\0') return 1;
+  const int k = std::atoi(s);
+  return k > 0 ? k : 1;
+}
+
+// Runs `p` on a fresh ref backend: the contents of the bases it keeps.
+std::vector<std::vector<uint8_t>> run_on_ref(const testing::RandomProgram& p, const Partition& partition) {
+  Config config;
+  config.backend = "ref";
+  const std::unique_ptr<Backend> backend = make_backend(config);
+  return testing::run_program(*backend, p, partition);
+}
+
+// Collects what arrvm::logger() writes while alive.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
+    logger().sinks().push_back(sink_);
+  }
+  ~LogCapture() {
+    auto& sinks = logger().sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+  }
+  std::string text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+
+}  // namespace
+
+TEST_CASE("ilp is registered") {
+  REQUIRE(find_algorithm("ilp") != nullptr);
+  const bool is_ilp = find_algorithm("ilp")->fuse == &ilp::fuse;
+  CHECK(is_ilp);
+}
+
+TEST_CASE("ilp = optimal on random batches, all four cost models; same results on ref") {
+  const int batches = 1000 * test_scale();
+  const std::vector<std::string> models = cost_model_names();
+  Options options;
+  options.time_limit = 20.0;  // never reached on these sizes: both must be exact
+  int compared_exhaustive = 0, proven = 0, total = 0, beat_greedy = 0;
+  for (int seed = 0; seed < batches; ++seed) {
+    testing::RandomProgramOptions po;
+    po.max_instructions = seed % 3 == 0 ? 14 : 9;
+    const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(100000 + seed), po);
+    const Graph g(prog.batch);
+    const bool execute = seed % 10 == 0;
+    const std::vector<std::vector<uint8_t>> expected =
+        execute ? run_on_ref(prog, singleton_partition(prog.batch.size())) : std::vector<std::vector<uint8_t>>{};
+    for (const std::string& model : models) {
+      const auto cost = make_cost_model(model);
+      INFO("seed " << 100000 + seed << ", " << prog.batch.size() << " instructions, cost model " << model);
+      ilp::Report report;
+      const Partition p = ilp::fuse_report(g, *cost, options, &report);
+      REQUIRE(check_partition(g, p) == "");
+      CHECK(report.failed == 0);
+      CHECK(report.inexact == 0);  // the linear objective is the exact cost model
+      ++total;
+      proven += report.optimal();
+      const Cost c = cost->cost(g, p);
+      CHECK(c == cost->cost(g, optimal::fuse(g, *cost, options)));
+      const Cost greedy_cost = cost->cost(g, greedy::fuse(g, *cost, options));
+      CHECK(c <= greedy_cost);
+      beat_greedy += c < greedy_cost;
+      if (prog.batch.size() <= 9) {
+        ++compared_exhaustive;
+        CHECK(c == testing::exhaustive_optimum(g, *cost).cost);
+      }
+      // The partition computes what unfused execution computes.
+      if (execute && p.blocks.size() < prog.batch.size()) CHECK(run_on_ref(prog, p) == expected);
+    }
+  }
+  MESSAGE(total << " (batch, model) runs, " << compared_exhaustive << " also against exhaustive search, "
+                << proven << " proven optimal by CBC, " << beat_greedy << " cheaper than greedy");
+  CHECK(beat_greedy > 0);  // the solver does more than return its warm start
+  CHECK(proven == total);
+  CHECK(compared_exhaustive >= 2 * batches);
+  CHECK(total == 4 * batches);
+}
+
+TEST_CASE("ilp on Fig. 3: the exhaustive optimum under every cost model") {
+  const std::vector<Instruction> batch = fusion_test::load_trace_batch(ARRVM_TEST_DATA_DIR "/fig3.trace");
+  const Graph g(batch);
+  Options options;
+  options.time_limit = 20.0;
+  // Exhaustive optima over the 2,272,924 legal partitions (fusion/README.md).
+  const std::pair<const char*, Cost> expected[] = {
+      {"bohrium", 34}, {"max-contract", 3}, {"max-locality", 2}, {"robinson", 705}};
+  for (const auto& [name, best] : expected) {
+    INFO(name);
+    const auto cost = make_cost_model(name);
+    ilp::Report report;
+    const Partition p = ilp::fuse_report(g, *cost, options, &report);
+    CHECK(check_partition(g, p) == "");
+    CHECK(cost->cost(g, p) == best);
+    CHECK(report.optimal());
+    CHECK(report.inexact == 0);
+  }
+}
+
+TEST_CASE("ilp with a tiny time limit: legal and no worse than greedy") {
+  for (const char* name : {"bohrium", "robinson"}) {
+    const auto cost = make_cost_model(name);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      testing::RandomProgramOptions po;
+      po.min_instructions = 150;
+      po.max_instructions = 200;
+      const testing::RandomProgram prog = testing::random_program(seed, po);
+      const Graph g(prog.batch);
+      INFO(std::string(name) << ", seed " << seed << ", " << prog.batch.size() << " instructions");
+      Options options;
+      options.time_limit = 0.001;
+      ilp::Report report;
+      const Partition p = ilp::fuse_report(g, *cost, options, &report);
+      CHECK(check_partition(g, p) == "");
+      CHECK(cost->cost(g, p) <= cost->cost(g, greedy::fuse(g, *cost, options)));
+      CHECK(report.failed == 0);
+      CHECK(!report.optimal());  // 1 ms is not enough to prove anything on this size
+    }
+  }
+}
+
+TEST_CASE("ilp: a solver failure falls back to greedy with a warning") {
+  const std::vector<Instruction> batch = fusion_test::load_trace_batch(ARRVM_TEST_DATA_DIR "/fig3.trace");
+  const Graph g(batch);
+  const auto cost = make_cost_model("bohrium");
+  Options options;
+  options.time_limit = 20.0;
+  options.ilp_force_failure = true;
+  LogCapture log;
+  ilp::Report report;
+  const Partition p = ilp::fuse_report(g, *cost, options, &report);
+  CHECK(check_partition(g, p) == "");
+  CHECK(report.failed == report.parts);
+  CHECK(report.failed > 0);
+  CHECK(report.solved == 0);
+  // The better of greedy (38, fusion/README.md) and greedy from the
+  // unintrusive blocks (the warm start), not the optimum 34.
+  BlockSet seed(g, *cost);
+  unintrusive::merge_all(seed);
+  greedy::merge_all(seed);
+  CHECK(cost->cost(g, p) == std::min<Cost>(38, seed.cost()));
+  CHECK(cost->cost(g, p) > 34);
+  CHECK(log.text().find("CBC failed") != std::string::npos);
+}
+
+TEST_CASE("ilp: a part too large for the solver keeps the warm start, within the time limit") {
+  testing::RandomProgramOptions po;
+  po.min_instructions = po.max_instructions = 1500;
+  const testing::RandomProgram prog = testing::random_program(7, po);
+  const Graph g(prog.batch);
+  const auto cost = make_cost_model("robinson");  // every fusible pair a variable: > 8000 columns
+  Options options;
+  options.time_limit = 5.0;
+  ilp::Report report;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Partition p = ilp::fuse_report(g, *cost, options, &report);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(check_partition(g, p) == "");
+  CHECK(report.too_large > 0);
+  CHECK(cost->cost(g, p) <= cost->cost(g, greedy::fuse(g, *cost, options)));
+  CHECK(seconds < options.time_limit + 1.0);
+}
+
+TEST_CASE("solve_mip on hand-made problems") {
+  // min -x - 2y  s.t.  x + y <= 1, x, y binary: y = 1, value -2.
+  MipProblem p;
+  const int x = p.add_column(0, 1, -1, true), y = p.add_column(0, 1, -2, true);
+  p.add_row({{x, 1.0}, {y, 1.0}}, -MipProblem::kInf, 1);
+  MipResult r = solve_mip(p, {1.0, 0.0}, 10.0, false);  // a feasible, worse warm start
+  REQUIRE(r.status == MipResult::Status::Optimal);
+  CHECK(r.objective == doctest::Approx(-2));
+  CHECK(r.x[y] == doctest::Approx(1));
+  // min -x  s.t.  2x <= 1, x integer in [0, 3]: x = 0 (the LP optimum 0.5 is fractional).
+  MipProblem q;
+  const int z = q.add_column(0, 3, -1, true);
+  q.add_row({{z, 2.0}}, -MipProblem::kInf, 1);
+  r = solve_mip(q, {}, 10.0, false);
+  REQUIRE(r.status == MipResult::Status::Optimal);
+  CHECK(r.x[z] == doctest::Approx(0));
+  // x + y >= 3 with binaries: infeasible, reported as a failure.
+  p.add_row({{x, 1.0}, {y, 1.0}}, 3, MipProblem::kInf);
+  r = solve_mip(p, {1.0, 0.0}, 10.0, false);
+  CHECK(r.status == MipResult::Status::Failed);
+  CHECK(r.x.empty());
+  CHECK(!r.message.empty());
+}
