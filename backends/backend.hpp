@@ -11,6 +11,7 @@
 #include "fusion/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/profile.hpp"
 
 namespace arrvm {
 
@@ -18,6 +19,12 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+
+  // The VM's profile, which the backend updates (codegen/compile time,
+  // kernels, kernel cache, allocation, contraction, device transfers). The
+  // runtime attaches its own right after construction; until then the
+  // backend writes to a private one.
+  void attach_profile(Profile* profile) { profile_ = profile != nullptr ? profile : &own_profile_; }
 
   // A base array now exists. Its memory is allocated lazily, on first write
   // (64-byte aligned on host backends), and never for a base that is freed
@@ -39,6 +46,13 @@ class Backend {
   // for run-time errors of the program (e.g. a gather index out of range),
   // BackendError when the backend itself fails.
   virtual void execute(std::span<const Instruction> batch, const Partition& partition) = 0;
+
+ protected:
+  Profile& profile() { return *profile_; }
+
+ private:
+  Profile own_profile_;
+  Profile* profile_ = &own_profile_;
 };
 
 // The backend named by config.backend. Throws Error listing the known names.

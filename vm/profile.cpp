@@ -6,16 +6,27 @@
 
 namespace arrvm {
 
+namespace {
+unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
+}  // namespace
+
 std::string Profile::to_text() const {
-  char buf[512];
+  char buf[2048];
   std::snprintf(buf, sizeof buf,
                 "arrvm profile\n"
                 "  batches %llu, instructions %llu, blocks %llu\n"
-                "  time: fusion %.6f s, execution %.6f s\n"
-                "  host transfers: %llu bytes in, %llu bytes out\n",
-                static_cast<unsigned long long>(batches), static_cast<unsigned long long>(instructions),
-                static_cast<unsigned long long>(blocks), fusion_s, exec_s,
-                static_cast<unsigned long long>(bytes_from_host), static_cast<unsigned long long>(bytes_to_host));
+                "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
+                " + execution %.6f + unaccounted %.6f\n"
+                "  kernels: %llu compiled, %llu launched; kernel cache %llu hits (%llu from disk), %llu misses\n"
+                "  merge cache: %llu hits, %llu misses, %llu upgrades\n"
+                "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
+                "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
+                " from device\n",
+                u(batches), u(instructions), u(blocks), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
+                execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(kernel_cache_hits),
+                u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
+                u(merge_cache_upgrades), u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
+                u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
   return buf;
 }
 
@@ -24,11 +35,32 @@ std::string Profile::to_json() const {
       {"batches", batches},
       {"instructions", instructions},
       {"blocks", blocks},
-      {"time", {{"fusion", fusion_s}, {"exec", exec_s}}},
-      {"bytes_from_host", bytes_from_host},
-      {"bytes_to_host", bytes_to_host},
+      {"time",
+       {{"total", total_s},
+        {"fusion", fusion_s},
+        {"merge_cache", merge_cache_s},
+        {"codegen", codegen_s},
+        {"compile", compile_s},
+        {"execution", execution_s()},
+        {"unaccounted", unaccounted_s()}}},
+      {"kernels",
+       {{"compiled", kernels_compiled},
+        {"launched", kernels_launched},
+        {"cache_hits", kernel_cache_hits},
+        {"cache_disk_hits", kernel_cache_disk_hits},
+        {"cache_misses", kernel_cache_misses}}},
+      {"merge_cache", {{"hits", merge_cache_hits}, {"misses", merge_cache_misses}, {"upgrades", merge_cache_upgrades}}},
+      {"memory",
+       {{"arrays_contracted", arrays_contracted},
+        {"bytes_allocated_peak", bytes_allocated_peak},
+        {"bytes_allocated", bytes_allocated}}},
+      {"transfers",
+       {{"bytes_from_host", bytes_from_host},
+        {"bytes_to_host", bytes_to_host},
+        {"bytes_to_device", bytes_to_device},
+        {"bytes_from_device", bytes_from_device}}},
   };
-  return j.dump();
+  return j.dump(2);
 }
 
 }  // namespace arrvm

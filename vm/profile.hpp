@@ -1,4 +1,7 @@
 // Counters and timers of one VM, printed or written at exit under ARRVM_PROFILE.
+// The runtime owns one Profile; it hands the backend a pointer to it
+// (Backend::attach_profile) and the fusion driver / merge cache update the
+// fields they own. All times are seconds of wall clock.
 #pragma once
 
 #include <chrono>
@@ -8,9 +11,48 @@
 namespace arrvm {
 
 struct Profile {
-  double fusion_s = 0, exec_s = 0;
+  // Time. exec_s is the time inside Backend::execute, which includes the
+  // backend's codegen_s and compile_s; execution proper is exec_s minus both.
+  // total_s is the VM's lifetime (set when the profile is reported);
+  // unaccounted = total - fusion - exec - merge_cache (the frontend, the
+  // validation, the user's own code).
+  double total_s = 0;
+  double fusion_s = 0;       // running the fuser (merge-cache misses)
+  double merge_cache_s = 0;  // hashing the batch, looking it up, re-binding
+  double exec_s = 0;
+  double codegen_s = 0;  // lowering blocks and printing source
+  double compile_s = 0;  // running the compiler and loading the result
+
   uint64_t batches = 0, instructions = 0, blocks = 0;
+
+  // Kernels (backends that generate code).
+  uint64_t kernels_compiled = 0;   // compiler runs
+  uint64_t kernels_launched = 0;   // generated kernels run
+  uint64_t kernel_cache_hits = 0;  // in memory or on disk
+  uint64_t kernel_cache_disk_hits = 0;
+  uint64_t kernel_cache_misses = 0;
+
+  // Memory of base arrays held by the backend.
+  uint64_t arrays_contracted = 0;  // bases never allocated: scalar temporaries
+  uint64_t bytes_allocated = 0;    // now
+  uint64_t bytes_allocated_peak = 0;
+
+  // Merge cache (partitions of batches seen before).
+  uint64_t merge_cache_hits = 0, merge_cache_misses = 0, merge_cache_upgrades = 0;
+
+  // Data moved between the host and base arrays (user writes / reads), and,
+  // for device backends, between host and device memory.
   uint64_t bytes_from_host = 0, bytes_to_host = 0;
+  uint64_t bytes_to_device = 0, bytes_from_device = 0;
+
+  void allocated(uint64_t bytes) {
+    bytes_allocated += bytes;
+    if (bytes_allocated > bytes_allocated_peak) bytes_allocated_peak = bytes_allocated;
+  }
+  void deallocated(uint64_t bytes) { bytes_allocated -= bytes < bytes_allocated ? bytes : bytes_allocated; }
+
+  double execution_s() const { return exec_s - codegen_s - compile_s; }
+  double unaccounted_s() const { return total_s - fusion_s - merge_cache_s - exec_s; }
 
   std::string to_text() const;
   std::string to_json() const;

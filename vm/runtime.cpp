@@ -29,6 +29,7 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   check_fuser_name(config_.fuser);
   check_cost_name(config_.cost);
   backend_ = make_backend(config_);
+  backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
 }
 
@@ -36,6 +37,7 @@ Runtime::~Runtime() {
   // Pending instructions have no observable effect any more (nothing can
   // sync after this), so they are dropped rather than run.
   if (config_.profile.empty()) return;
+  profile();  // brings total_s up to date
   try {
     if (config_.profile == "1") {
       std::fputs(profile_.to_text().c_str(), stderr);
@@ -45,6 +47,11 @@ Runtime::~Runtime() {
   } catch (const std::exception& e) {
     logger().error("could not write the profile: {}", e.what());
   }
+}
+
+Profile& Runtime::profile() {
+  profile_.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return profile_;
 }
 
 BaseId Runtime::new_base(DType dtype, int64_t nelem) {

@@ -3,6 +3,7 @@
 // thread drives one Runtime.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -56,7 +57,8 @@ class Runtime {
   const Config& config() const { return config_; }
   Backend& backend() { return *backend_; }
   const BaseRegistry& bases() const { return bases_; }
-  Profile& profile() { return profile_; }
+  // Counters so far; total_s is brought up to date on each call.
+  Profile& profile();
 
   // A new base array of nelem elements (no memory until first written).
   BaseId new_base(DType dtype, int64_t nelem);
@@ -96,6 +98,7 @@ class Runtime {
   uint64_t issued_ = 0;              // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace arrvm
