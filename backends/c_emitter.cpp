@@ -168,7 +168,7 @@ bool returns_bool(Opcode op) {
 std::string cast_body(DType from, DType to, const CDialect& d) {
   if (is_bool(to)) return "return v != 0;";  // NaN is truthy
   if (is_float(from) && (is_integer(to))) {
-    const std::string ld = d.long_double ? "long double" : "double";
+    const std::string ld = d.saturate_in_source_type ? c_type(from) : d.long_double ? "long double" : "double";
     return "if (isnan(v)) return 0; " + ld + " x = (" + ld + ")v; if (x <= (" + ld + ")" + limit_min(to) +
            ") return " + limit_min(to) + "; if (x >= (" + ld + ")" + limit_max(to) + ") return " + limit_max(to) +
            "; return (" + c_type(to) + ")v;";
@@ -208,7 +208,17 @@ std::string helper_name(const Stmt& st) {
   return "f_" + std::string(opcode_name(st.op)) + "_" + name_of(t);
 }
 
+// `text` inside an include guard named after `name`.
+std::string guarded(const std::string& name, const std::string& text) {
+  return "#ifndef ARRVM_HELPER_" + name + "\n#define ARRVM_HELPER_" + name + "\n" + text + "#endif\n";
+}
+
 std::string helper_def(const Stmt& st, const CDialect& d) {
+  if (d.guard_helpers) {
+    CDialect plain = d;
+    plain.guard_helpers = false;
+    return guarded(helper_name(st), helper_def(st, plain));
+  }
   const std::string name = helper_name(st);
   const std::string out = c_type(st.out.dtype);
   if (st.op == Opcode::Identity || st.op == Opcode::Range) {
@@ -249,9 +259,80 @@ std::string arg_expr(const Arg& a, int rank) {
       s = "C";
       s += std::to_string(a.index);
       break;
+    case ArgKind::Indexed:  // fused kernels only: c_emitter_fused.cpp prints their accesses
+      throw InternalError("c emitter: an indexed slot in a plain loop kernel");
   }
   return s;
 }
+
+// The kernel's parameter list: `p` (an array of buffer pointers) or, with
+// buffer_params, one parameter per buffer.
+std::string kernel_params(const std::vector<DType>& buffers, const CDialect& d) {
+  if (!d.buffer_params) return "void** p, const int64_t* a, const uint64_t* c";
+  const std::string& g = d.global_qualifier;
+  std::string s;
+  for (std::size_t v = 0; v < buffers.size(); ++v) s += g + c_type(buffers[v]) + "* P" + std::to_string(v) + ", ";
+  return s + g + "const int64_t* a, " + g + "const uint64_t* c";
+}
+
+// With work_item_first set: opens the work-item loop over the flat indices,
+// which defines i0..i{R-1} for the per-dimension code that follows, as the
+// loop nest does. Interleaved (GPU): w = first, first + step, ...; the
+// indices are the row-major digits of w, decomposed once and advanced by
+// the step's digits with carries (no division per element). Chunked (CPU):
+// the work item's contiguous range [first, end), as runs along the last
+// axis (one division per run), so the inner loop is unit-step.
+std::string open_work_item_loop(int R, const CDialect& d) {
+  if (R == 0) return "  for (int64_t w = " + d.work_item_first + "; w < 1; w += " + d.work_item_step + ") {\n";
+  std::string total, s;
+  for (int dd = 0; dd < R; ++dd) total += (dd ? " * n" : "n") + std::to_string(dd);
+  s += "  const int64_t total = " + total + ";\n";
+  s += "  if (total == 0) return;\n";
+  const std::string last = std::to_string(R - 1);
+  if (d.work_item_chunks) {
+    const std::string& step = d.work_item_step;
+    s += "  const int64_t chunk = (total + " + step + " - 1) / " + step + ";\n";
+    s += "  const int64_t first = " + d.work_item_first + " * chunk;\n";
+    s += "  const int64_t end = total - first < chunk ? total : first + chunk;\n";
+    if (R == 1) return s + "  for (int64_t i0 = first; i0 < end; ++i0) {\n";
+    s += "  for (int64_t w = first; w < end;) {\n";
+    s += "    int64_t rem = w / n" + last + ";\n";
+    s += "    const int64_t lo = w - rem * n" + last + ";\n";
+    s += "    const int64_t hi = end - w < n" + last + " - lo ? lo + (end - w) : n" + last + ";\n";
+    s += "    w += hi - lo;\n";
+    for (int dd = R - 2; dd > 0; --dd) {
+      const std::string ds = std::to_string(dd);
+      s += "    const int64_t i" + ds + " = rem % n" + ds + "; rem /= n" + ds + ";\n";
+    }
+    s += "    const int64_t i0 = rem;\n";
+    return s + "    for (int64_t i" + last + " = lo; i" + last + " < hi; ++i" + last + ") {\n";
+  }
+  auto digits = [&](const std::string& var, const std::string& value) {
+    std::string t = "  int64_t " + var + "0";
+    for (int dd = 1; dd < R; ++dd) t += ", " + var + std::to_string(dd);
+    t += ";\n  {\n    int64_t rem = " + value + ";\n";
+    for (int dd = R - 1; dd > 0; --dd) {
+      const std::string ds = std::to_string(dd);
+      t += "    " + var + ds + " = rem % n" + ds + "; rem /= n" + ds + ";\n";
+    }
+    return t + "    " + var + "0 = rem;\n  }\n";
+  };
+  s += digits("i", d.work_item_first) + digits("d", d.work_item_step);
+  // Advance: add the step's digits from the last axis, carrying at most one.
+  std::string advance = "w += " + d.work_item_step;
+  for (int dd = R - 1; dd >= 0; --dd) {
+    const std::string ds = std::to_string(dd);
+    advance += ", i" + ds + " += d" + ds;
+    if (dd + 1 < R) {
+      const std::string inner = std::to_string(dd + 1);
+      advance += " + (i" + inner + " >= n" + inner + " ? (i" + inner + " -= n" + inner + ", 1) : 0)";
+    }
+  }
+  return s + "  for (int64_t w = " + d.work_item_first + "; w < total; " + advance + ") {\n";
+}
+
+// How many loops open_work_item_loop opens (the braces to close).
+int work_item_loop_depth(int R, const CDialect& d) { return d.work_item_chunks && R >= 2 ? 2 : 1; }
 
 }  // namespace
 
@@ -281,16 +362,18 @@ std::string emit_c(const LoopKernel& k, const std::string& name, const CDialect&
     random = random || st.op == Opcode::Random;
     if (seen.insert(helper_name(st)).second) helpers += helper_def(st, d);
   }
-  if (random) src += kPhilox;
+  if (random) src += d.guard_helpers ? guarded("arrvm_philox", kPhilox) : std::string(kPhilox);
   src += helpers;
   const int R = k.rank;
   const std::string g = d.global_qualifier;
-  src += d.kernel_qualifier + "void " + name + "(void** p, const int64_t* a, const uint64_t* c) {\n";
+  src += d.kernel_qualifier + "void " + name + "(" + kernel_params(k.views, d) + ") {\n";
   for (int dd = 0; dd < R; ++dd) src += "  const int64_t n" + std::to_string(dd) + " = a[" + std::to_string(dd) + "];\n";
   for (std::size_t v = 0; v < k.views.size(); ++v) {
     const std::string vs = std::to_string(v);
     const int64_t at = view_arg_index(R, static_cast<int>(v));
-    src += "  " + g + c_type(k.views[v]) + "* P" + vs + " = (" + g + c_type(k.views[v]) + "*)p[" + vs + "];\n";
+    if (!d.buffer_params) {
+      src += "  " + g + c_type(k.views[v]) + "* P" + vs + " = (" + g + c_type(k.views[v]) + "*)p[" + vs + "];\n";
+    }
     src += "  const int64_t o" + vs + "_0 = a[" + std::to_string(at) + "];\n";
     for (int dd = 0; dd < R; ++dd) {
       src += "  const int64_t s" + vs + "_" + std::to_string(dd) + " = a[" + std::to_string(at + 1 + dd) + "];\n";
@@ -304,12 +387,16 @@ std::string emit_c(const LoopKernel& k, const std::string& name, const CDialect&
   bool flat = false;
   for (const Stmt& st : k.body) flat = flat || opcode_kind(st.op) == OpKind::Generator;
   if (flat) src += "  const int64_t f0 = 0;\n";
-  std::string indent = "  ";
+  const bool work_items = !d.work_item_first.empty();
+  std::string indent(work_items ? 2 + 2 * work_item_loop_depth(R, d) : 2, ' ');
+  if (work_items) src += open_work_item_loop(R, d);
   for (int dd = 0; dd < R; ++dd) {
     const std::string ds = std::to_string(dd), next = std::to_string(dd + 1);
     if (dd == 0 && d.openmp) src += "#pragma omp parallel for if(a[" + std::to_string(R) + "]) schedule(static)\n";
-    src += indent + "for (int64_t i" + ds + " = 0; i" + ds + " < n" + ds + "; ++i" + ds + ") {\n";
-    indent += "  ";
+    if (!work_items) {
+      src += indent + "for (int64_t i" + ds + " = 0; i" + ds + " < n" + ds + "; ++i" + ds + ") {\n";
+      indent += "  ";
+    }
     for (std::size_t v = 0; v < k.views.size(); ++v) {
       const std::string vs = std::to_string(v);
       src += indent + "const int64_t o" + vs + "_" + next + " = o" + vs + "_" + ds + " + i" + ds + " * s" + vs + "_" +
@@ -329,7 +416,7 @@ std::string emit_c(const LoopKernel& k, const std::string& name, const CDialect&
     }
     src += indent + arg_expr(st.out, R) + " = (" + c_type(st.out.dtype) + ")" + call + ");\n";
   }
-  for (int dd = R - 1; dd >= 0; --dd) {
+  for (int dd = work_items ? work_item_loop_depth(R, d) - 1 : R - 1; dd >= 0; --dd) {
     indent.resize(indent.size() - 2);
     src += indent + "}\n";
   }
@@ -357,24 +444,28 @@ std::string emit_sweep_c(const SweepKernel& k, const std::string& name, const CD
   const std::string T = c_type(k.dtype), g = d.global_qualifier;
   const int R = k.rank;
   std::string src = d.prelude + helper_def(combine, d);
-  src += d.kernel_qualifier + "void " + name + "(void** p, const int64_t* a, const uint64_t* c) {\n";
+  src += d.kernel_qualifier + "void " + name + "(" + kernel_params({k.dtype, k.dtype}, d) + ") {\n";
   for (int dd = 0; dd < R; ++dd) src += "  const int64_t n" + std::to_string(dd) + " = a[" + std::to_string(dd) + "];\n";
   src += "  const int64_t len = a[" + std::to_string(R + 1) + "];\n";
   for (int v = 0; v < 2; ++v) {
     const std::string vs = std::to_string(v);
     const int64_t at = sweep_arg_index(R, v);
-    src += "  " + g + T + "* P" + vs + " = (" + g + T + "*)p[" + vs + "];\n";
+    if (!d.buffer_params) src += "  " + g + T + "* P" + vs + " = (" + g + T + "*)p[" + vs + "];\n";
     src += "  const int64_t o" + vs + "_0 = a[" + std::to_string(at) + "];\n";
     for (int dd = 0; dd <= R; ++dd) {
       src += "  const int64_t s" + vs + "_" + std::to_string(dd) + " = a[" + std::to_string(at + 1 + dd) + "];\n";
     }
   }
-  std::string indent = "  ";
+  const bool work_items = !d.work_item_first.empty();
+  std::string indent(work_items ? 2 + 2 * work_item_loop_depth(R, d) : 2, ' ');
+  if (work_items) src += open_work_item_loop(R, d);
   for (int dd = 0; dd < R; ++dd) {
     const std::string ds = std::to_string(dd), next = std::to_string(dd + 1);
     if (dd == 0 && d.openmp) src += "#pragma omp parallel for if(a[" + std::to_string(R) + "]) schedule(static)\n";
-    src += indent + "for (int64_t i" + ds + " = 0; i" + ds + " < n" + ds + "; ++i" + ds + ") {\n";
-    indent += "  ";
+    if (!work_items) {
+      src += indent + "for (int64_t i" + ds + " = 0; i" + ds + " < n" + ds + "; ++i" + ds + ") {\n";
+      indent += "  ";
+    }
     for (int v = 0; v < 2; ++v) {
       const std::string vs = std::to_string(v);
       src += indent + "const int64_t o" + vs + "_" + next + " = o" + vs + "_" + ds + " + i" + ds + " * s" + vs + "_" + ds +
@@ -423,12 +514,45 @@ std::string emit_sweep_c(const SweepKernel& k, const std::string& name, const CD
     src += indent + "  for (int64_t k = 1; k < len; ++k) acc = (" + T + ")" + f + "(acc, P1[" + i + " + k * " + si + "]); }\n";
     src += indent + "P0[" + o + "] = acc;\n";
   }
-  for (int dd = R - 1; dd >= 0; --dd) {
+  for (int dd = work_items ? work_item_loop_depth(R, d) - 1 : R - 1; dd >= 0; --dd) {
     indent.resize(indent.size() - 2);
     src += indent + "}\n";
   }
   src += "}\n";
   return src;
 }
+
+std::string combine_helper(Opcode op, DType t, const CDialect& d, std::string* name) {
+  Stmt combine;
+  switch (op) {
+    case Opcode::AddReduce: case Opcode::AddAccumulate: combine.op = Opcode::Add; break;
+    case Opcode::MultiplyReduce: case Opcode::MultiplyAccumulate: combine.op = Opcode::Multiply; break;
+    case Opcode::MinimumReduce: combine.op = Opcode::Minimum; break;
+    case Opcode::MaximumReduce: combine.op = Opcode::Maximum; break;
+    case Opcode::LogicalAndReduce: combine.op = Opcode::LogicalAnd; break;
+    case Opcode::LogicalOrReduce: combine.op = Opcode::LogicalOr; break;
+    default: throw InternalError("c emitter: not a reduction or scan: " + std::string(opcode_name(op)));
+  }
+  combine.nin = 2;
+  combine.in[0] = combine.in[1] = Arg{ArgKind::View, 0, t};
+  combine.out = Arg{ArgKind::View, 0, combine.op == Opcode::LogicalAnd || combine.op == Opcode::LogicalOr ? DType::Bool : t};
+  *name = helper_name(combine);
+  return helper_def(combine, d);
+}
+
+std::string scalar_helpers(const std::vector<Stmt>& body, const CDialect& d) {
+  bool random = false;
+  std::set<std::string> seen;
+  std::string helpers;
+  for (const Stmt& st : body) {
+    const OpKind k = opcode_kind(st.op);
+    if (k != OpKind::Elementwise && k != OpKind::Generator) continue;
+    random = random || st.op == Opcode::Random;
+    if (seen.insert(helper_name(st)).second) helpers += helper_def(st, d);
+  }
+  return (random ? std::string(kPhilox) : std::string()) + helpers;
+}
+
+std::string scalar_helper_name(const Stmt& st) { return helper_name(st); }
 
 }  // namespace arrvm::codegen

@@ -1,7 +1,9 @@
 // Host memory of base arrays for host backends: 64-byte aligned, zero-filled,
 // allocated lazily on first write (a base freed before it is written never
 // gets memory). Used by the cpu backend; the ref backend has its own copy
-// of the same rules and could move onto this.
+// of the same rules and could move onto this. With a profile attached
+// (track), allocations and releases update its bytes_allocated(_peak), in
+// bytes of the bases (alignment padding not counted).
 #pragma once
 
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include <unordered_map>
 
 #include "vm/error.hpp"
+#include "vm/profile.hpp"
 #include "vm/view.hpp"
 
 namespace arrvm {
@@ -35,7 +38,14 @@ class HostMemory {
     buffers_[id] = std::move(b);
   }
 
-  void release(BaseId id) { buffers_.erase(id); }
+  void track(Profile* profile) { profile_ = profile; }
+
+  void release(BaseId id) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) return;
+    if (it->second.data && profile_ != nullptr) profile_->deallocated(it->second.bytes());
+    buffers_.erase(it);
+  }
 
   Buffer& find(BaseId id) {
     auto it = buffers_.find(id);
@@ -53,6 +63,7 @@ class HostMemory {
       if (p == nullptr) throw Error("out of memory allocating " + std::to_string(n) + " bytes");
       std::memset(p, 0, rounded);
       b.data.reset(p);
+      if (profile_ != nullptr) profile_->allocated(n);
     }
     return b.data.get();
   }
@@ -62,6 +73,7 @@ class HostMemory {
 
  private:
   std::unordered_map<BaseId, Buffer> buffers_;
+  Profile* profile_ = nullptr;
 };
 
 }  // namespace arrvm

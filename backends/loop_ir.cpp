@@ -39,6 +39,10 @@ bool contractible(std::span<const Instruction> batch, std::span<const uint32_t> 
     const Instruction& in = batch[i];
     if (opcode_kind(in.op) == OpKind::Sync && in.out.base == b) return false;
     if (is_control(in.op)) continue;
+    // A gather reads, a scatter writes anywhere in its indexed view: it
+    // needs the array, not one element per index.
+    if (in.op == Opcode::Gather && in.in[0].view.base == b) return false;
+    if (in.op == Opcode::Scatter && in.out.base == b) return false;
     for (int k = 0; k < in.nin; ++k) {
       if (in.in[k].is_const || in.in[k].view.base != b) continue;
       if (first == nullptr || !same_elements(*first, in.in[k].view)) return false;
@@ -70,7 +74,7 @@ std::string LoopKernel::signature() const {
     s += opcode_name(st.op);
     s += '(';
     auto arg = [&](const Arg& a) {
-      s += "vtc"[static_cast<int>(a.kind)];
+      s += "vtci"[static_cast<int>(a.kind)];
       s += std::to_string(a.index);
       s += ',';
     };
@@ -80,8 +84,23 @@ std::string LoopKernel::signature() const {
       s += 's';
       s += std::to_string(st.seed_slot);
     }
+    if (st.acc >= 0) s += 'a' + std::to_string(st.acc);
+    if (st.err >= 0) s += 'e' + std::to_string(st.err);
     s += ")";
   }
+  // Fused kernels only, so that the signatures of lower_block stay as they were.
+  if (sweep_axis >= 0) s += " sweep" + std::to_string(sweep_axis);
+  if (!indexed.empty()) {
+    s += " i";
+    for (const IndexedSlot& x : indexed) {
+      s += std::string(dtype_name(x.dtype)) + "r" + std::to_string(x.rank) + (x.written ? "w," : ",");
+    }
+  }
+  if (!accs.empty()) {
+    s += " a";
+    for (DType t : accs) s += std::string(dtype_name(t)) + ",";
+  }
+  if (errors > 0) s += " e" + std::to_string(errors);
   return s;
 }
 
@@ -199,6 +218,183 @@ std::vector<int64_t> pack_sweep_args(const Instruction& instr, const View& out, 
   a[at] = in.offset;
   for (int d = 0; d < rank; ++d) a[at + 1 + d] = in_outer[d];
   a[at + 1 + rank] = in.stride[axis];
+  return a;
+}
+
+// ---- fused blocks ------------------------------------------------------------
+
+namespace {
+
+bool is_sweep(Opcode op) {
+  const OpKind k = opcode_kind(op);
+  return k == OpKind::Reduce || k == OpKind::Accumulate;
+}
+
+// A reduction's output seen from the loop nest over its input shape: the
+// sweep axis inserted with stride 0, so the slot's offset at an outer index
+// is the output element of that index.
+View with_sweep_axis(const View& out, int axis) {
+  View v = out;
+  v.shape = Dims();
+  v.stride = Dims();
+  for (int d = 0, o = 0; d <= out.rank(); ++d) {
+    if (d == axis) {
+      v.shape.push_back(1);  // not used by the kernel; keeps the view honest for overlap tests
+      v.stride.push_back(0);
+    } else {
+      v.shape.push_back(out.shape[o]);
+      v.stride.push_back(out.stride[o]);
+      ++o;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+const Dims& iteration_shape(const Instruction& in) {
+  switch (opcode_kind(in.op)) {
+    case OpKind::Reduce:
+    case OpKind::Accumulate:
+    case OpKind::Scatter:
+      return in.in[0].view.shape;
+    default:
+      return in.out.shape;
+  }
+}
+
+bool is_fused_block(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  bool any = false;
+  int axis = -1;
+  Dims shape;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (is_control(in.op)) continue;
+    const Dims& s = iteration_shape(in);
+    if (!any) {
+      shape = s;
+      any = true;
+    } else if (s != shape) {
+      return false;
+    }
+    if (is_sweep(in.op)) {
+      if (axis >= 0 && in.axis != axis) return false;
+      axis = in.axis;
+    }
+  }
+  return any;
+}
+
+LoweredBlock lower_fused_block(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  ARRVM_ASSERT(is_fused_block(batch, block));
+  LoweredBlock r;
+  LoopKernel& k = r.kernel;
+  std::map<BaseId, int> temp_of;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (opcode_kind(in.op) != OpKind::Free) continue;
+    if (contractible(batch, block, in.out.base, in.out.nelem())) {
+      temp_of[in.out.base] = static_cast<int>(k.temps.size());
+      k.temps.push_back(in.out.dtype);
+      r.contracted.push_back(in.out.base);
+    }
+  }
+  auto view_arg = [&](const View& v, bool write, bool exclusive = false) {
+    auto it = temp_of.find(v.base);
+    if (it != temp_of.end()) return Arg{ArgKind::Temp, it->second, v.dtype};
+    ARRVM_ASSERT(v.shape.size() == r.shape.size());
+    const int slot = static_cast<int>(r.views.size());
+    r.views.push_back(v);
+    r.exclusive.push_back(exclusive);
+    k.views.push_back(v.dtype);
+    k.written.push_back(write);
+    return Arg{ArgKind::View, slot, v.dtype};
+  };
+  auto indexed_arg = [&](const View& v, bool write) {
+    const int slot = static_cast<int>(r.indexed.size());
+    r.indexed.push_back(v);
+    k.indexed.push_back(IndexedSlot{v.dtype, v.rank(), write});
+    return Arg{ArgKind::Indexed, slot, v.dtype};
+  };
+  auto const_slot = [&](DType t, uint64_t value) {
+    k.consts.push_back(t);
+    r.consts.push_back(value);
+    return static_cast<int>(r.consts.size()) - 1;
+  };
+  bool have_shape = false;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (is_control(in.op)) continue;
+    if (!have_shape) {
+      r.shape = iteration_shape(in);
+      k.rank = r.shape.size();
+      have_shape = true;
+    }
+    Stmt st;
+    st.op = in.op;
+    st.nin = in.nin;
+    switch (opcode_kind(in.op)) {
+      case OpKind::Reduce:
+        k.sweep_axis = in.axis;
+        st.in[0] = view_arg(in.in[0].view, false);
+        st.acc = static_cast<int>(k.accs.size());
+        k.accs.push_back(in.in[0].view.dtype);
+        st.out = temp_of.count(in.out.base) ? view_arg(in.out, true)  // dead: freed, never read in the block
+                                            : view_arg(with_sweep_axis(in.out, in.axis), true, true);
+        break;
+      case OpKind::Accumulate:
+        k.sweep_axis = in.axis;
+        st.in[0] = view_arg(in.in[0].view, false);
+        st.acc = static_cast<int>(k.accs.size());
+        k.accs.push_back(in.in[0].view.dtype);
+        st.out = view_arg(in.out, true);
+        break;
+      case OpKind::Gather:
+        st.in[0] = indexed_arg(in.in[0].view, false);
+        st.in[1] = view_arg(in.in[1].view, false);
+        st.out = view_arg(in.out, true);
+        st.err = k.errors++;
+        r.error_instr.push_back(i);
+        break;
+      case OpKind::Scatter:
+        st.in[0] = view_arg(in.in[0].view, false);
+        st.in[1] = view_arg(in.in[1].view, false);
+        st.out = indexed_arg(in.out, true);
+        st.err = k.errors++;
+        r.error_instr.push_back(i);
+        break;
+      default:  // elementwise and generators, as lower_block
+        for (int j = 0; j < in.nin; ++j) {
+          const Operand& o = in.in[j];
+          if (o.is_const) {
+            st.in[j] = Arg{ArgKind::Const, const_slot(o.constant.dtype, pack_scalar(o.constant)), o.constant.dtype};
+          } else {
+            st.in[j] = view_arg(o.view, false);
+          }
+        }
+        if (in.op == Opcode::Random) st.seed_slot = const_slot(DType::UInt64, in.seed);
+        st.out = view_arg(in.out, true);
+    }
+    k.body.push_back(st);
+  }
+  return r;
+}
+
+int64_t fused_indexed_arg_index(const LoopKernel& k, int slot) {
+  int64_t at = view_arg_index(k.rank, static_cast<int>(k.views.size()));
+  for (int j = 0; j < slot; ++j) at += 2 + 2 * static_cast<int64_t>(k.indexed[j].rank);
+  return at;
+}
+
+std::vector<int64_t> pack_fused_args(const LoweredBlock& b, bool parallel) {
+  std::vector<int64_t> a = pack_args(b, parallel);
+  ARRVM_ASSERT(static_cast<int64_t>(a.size()) == fused_indexed_arg_index(b.kernel, 0));
+  for (const View& v : b.indexed) {
+    a.push_back(v.offset);
+    a.push_back(v.nelem());
+    for (int d = 0; d < v.rank(); ++d) a.push_back(v.shape[d]);
+    for (int d = 0; d < v.rank(); ++d) a.push_back(v.stride[d]);
+  }
   return a;
 }
 

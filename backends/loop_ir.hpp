@@ -21,6 +21,7 @@ enum class ArgKind : uint8_t {
   View,   // element of view slot `index` at the loop's current index
   Temp,   // scalar temporary `index` (a contracted array)
   Const,  // constant slot `index` (a packed 64-bit launch argument)
+  Indexed,  // fused kernels: indexed slot `index` (gather source, scatter target) at a computed position
 };
 
 struct Arg {
@@ -38,6 +39,16 @@ struct Stmt {
   std::array<Arg, 3> in;
   int nin = 0;
   int seed_slot = -1;
+  int acc = -1;  // fused kernels: the accumulator of a reduction or scan
+  int err = -1;  // fused kernels: the error slot of a gather or scatter
+};
+
+// A gather's source or a scatter's target in a fused kernel: a view of any
+// rank, addressed by the flat row-major position an index names.
+struct IndexedSlot {
+  DType dtype = DType::Float64;
+  int rank = 0;
+  bool written = false;
 };
 
 struct LoopKernel {
@@ -47,6 +58,11 @@ struct LoopKernel {
   std::vector<DType> temps;    // contracted temporaries
   std::vector<DType> consts;   // constant slots
   std::vector<Stmt> body;
+  // Fused kernels (lower_fused_block); empty in kernels of lower_block.
+  int sweep_axis = -1;               // axis of the reductions and scans: innermost and sequential
+  std::vector<IndexedSlot> indexed;  // gather sources and scatter targets
+  std::vector<DType> accs;           // accumulators of reductions and scans
+  int errors = 0;                    // error slots, one per gather or scatter
 
   // Deterministic text of the structure (used in names and tests).
   std::string signature() const;
@@ -64,6 +80,12 @@ struct LoweredBlock {
   std::vector<View> views;         // per view slot
   std::vector<uint64_t> consts;    // per constant slot (the value's bytes, little-endian)
   std::vector<BaseId> contracted;  // bases that became temporaries (never allocated)
+  // Fused blocks: per indexed slot its view; per view slot whether no other
+  // slot may touch its elements (a reduction's output, written after the
+  // sweep); the instruction (batch index) behind each error slot.
+  std::vector<View> indexed;
+  std::vector<bool> exclusive;
+  std::vector<uint32_t> error_instr;
 };
 
 // True if the instructions of `block` (control instructions aside) are all
@@ -99,5 +121,39 @@ inline int64_t sweep_arg_index(int rank, int v) { return rank + 2 + static_cast<
 // view of the same shape).
 SweepKernel sweep_kernel(const Instruction& instr);
 std::vector<int64_t> pack_sweep_args(const Instruction& instr, const View& out, const View& in, bool parallel);
+
+// ---- Fused blocks (the cpu backend) ------------------------------------------
+// A block whose instructions share one iteration shape (elementwise ops,
+// generators and gathers: the output shape; reductions and scans: the input
+// shape; scatters: the values shape) and whose reductions and scans share one
+// axis runs as ONE loop nest. With reductions or scans, `sweep_axis` is their
+// axis: it becomes the innermost loop and runs sequentially from index 0, so
+// each reduction and scan combines in ref's order; the other axes run
+// outside it (the first of them in parallel). A reduction keeps an
+// accumulator per outer index and writes it after the sweep (its output is a
+// view slot with stride 0 along the sweep axis, marked exclusive); a scan
+// writes its accumulator at every index. Gathers read, scatters write an
+// indexed slot; an index out of range is recorded in the statement's error
+// slot and the element is skipped (a gather yields 0).
+
+// True if one fused loop nest runs the block: its non-control instructions
+// share an iteration shape, and its reductions and scans one axis.
+bool is_fused_block(std::span<const Instruction> batch, std::span<const uint32_t> block);
+
+// The shape a (non-control) instruction iterates over (fusion/README.md).
+const Dims& iteration_shape(const Instruction& instr);
+
+// Lowers such a block. Contraction as in lower_block; a base that a gather
+// or scatter indexes is never contracted.
+LoweredBlock lower_fused_block(std::span<const Instruction> batch, std::span<const uint32_t> block);
+
+// Launch arguments of a fused block: the layout of pack_args, then per
+// indexed slot j at fused_indexed_arg_index(kernel, j): offset, number of
+// elements, rank sizes, rank strides. Pointers: the view slots, then the
+// indexed slots, then (if kernel.errors) an int64 array of 2 * errors
+// words, per error slot the smallest flat loop position of a bad index
+// (INT64_MAX: none) and that index.
+std::vector<int64_t> pack_fused_args(const LoweredBlock& b, bool parallel);
+int64_t fused_indexed_arg_index(const LoopKernel& k, int slot);
 
 }  // namespace arrvm::codegen

@@ -64,9 +64,12 @@ void check_values(const std::vector<double>& y, int64_t off) {
   }
 }
 
+// The kernel entries (the merge cache keeps its own entries in merge/).
 std::vector<std::filesystem::path> cache_files(const std::string& dir) {
   std::vector<std::filesystem::path> v;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) v.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".kernel") v.push_back(e.path());
+  }
   return v;
 }
 
@@ -160,6 +163,26 @@ TEST_CASE("cpu: a failing compiler gives BackendError with its output; the proce
     } catch (const BackendError& e) {
       CHECK(std::string(e.what()).find("false") != std::string::npos);  // the command is named
     }
+  }
+  {
+    // A "compiler" that prints and fails: its output is in the error. The
+    // failed Runtime stays usable for what needs no kernel.
+    Config c = cputest::config("cpu", dir.path());
+    c.cc = "echo arrvm-fake-compiler-output; false";
+    Runtime rt(c);
+    try {
+      program(rt, 10, 0);
+      FAIL("no error");
+    } catch (const BackendError& e) {
+      CHECK(e.log().find("arrvm-fake-compiler-output") != std::string::npos);
+      CHECK(std::string(e.what()).find("arrvm-fake-compiler-output") != std::string::npos);
+    }
+    const BaseId b = rt.new_base(DType::Float64, 3);
+    const std::vector<double> in = {1.5, -2, 3};
+    rt.write(b, in.data(), 24);
+    std::vector<double> out(3);
+    rt.read(b, out.data(), 24);
+    CHECK(out == in);
   }
   {
     Config c = cputest::config("cpu", dir.path());

@@ -1,13 +1,16 @@
 #include "backends/cpu/cpu_backend.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backends/c_emitter.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
-#include "backends/ref/ref_kernels.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm {
@@ -16,22 +19,85 @@ namespace {
 
 using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 
-// Below this many elements a parallel region costs more than it saves.
+// Below this many iterations a parallel region costs more than it saves.
 constexpr int64_t kParallelThreshold = 1 << 15;
 
 // What a view of a never-written base reads (as stride-0 views): enough zero
 // bytes for any dtype.
 alignas(64) const uint64_t kZeros[8] = {};
 
-class CpuBackend final : public Backend, private ref::MemoryAccess {
+constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
+
+bool is_sweep(Opcode op) {
+  const OpKind k = opcode_kind(op);
+  return k == OpKind::Reduce || k == OpKind::Accumulate;
+}
+
+// minimum/maximum have no identity: over an empty axis ref raises this.
+void check_empty_axis(const Instruction& in) {
+  if (in.op != Opcode::MinimumReduce && in.op != Opcode::MaximumReduce) return;
+  if (in.in[0].view.shape[in.axis] != 0 || in.out.nelem() == 0) return;
+  throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
+}
+
+// Whether the slots of a lowered block may run in one loop nest: two slots
+// of one base, one of them written, either touch no common element or are
+// the same plain view (the same element at every index). A reduction's
+// output (exclusive: written after the sweep) and an indexed slot (any
+// element at any index) share nothing. The fusion rules guarantee this; a
+// block that breaks it runs one instruction at a time instead.
+bool slots_compatible(const codegen::LoweredBlock& b) {
+  struct Slot {
+    BaseId base;
+    const View* view;
+    bool written, plain;
+  };
+  std::vector<Slot> slots;
+  for (std::size_t v = 0; v < b.views.size(); ++v) {
+    slots.push_back({b.views[v].base, &b.views[v], static_cast<bool>(b.kernel.written[v]), !b.exclusive[v]});
+  }
+  for (std::size_t j = 0; j < b.indexed.size(); ++j) {
+    slots.push_back({b.indexed[j].base, &b.indexed[j], b.kernel.indexed[j].written, false});
+  }
+  std::stable_sort(slots.begin(), slots.end(), [](const Slot& x, const Slot& y) { return x.base < y.base; });
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    for (std::size_t j = i + 1; j < slots.size() && slots[j].base == slots[i].base; ++j) {
+      const Slot& x = slots[i];
+      const Slot& y = slots[j];
+      if (!x.written && !y.written) continue;
+      if (x.plain && y.plain && same_elements(*x.view, *y.view)) continue;
+      if (may_overlap(*x.view, *y.view)) return false;
+    }
+  }
+  return true;
+}
+
+// Where the sweep leaves something to write although the iteration shape is
+// empty: a reduction over an empty axis into a non-empty output.
+bool writes_identity(const codegen::LoweredBlock& b) {
+  const int axis = b.kernel.sweep_axis;
+  if (axis < 0 || b.shape.without(axis).product() == 0) return false;
+  for (const codegen::Stmt& st : b.kernel.body) {
+    if (opcode_kind(st.op) == OpKind::Reduce && st.out.kind == codegen::ArgKind::View) return true;
+  }
+  return false;
+}
+
+void zero_view(View* v) {
+  v->offset = 0;
+  for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
+}
+
+class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Config& config) : cache_(config) {}
+  explicit CpuBackend(const Config& config) : cache_(config), memoize_(config.cache != "off") {}
 
   std::string name() const override { return "cpu"; }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 
   void copy_from_host(BaseId id, const void* src) override {
+    memory_.track(&profile());
     HostMemory::Buffer& b = memory_.find(id);
     if (b.bytes() == 0) return;
     void* dst = memory_.for_write(id);
@@ -55,40 +121,36 @@ class CpuBackend final : public Backend, private ref::MemoryAccess {
     }
   }
 
-  void release(BaseId id) override { memory_.release(id); }
+  void release(BaseId id) override {
+    memory_.track(&profile());
+    memory_.release(id);
+  }
 
-  // Each block runs as segments, in block order: maximal runs of
-  // elementwise/generator instructions of one shape become one loop kernel
-  // (with the control instructions among them); each reduction or scan is a
-  // sweep kernel; gather and scatter are interpreted.
-  // TODO(issue 4): fuse sweeps with the block's elementwise loops;
-  // generate gather and scatter.
+  // Each block runs as one kernel. Should a block mix iteration shapes or
+  // sweep axes (no fuser makes such a block), it is cut into consecutive
+  // segments that each run as one kernel. A free is applied after the
+  // kernel of its segment.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
+    memory_.track(&profile());
     std::vector<uint32_t> segment;
     for (const Block& block : partition.blocks) {
-      bool have_shape = false;
-      Dims shape;
+      const Dims* shape = nullptr;
+      int axis = -1;
       for (uint32_t i : block) {
         ARRVM_ASSERT(i < batch.size());
         const Instruction& in = batch[i];
-        const OpKind k = opcode_kind(in.op);
-        if (is_control(in.op)) {
-          segment.push_back(i);  // a free is applied after the segment's kernel
-        } else if (k == OpKind::Elementwise || k == OpKind::Generator) {
-          if (have_shape && in.out.shape != shape) run_segment(batch, &segment);
-          segment.push_back(i);
-          shape = in.out.shape;
-          have_shape = true;
-        } else {
-          run_segment(batch, &segment);
-          have_shape = false;
-          if (k == OpKind::Reduce || k == OpKind::Accumulate) {
-            run_sweep(in);
-          } else {
-            ++stats_.interpreted;
-            ref::run_instruction(in, *this);
+        if (!is_control(in.op)) {
+          const Dims& s = codegen::iteration_shape(in);
+          const int ax = is_sweep(in.op) ? in.axis : -1;
+          if (shape != nullptr && (s != *shape || (ax >= 0 && axis >= 0 && ax != axis))) {
+            ++stats_.segments_split;
+            run_segment(batch, &segment);
+            axis = -1;
           }
+          shape = &s;
+          if (ax >= 0) axis = ax;
         }
+        segment.push_back(i);
       }
       run_segment(batch, &segment);
     }
@@ -97,100 +159,156 @@ class CpuBackend final : public Backend, private ref::MemoryAccess {
   CpuBackendStats stats() const {
     CpuBackendStats s = stats_;
     s.cache = cache_.stats();
+    s.cache.memory_hits += memo_hits_;
     return s;
   }
 
  private:
   void run_segment(std::span<const Instruction> batch, std::vector<uint32_t>* segment) {
-    if (codegen::is_loop_block(batch, *segment)) run_loop(batch, *segment);
+    const auto work = std::find_if(segment->begin(), segment->end(), [&](uint32_t i) { return !is_control(batch[i].op); });
+    if (work != segment->end()) run_fused(batch, *segment);
     for (uint32_t i : *segment) {
       if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
     }
     segment->clear();
   }
 
-  void run_loop(std::span<const Instruction> batch, std::span<const uint32_t> block) {
-    codegen::LoweredBlock b = codegen::lower_block(batch, block);
-    if (b.shape.product() == 0) return;  // nothing to do (ref writes nothing either)
-    stats_.contracted += b.contracted.size();
-    std::vector<void*> ptrs(b.views.size(), nullptr);
-    bool parallel = b.kernel.rank > 0 && b.shape.product() >= kParallelThreshold;
-    // Written views first, so a base written and read in one block is
-    // allocated before its reads look for memory.
-    for (std::size_t v = 0; v < b.views.size(); ++v) {
-      if (!b.kernel.written[v]) continue;
-      ptrs[v] = memory_.for_write(b.views[v].base);
-      // Two iterations writing one element would race in parallel.
-      if (!is_injective(b.views[v])) parallel = false;
+  void run_fused(std::span<const Instruction> batch, std::span<const uint32_t> segment) {
+    int work = 0;
+    for (uint32_t i : segment) {
+      if (is_control(batch[i].op)) continue;
+      check_empty_axis(batch[i]);
+      ++work;
     }
-    for (std::size_t v = 0; v < b.views.size(); ++v) {
-      if (b.kernel.written[v]) continue;
-      ptrs[v] = memory_.for_read(b.views[v].base);
-      if (ptrs[v] == nullptr) {
-        ptrs[v] = const_cast<uint64_t*>(kZeros);
-        b.views[v].offset = 0;
-        for (int d = 0; d < b.views[v].rank(); ++d) b.views[v].stride[d] = 0;
+    if (work == 0) return;  // a piece of frees and syncs
+    codegen::LoweredBlock b;
+    {
+      ScopedTimer t(&profile().codegen_s);
+      b = codegen::lower_fused_block(batch, segment);
+    }
+    if (work > 1 && !slots_compatible(b)) {
+      ++stats_.segments_split;
+      for (uint32_t i : segment) {
+        if (!is_control(batch[i].op)) run_fused(batch, std::span<const uint32_t>(&i, 1));
       }
-    }
-    // A single instruction may read a view overlapping its output at another
-    // offset; the sequential loop reproduces ref, threads would not.
-    for (std::size_t v = 0; v < b.views.size() && parallel; ++v) {
-      for (std::size_t w = 0; w < b.views.size() && parallel; ++w) {
-        if (v != w && (b.kernel.written[v] || b.kernel.written[w]) && may_overlap(b.views[v], b.views[w]) &&
-            !same_elements(b.views[v], b.views[w])) {
-          parallel = false;
-        }
-      }
-    }
-    const std::vector<int64_t> args = codegen::pack_args(b, parallel);
-    const std::string name = "arrvm_kernel";
-    const std::string source = codegen::emit_c(b.kernel, name);
-    auto fn = reinterpret_cast<KernelFn>(cache_.get(source, name));
-    ++stats_.kernels_launched;
-    fn(ptrs.data(), args.data(), b.consts.data());
-  }
-
-  // A reduction or scan as its own generated kernel.
-  void run_sweep(const Instruction& in) {
-    const View& src = in.in[0].view;
-    if (in.out.nelem() == 0) return;
-    if (src.shape[in.axis] == 0 && (in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce)) {
-      ++stats_.interpreted;  // no identity: ref raises the error
-      ref::run_instruction(in, *this);
       return;
     }
-    void* ptrs[2] = {memory_.for_write(in.out.base), memory_.for_read(src.base)};
-    View iv = src;
-    if (ptrs[1] == nullptr) {
-      ptrs[1] = const_cast<uint64_t*>(kZeros);
-      iv.offset = 0;
-      for (int d = 0; d < iv.rank(); ++d) iv.stride[d] = 0;
+    // A scatter writes in row-major order (duplicate indices: the last
+    // write wins, as in ref); a sweep along another axis than the last
+    // reorders the loop nest, so such a scatter runs as its own kernel,
+    // between the instructions before and after it.
+    if (work > 1 && b.kernel.sweep_axis >= 0 && b.kernel.sweep_axis != b.kernel.rank - 1) {
+      for (std::size_t s = 0; s < segment.size(); ++s) {
+        if (batch[segment[s]].op != Opcode::Scatter) continue;
+        if (s > 0) run_fused(batch, segment.subspan(0, s));
+        run_fused(batch, segment.subspan(s, 1));
+        if (s + 1 < segment.size()) run_fused(batch, segment.subspan(s + 1));
+        return;
+      }
     }
-    const codegen::SweepKernel k = codegen::sweep_kernel(in);
-    // Rank 0 (a full reduction) parallelizes the sweep itself.
-    const bool parallel = src.nelem() >= kParallelThreshold &&
-                          (k.rank > 0 ? is_injective(in.out) && !may_overlap(in.out, src)
-                                      : opcode_kind(in.op) == OpKind::Reduce);
-    const std::vector<int64_t> args = codegen::pack_sweep_args(in, in.out, iv, parallel);
-    const std::string name = "arrvm_sweep";
-    auto fn = reinterpret_cast<KernelFn>(cache_.get(codegen::emit_sweep_c(k, name), name));
+    if (b.shape.product() == 0 && !writes_identity(b)) return;  // nothing to do (ref writes nothing either)
+    launch(batch, &b);
+  }
+
+  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b) {
+    const codegen::LoopKernel& k = b->kernel;
+    std::vector<void*> ptrs(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
+    // Written slots first, so a base written and read in one block is
+    // allocated before its reads look for memory.
+    for (std::size_t v = 0; v < b->views.size(); ++v) {
+      if (k.written[v]) ptrs[v] = memory_.for_write(b->views[v].base);
+    }
+    for (std::size_t j = 0; j < b->indexed.size(); ++j) {
+      if (k.indexed[j].written) ptrs[b->views.size() + j] = memory_.for_write(b->indexed[j].base);
+    }
+    for (std::size_t v = 0; v < b->views.size(); ++v) {
+      if (k.written[v]) continue;
+      ptrs[v] = memory_.for_read(b->views[v].base);
+      if (ptrs[v] == nullptr) {
+        ptrs[v] = const_cast<uint64_t*>(kZeros);
+        zero_view(&b->views[v]);
+      }
+    }
+    for (std::size_t j = 0; j < b->indexed.size(); ++j) {
+      void*& p = ptrs[b->views.size() + j];
+      if (k.indexed[j].written) continue;
+      p = memory_.for_read(b->indexed[j].base);
+      if (p == nullptr) {
+        p = const_cast<uint64_t*>(kZeros);
+        zero_view(&b->indexed[j]);  // the bounds stay those of the view
+      }
+    }
+    std::vector<int64_t> errors(2 * static_cast<std::size_t>(k.errors));
+    for (int e = 0; e < k.errors; ++e) errors[2 * e] = kNoError;
+    if (k.errors > 0) ptrs.back() = errors.data();
+    const bool parallel = b->shape.product() >= kParallelThreshold;
+    const std::vector<int64_t> args = codegen::pack_fused_args(*b, parallel);
+    const KernelFn fn = kernel_for(k);
     ++stats_.kernels_launched;
-    fn(ptrs, args.data(), nullptr);
+    ++profile().kernels_launched;
+    stats_.contracted += b->contracted.size();
+    profile().arrays_contracted += b->contracted.size();
+    fn(ptrs.data(), args.data(), b->consts.data());
+    for (int e = 0; e < k.errors; ++e) {
+      if (errors[2 * e] == kNoError) continue;
+      const Instruction& in = batch[b->error_instr[e]];
+      const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
+      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(errors[2 * e + 1]) +
+                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+    }
   }
 
-  ref::BaseMemory for_write(BaseId id) override {
-    void* p = memory_.for_write(id);
-    const HostMemory::Buffer& b = memory_.find(id);
-    return {p, b.dtype, b.nelem};
+  // The compiled kernel of `k`: from the memo by its signature, else printed
+  // and fetched from the kernel cache (memory, disk, or the compiler).
+  KernelFn kernel_for(const codegen::LoopKernel& k) {
+    std::string signature;
+    {
+      ScopedTimer t(&profile().codegen_s);
+      signature = k.signature();
+    }
+    if (memoize_) {
+      auto it = memo_.find(signature);
+      if (it != memo_.end()) {
+        ++memo_hits_;
+        ++profile().kernel_cache_hits;
+        return it->second;
+      }
+    }
+    const std::string name = "arrvm_kernel";
+    std::string source;
+    {
+      ScopedTimer t(&profile().codegen_s);
+      source = codegen::emit_fused_c(k, name);
+    }
+    const KernelCacheStats before = cache_.stats();
+    void* fn = nullptr;
+    try {
+      ScopedTimer t(&profile().compile_s);
+      fn = cache_.get(source, name);
+    } catch (...) {
+      account(before);
+      throw;
+    }
+    account(before);
+    if (memoize_) memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
+    return reinterpret_cast<KernelFn>(fn);
   }
 
-  ref::BaseMemory for_read(BaseId id) override {
-    const HostMemory::Buffer& b = memory_.find(id);
-    return {b.data.get(), b.dtype, b.nelem};
+  // Adds what one kernel-cache lookup did to the profile.
+  void account(const KernelCacheStats& before) {
+    const KernelCacheStats& after = cache_.stats();
+    Profile& p = profile();
+    p.kernels_compiled += after.compiled - before.compiled;
+    p.kernel_cache_hits += (after.memory_hits - before.memory_hits) + (after.disk_hits - before.disk_hits);
+    p.kernel_cache_disk_hits += after.disk_hits - before.disk_hits;
+    p.kernel_cache_misses += after.misses - before.misses;
   }
 
   HostMemory memory_;
   KernelCache cache_;
+  bool memoize_;
+  std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
+  uint64_t memo_hits_ = 0;
   CpuBackendStats stats_;
 };
 

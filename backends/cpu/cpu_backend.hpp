@@ -1,6 +1,10 @@
-// `cpu`: lowers each block to the loop IR (backends/loop_ir.hpp), prints it
-// as C with OpenMP (backends/c_emitter.hpp), compiles it with Config.cc and
-// Config.cflags into a shared object and runs it (cache/kernel_cache.hpp).
+// `cpu`: lowers each block to one fused loop nest (backends/loop_ir.hpp,
+// lower_fused_block), prints it as C with OpenMP (backends/c_emitter.hpp,
+// emit_fused_c), compiles it with Config.cc and Config.cflags into a shared
+// object (cache/kernel_cache.hpp) and runs it. Compiled kernels are also
+// memoized by the kernel's structure signature, so a launch of a kernel seen
+// before costs the lowering and one hash-map lookup, not printing and
+// hashing its source.
 #pragma once
 
 #include <memory>
@@ -13,12 +17,13 @@ namespace arrvm {
 std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 
 // Kernel counters of a cpu backend (for tests and profiling). Throws
-// InternalError if `backend` is not a cpu backend.
+// InternalError if `backend` is not a cpu backend. cache.memory_hits
+// includes launches served by the signature memo.
 struct CpuBackendStats {
   KernelCacheStats cache;
   uint64_t kernels_launched = 0;  // generated kernels run
-  uint64_t interpreted = 0;       // instructions run by the ref interpreter (gather, scatter)
   uint64_t contracted = 0;        // arrays turned into scalar temporaries
+  uint64_t segments_split = 0;    // blocks that could not run as one kernel (split into pieces)
 };
 CpuBackendStats cpu_backend_stats(Backend& backend);
 

@@ -1,0 +1,172 @@
+/* See hand_kernels.h. Float expressions follow the Array programs operation
+ * for operation, so the checksums agree up to the order of summation. */
+#define _DEFAULT_SOURCE /* M_PI, posix_memalign */
+#include "hand_kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Below this many elements a loop runs on one thread: the cpu backend's
+ * threshold (kParallelThreshold), so that both pay the same for OpenMP. */
+#define PARALLEL_MIN 32768
+
+/* Philox-4x32-10 and the float64 mapping of the `random` opcode, as
+ * backends/philox.hpp defines them. */
+static inline double philox_uniform(uint64_t seed, uint64_t i) {
+  uint32_t c0 = (uint32_t)i, c1 = (uint32_t)(i >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n1 = (uint32_t)p1;
+    const uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1, n3 = (uint32_t)p0;
+    c0 = n0;
+    c1 = n1;
+    c2 = n2;
+    c3 = n3;
+  }
+  const uint64_t r64 = (uint64_t)c0 | ((uint64_t)c1 << 32);
+  return (double)(r64 >> 11) * 0x1.0p-53;
+}
+
+static double* alloc_doubles(int64_t n) {
+  double* p = NULL;
+  if (posix_memalign((void**)&p, 64, (size_t)(n > 0 ? n : 1) * sizeof(double)) != 0) abort();
+  return p;
+}
+
+/* ---- Black-Scholes ---- */
+
+static inline double cnd(double x) {
+  const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
+  const double l = fabs(x);
+  const double k = 1.0 / (1.0 + 0.2316419 * l);
+  const double k2 = k * k, k3 = k2 * k, k4 = k3 * k, k5 = k4 * k;
+  const double w = 1.0 - 1.0 / sqrt(2 * M_PI) * exp(-l * l / 2.0) * (a1 * k + a2 * k2 + a3 * k3 + a4 * k4 + a5 * k5);
+  const double mask = x < 0;
+  return w * (1.0 - mask) + (1.0 - w) * mask;
+}
+
+double hand_black_scholes(int64_t n, int64_t iterations) {
+  double* s = alloc_doubles(n);
+#pragma omp parallel for if (n >= PARALLEL_MIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) s[i] = philox_uniform(1, (uint64_t)i) * 4.0 - 2.0 + 60.0;
+  const double x = 65.0, dt = 1.0 / 365.0, r = 0.08, v = 0.3;
+  double t = dt, checksum = 0;
+  for (int64_t it = 0; it < iterations; ++it) {
+    const double drift = (r + v * v / 2.0) * t, vol = v * sqrt(t), discount = x * exp(-r * t);
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) if (n >= PARALLEL_MIN) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      const double d1 = (log(s[i] / x) + drift) / vol;
+      const double d2 = d1 - vol;
+      sum += s[i] * cnd(d1) - discount * cnd(d2);
+    }
+    checksum += sum / (double)n;
+    t += dt;
+  }
+  free(s);
+  return checksum;
+}
+
+/* ---- heat equation: two grids swapped, the delta in the same pass ---- */
+
+double hand_heat_equation(int64_t n, int64_t iterations) {
+  const int64_t w = n + 2;
+  double* a = alloc_doubles(w * w);
+  double* b = alloc_doubles(w * w);
+  memset(a, 0, (size_t)(w * w) * sizeof(double));
+  for (int64_t i = 0; i < w; ++i) {
+    a[i * w] = -273.15;
+    a[i * w + w - 1] = -273.15;
+  }
+  for (int64_t j = 0; j < w; ++j) {
+    a[(w - 1) * w + j] = -273.15;
+    a[j] = 40.0;
+  }
+  memcpy(b, a, (size_t)(w * w) * sizeof(double));
+  const double epsilon = 0.005;
+  double delta = epsilon + 1;
+  int64_t iteration = 0;
+  while (delta > epsilon) {
+    ++iteration;
+    double d = 0;
+#pragma omp parallel for reduction(+ : d) if (n * n >= PARALLEL_MIN) schedule(static)
+    for (int64_t i = 1; i <= n; ++i) {
+      for (int64_t j = 1; j <= n; ++j) {
+        const double c = a[i * w + j];
+        const double work = 0.2 * (c + a[(i - 1) * w + j] + a[i * w + j + 1] + a[i * w + j - 1] + a[(i + 1) * w + j]);
+        d += fabs(work - c);
+        b[i * w + j] = work;
+      }
+    }
+    delta = d;
+    double* tmp = a;
+    a = b;
+    b = tmp;
+    if (iteration >= iterations) break;
+  }
+  double sum = 0;
+#pragma omp parallel for reduction(+ : sum) if (n * n >= PARALLEL_MIN) schedule(static)
+  for (int64_t i = 1; i <= n; ++i) {
+    for (int64_t j = 1; j <= n; ++j) sum += a[i * w + j];
+  }
+  free(a);
+  free(b);
+  return sum + delta;
+}
+
+/* ---- Leibnitz pi ---- */
+
+double hand_leibnitz_pi(int64_t n, int64_t iterations) {
+  double total = 0;
+  for (int64_t it = 0; it < iterations; ++it) {
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) if (n >= PARALLEL_MIN) schedule(static)
+    for (int64_t k = 0; k < n; ++k) sum += 1.0 / (double)(4 * k + 1) - 1.0 / (double)(4 * k + 3);
+    total += 4.0 * sum;
+  }
+  return total / (double)iterations;
+}
+
+/* ---- Monte Carlo pi ---- */
+
+double hand_monte_carlo_pi(int64_t n, int64_t iterations) {
+  double total = 0;
+  for (int64_t it = 0; it < iterations; ++it) {
+    const uint64_t seed = (uint64_t)(100 + 2 * it);
+    int64_t inside = 0;
+#pragma omp parallel for reduction(+ : inside) if (n >= PARALLEL_MIN) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = philox_uniform(seed, (uint64_t)i), y = philox_uniform(seed + 1, (uint64_t)i);
+      inside += sqrt(x * x + y * y) <= 1.0;
+    }
+    total += (double)inside * 4.0 / (double)n;
+  }
+  return total / (double)iterations;
+}
+
+/* ---- Rosenbrock: the data set in memory, as the program keeps it ---- */
+
+double hand_rosenbrock(int64_t n, int64_t iterations) {
+  double* x = alloc_doubles(n);
+#pragma omp parallel for if (n >= PARALLEL_MIN) schedule(static)
+  for (int64_t i = 0; i < n; ++i) x[i] = (double)i / (double)n;
+  double total = 0;
+  for (int64_t it = 0; it < iterations; ++it) {
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) if (n >= PARALLEL_MIN) schedule(static)
+    for (int64_t i = 0; i < n - 1; ++i) {
+      const double a = x[i], b = x[i + 1];
+      const double t = 1 - a, u = b - a * a;
+      sum += t * t + 100.0 * (u * u);
+    }
+    total += sum;
+  }
+  free(x);
+  return total / (double)iterations;
+}
