@@ -81,10 +81,11 @@ Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
 }
 
 // Seeds 003/004/000: the WSP problem of the batch as a MIP over the
-// unintrusive blocks, split into independent parts, solved with CBC from the
-// greedy warm start (fusion/ilp.hpp has the formulation). Exact when CBC
-// proves every part optimal; exponential in the worst case; stops at
-// options.time_limit with the best solution found, never worse than greedy.
+// unintrusive blocks, split into independent parts: pair variables, legality
+// by walk cuts added in a cutting-plane loop around CBC, from the greedy warm
+// start (fusion/ilp.hpp has the formulation). Exact when every part is proven
+// optimal; exponential in the worst case; stops at options.time_limit with
+// the best solution found, never worse than greedy.
 namespace ilp {
 Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
 }

@@ -10,37 +10,33 @@
 //     the dependency edges plus the candidate pairs below. With no edge and no
 //     shared array between two parts, merging across them saves nothing, so
 //     each part is solved alone (seed 000 §4) and the union is optimal;
-//  3. a pair of units gets a variable only if it is fusible, may share a
-//     legal block (BlockSet::never_together is false: no unit of another
-//     shape on a dependency path between them — seed 003 §4.5's
-//     fusion-preventing paths) and the cost model relates it (positive
-//     saving; every fusible pair for robinson, whose |P| term rewards any
-//     merge);
-//  4. greedy from the units is the warm start of every part; the greedy
+//  3. "may" pairs: fusible, BlockSet::never_together false, and every unit on
+//     a dependency path between them a "may" partner of both (it would have
+//     to join their block: seed 003 §4.5's fusion-preventing paths, to a
+//     fixpoint). Only such pairs can share a legal block;
+//  4. a pair of units gets a variable only if it is a "may" pair and the cost
+//     model relates it (positive saving; every such pair for robinson, whose
+//     |P| term rewards any merge);
+//  5. greedy from the units is the warm start of every part; the greedy
 //     partition from single instructions is the fallback and the bound.
 //
-// Formulation of one part with m units, S iteration shapes:
-//   pi[u]  integer: the position of u's block; blocks ARE the classes of
-//          equal pi, so the result is always a clustering (seed 003 has no
-//          transitivity constraint on x — README errata — and this one needs
-//          none). A unit with a shape of index s has pi = S*q[u] + s with
-//          q[u] in [0, m-1], so units of different shapes never share a
-//          block; a unit of only free/sync has pi in [0, S*m - 1].
-//   y[u,w] binary for candidate pairs: 1 only if pi[u] = pi[w] (two big-M
-//          rows). y may be 0 for units that do share a block, so the MIP
-//          value bounds the true cost of its partition from above, and is
-//          equal to it for y = "same block": the MIP optimum is the optimum.
-//   dependency edge u -> w:  pi[w] >= pi[u], and >= pi[u] + 1 when the pair
-//          can never share a block. So blocks ordered by pi are topological.
-//   non-fusible pair of the same shape: pi differ: pi[w] >= pi[u] + 1 when u
-//          reaches w, else a binary d[u,w] picks the side (big-M).
-//   transitivity of y (valid, since y = "same block" is always optimal):
-//          y[a,b] + y[b,c] - y[a,c] <= 1, and y[a,b] + y[b,c] <= 1 when a, c
-//          can never share a block (at most 5000 rows). Not needed for
-//          correctness, but the big-M rows alone give a weak LP bound: on
-//          random batches of 50 instructions (bohrium) these rows took CBC
-//          from 4/10 to 8/10 proven optima within 5 s, and robinson from
-//          seconds to milliseconds on 10-14 instructions.
+// Formulation of one part (pair variables only: no block positions):
+//   y[u,w] binary: 1 only if u and w share a block. The blocks of a solution
+//          are the connected components of the links with y = 1, with every
+//          cycle among them merged (strongly connected components), so every
+//          solution is an acyclic clustering; y may be 0 for units that share
+//          a block, which can only over-estimate the cost.
+//   Legality is what the walk cuts below enforce: for units p, q that are not
+//          a "may" pair, a closed walk p -> q -> p over dependency edges and
+//          links forces p and q into one block if all its links are 1, so
+//          sum(its links) <= |links| - 1. Valid for every legal partition; an
+//          integral y violating none has legal blocks.
+//   Valid rows up front (tighten the LP, not needed for correctness):
+//          transitivity y[a,b] + y[b,c] - y[a,c] <= 1, and y[a,b] + y[b,c] <= 1
+//          when a, c are not a "may" pair (at most 5000); crossing pairs of
+//          links whose blocks would reach each other both ways (walk cuts with
+//          two links; y1 + y2 - y3 <= 1 when all four units may share a block
+//          and y3 links two of them; at most 5000).
 // Objective (exact for all four models of fusion/cost.hpp):
 //   max-locality, max-contract: the saving of a merge is a sum over unit
 //          pairs, so cost = const - sum saving(u,w) * y[u,w];
@@ -53,14 +49,24 @@
 //   A model not among these (none exists yet) gets the pairwise form, which
 //   is then only an approximation. Whatever the model, the result is scored
 //   with the exact CostModel and never returned if worse than greedy.
+// Solving (a cutting-plane loop): up to 20 rounds of walk-cut separation on
+//   the LP relaxation (shortest closed walks, link weight 1 - y), then CBC on
+//   the MIP; if its solution's blocks are illegal, their walk cuts are added
+//   and the MIP is solved again. Every cut is valid for every legal
+//   partition, so each MIP value bounds the optimum from below, and a legal
+//   MIP optimum is the optimum. (The blocks-as-positions formulation this
+//   replaced had big-M rows that added nothing to the LP bound: at 100
+//   instructions CBC proved 3 of 10 bohrium batches optimal in 5 s.)
 //
 // Limits: a part of more than 1000 units, or more than 8000 unit and pair
 // variables, is not given to CBC (it keeps the warm start; Report::too_large).
-// Options::time_limit (Config.fuse_time_limit) bounds the whole run;
-// the parts share what is left after the seeds, and a part that runs out
-// keeps its best solution (at worst the warm start). A solver failure keeps
-// the warm start for that part and logs a warning. Solver output is shown
-// only when arrvm::logger() logs at debug level.
+// Options::time_limit (Config.fuse_time_limit) bounds the whole run; the
+// parts share what is left after the seeds. A part that runs out keeps the
+// legal blocks of its last MIP solution (blocks that break a walk cut are
+// split into their units) or the warm start, whichever is cheaper, and greedy
+// merges run on the result. A solver failure keeps the warm start for that
+// part and logs a warning. Solver output is shown only when arrvm::logger()
+// logs at debug level.
 #pragma once
 
 #include <cstdint>
@@ -77,7 +83,9 @@ struct Report {
   int too_large = 0;       // parts over 1000 units or 8000 unit + pair columns: warm start kept
   int inexact = 0;         // proven-optimal parts whose MIP value is not the exact cost (a bug)
   int units = 0;           // unintrusive blocks
-  int columns = 0, rows = 0;  // summed over parts
+  int columns = 0, rows = 0;  // summed over parts (rows include the cuts)
+  int mip_solves = 0;      // CBC runs, summed over parts (one more per round of illegal blocks)
+  int cuts = 0;            // walk cuts added, summed over parts
   bool searched = false;   // false: the limit struck before the parts were formed (greedy returned)
   bool optimal() const { return searched && failed == 0 && too_large == 0 && proven_optimal == parts; }
 };

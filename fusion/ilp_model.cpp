@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 
 #include <coin/CbcModel.hpp>
@@ -48,9 +49,8 @@ bool MipProblem::feasible(const std::vector<double>& x) const {
 }
 
 struct MipSolver {
-  static MipResult solve(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
-                         bool verbose) {
-    MipResult result;
+  // Loads `p` into `solver` (integrality included).
+  static void load(const MipProblem& p, OsiClpSolverInterface& solver, int level) {
     const int n = p.columns();
     // Row-ordered, built in one go (appending rows one by one is quadratic).
     std::vector<CoinBigIndex> start, len;
@@ -66,8 +66,6 @@ struct MipSolver {
     }
     const CoinPackedMatrix matrix(false, n, p.rows(), static_cast<CoinBigIndex>(idx.size()), val.data(),
                                   idx.data(), start.data(), len.data());
-    OsiClpSolverInterface solver;
-    const int level = verbose ? 1 : 0;
     solver.messageHandler()->setLogLevel(level);
     solver.getModelPtr()->setLogLevel(level);
     // MipProblem's kInf (and anything beyond it) is the solver's infinity.
@@ -82,6 +80,25 @@ struct MipSolver {
     for (int j = 0; j < n; ++j) {
       if (p.integer_[j]) solver.setInteger(j);
     }
+  }
+
+  static std::vector<double> lp(const MipProblem& p, double* objective) {
+    OsiClpSolverInterface solver;
+    load(p, solver, 0);
+    solver.initialSolve();
+    if (!solver.isProvenOptimal()) return {};
+    *objective = solver.getObjValue();
+    const double* x = solver.getColSolution();
+    return std::vector<double>(x, x + p.columns());
+  }
+
+  static MipResult solve(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
+                         bool verbose) {
+    MipResult result;
+    const int n = p.columns();
+    OsiClpSolverInterface solver;
+    const int level = verbose ? 1 : 0;
+    load(p, solver, level);
     // The initial LP solve is not covered by CbcModel's limit.
     solver.getModelPtr()->setMaximumSeconds(std::max(seconds, 0.01));
     CbcModel model(solver);
@@ -91,17 +108,26 @@ struct MipSolver {
     model.setUseElapsedTime(true);
     model.setMaximumSeconds(std::max(seconds, 0.0));
     CbcStrategyDefault strategy(1, 5, 0, 0);
+    if (std::getenv("ILPX_PRE") != nullptr) strategy.setupPreProcessing(1, 10);  // EXPERIMENT
     model.setStrategy(strategy);
     model.initialSolve();
     if (model.solver()->isProvenPrimalInfeasible()) {
       result.message = "the LP relaxation is infeasible";
       return result;
     }
-    if (!warm_start.empty() && p.feasible(warm_start))
-      model.setBestSolution(warm_start.data(), n, p.objective_of(warm_start), true);
+    const bool warm = !warm_start.empty() && p.feasible(warm_start);
+    if (warm) model.setBestSolution(warm_start.data(), n, p.objective_of(warm_start), true);
     model.branchAndBound();
     result.nodes = model.getNodeCount();
     const double* best = model.bestSolution();
+    if (warm && (best == nullptr || model.isProvenInfeasible())) {
+      // Out of time before CBC kept anything (it may then even call the
+      // problem infeasible): the feasible warm start is still a solution.
+      result.x = warm_start;
+      result.objective = p.objective_of(result.x);
+      result.status = MipResult::Status::Stopped;
+      return result;
+    }
     if (model.isProvenInfeasible() || best == nullptr) {
       result.message = model.isProvenInfeasible() ? "proven infeasible" : "no solution found";
       return result;
@@ -112,6 +138,16 @@ struct MipSolver {
     return result;
   }
 };
+
+std::vector<double> solve_lp(const MipProblem& p, double* objective) {
+  try {
+    return MipSolver::lp(p, objective);
+  } catch (const CoinError&) {
+    return {};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
 
 MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
                     bool verbose) {

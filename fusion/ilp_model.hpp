@@ -1,7 +1,8 @@
 // A small mixed-integer program (minimize c·x subject to row ranges and
 // column bounds) and its solution with CBC through the library API
-// (OsiClpSolverInterface + CbcModel): no subprocess, no files. The only file
-// of the fusion engine that includes COIN-OR headers.
+// (OsiClpSolverInterface + CbcModel), or of its LP relaxation with Clp: no
+// subprocess, no files. The only file of the fusion engine that includes
+// COIN-OR headers.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +48,20 @@ struct MipResult {
   int64_t nodes = 0;
 };
 
+// A row sum(terms) <= upper, found after the problem was built (a cut).
+struct MipCut {
+  std::vector<std::pair<int, double>> terms;
+  double upper = 0;
+};
+
 // Solves `p` with CBC within `seconds` (wall clock). `warm_start`, if not
 // empty and feasible, is handed to CBC as the first incumbent. Solver output
 // goes to stdout only when `verbose`.
 MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
                     bool verbose);
+
+// The LP relaxation of `p` solved with Clp: its optimal x and value, or an
+// empty x if it has none (infeasible, unbounded, solver error).
+std::vector<double> solve_lp(const MipProblem& p, double* objective);
 
 }  // namespace arrvm::fusion

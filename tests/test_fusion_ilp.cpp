@@ -137,6 +137,70 @@ TEST_CASE("ilp on Fig. 3: the exhaustive optimum under every cost model") {
   }
 }
 
+// Seed 003 §5.1's normalize2 as bytecode: sum1 = sum(xs); gts = where(xs > 0,
+// xs, 0) (a masked input in place of the filter); sum2 = sum(gts);
+// ys1 = xs / sum1; ys2 = xs / sum2. The paper's ILP gives 2 loops: the
+// mask and both sums in one, both maps in the other (a reduction's output is
+// complete only after its loop, so no map joins the sums).
+TEST_CASE("ilp on seed 003's normalize2: 2 kernels") {
+  using fusion_test::make;
+  using fusion_test::view1;
+  fusion_test::Batch b;
+  const DType f64 = DType::Float64;
+  const int64_t n = 8;
+  const BaseId xs = b.base(f64, n), m = b.base(DType::Bool, n), gts = b.base(f64, n), s1 = b.base(f64, 1),
+               s2 = b.base(f64, 1), y1 = b.base(f64, n), y2 = b.base(f64, n);
+  auto scalar = [](BaseId base) {  // the 0-d view of a one-element base
+    View v;
+    v.base = base;
+    return v;
+  };
+  auto broadcast = [&](BaseId base) { return view1(base, 0, n, 0); };
+  const Operand zero = Operand::of(Scalar::of_double(f64, 0.0));
+  b.add(make(Opcode::Greater, view1(m, 0, n), {fusion_test::v(view1(xs, 0, n)), zero}));  // 0
+  b.add(make(Opcode::Where, view1(gts, 0, n),
+             {fusion_test::v(view1(m, 0, n)), fusion_test::v(view1(xs, 0, n)), zero}));  // 1
+  b.add(fusion_test::control(Opcode::Free, m));                                            // 2
+  b.add(make(Opcode::AddReduce, scalar(s1), {fusion_test::v(view1(xs, 0, n))}, 0));         // 3
+  b.add(make(Opcode::AddReduce, scalar(s2), {fusion_test::v(view1(gts, 0, n))}, 0));        // 4
+  b.add(fusion_test::control(Opcode::Free, gts));                                          // 5
+  b.add(make(Opcode::Divide, view1(y1, 0, n), {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s1))}));
+  b.add(make(Opcode::Divide, view1(y2, 0, n), {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s2))}));
+  b.add(fusion_test::control(Opcode::Free, s1));  // 8
+  b.add(fusion_test::control(Opcode::Free, s2));  // 9
+  b.add(fusion_test::control(Opcode::Sync, y1));  // 10
+  b.add(fusion_test::control(Opcode::Sync, y2));  // 11
+  const Graph g(b.instrs);
+  Options options;
+  options.time_limit = 20.0;
+  for (const char* name : {"bohrium", "robinson"}) {
+    INFO(name);
+    const auto cost = make_cost_model(name);
+    ilp::Report report;
+    const Partition p = ilp::fuse_report(g, *cost, options, &report);
+    REQUIRE(check_partition(g, p) == "");
+    CHECK(report.optimal());
+    CHECK(cost->cost(g, p) == cost->cost(g, optimal::fuse(g, *cost, options)));
+    // Kernels: blocks holding a computing instruction (not only free/sync).
+    std::vector<int> block_of(b.instrs.size(), -1);
+    int kernels = 0;
+    for (std::size_t k = 0; k < p.blocks.size(); ++k) {
+      bool computes = false;
+      for (uint32_t i : p.blocks[k]) {
+        block_of[i] = static_cast<int>(k);
+        computes = computes || !g.access(i).is_control();
+      }
+      kernels += computes;
+    }
+    CHECK(kernels == 2);
+    CHECK(block_of[0] == block_of[1]);  // the mask
+    CHECK(block_of[1] == block_of[3]);  // with both sums
+    CHECK(block_of[3] == block_of[4]);
+    CHECK(block_of[6] == block_of[7]);  // both maps
+    CHECK(block_of[3] != block_of[6]);
+  }
+}
+
 TEST_CASE("ilp with a tiny time limit: legal and no worse than greedy") {
   for (const char* name : {"bohrium", "robinson"}) {
     const auto cost = make_cost_model(name);
