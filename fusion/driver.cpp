@@ -1,9 +1,11 @@
 #include "fusion/driver.hpp"
 
 #include "fusion/algorithms.hpp"
+#include "fusion/anytime.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "vm/error.hpp"
+#include "vm/log.hpp"
 
 namespace arrvm {
 
@@ -26,9 +28,11 @@ void check_cost_name(const std::string& name) {
   fusion::make_cost_model(name);
 }
 
-Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
-  check_fuser_name(config.fuser);
-  const fusion::Algorithm* algorithm = fusion::find_algorithm(config.fuser);
+namespace {
+
+Partition fuse_with(const std::string& fuser, std::span<const Instruction> batch, const Config& config) {
+  check_fuser_name(fuser);
+  const fusion::Algorithm* algorithm = fusion::find_algorithm(fuser);
   const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
   const fusion::Graph graph(batch);
   fusion::Options options;
@@ -36,10 +40,110 @@ Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
   Partition p = algorithm->fuse(graph, *cost, options);
 #ifndef NDEBUG
   const std::string problem = fusion::check_partition(graph, p);
-  if (!problem.empty())
-    throw InternalError("fuser '" + config.fuser + "' returned an illegal partition: " + problem);
+  if (!problem.empty()) throw InternalError("fuser '" + fuser + "' returned an illegal partition: " + problem);
 #endif
   return p;
+}
+
+// The time limit changes what an exact fuser returns, so it is part of
+// their keys; the other fusers ignore it.
+double key_time_limit(const Config& c) { return is_exact_fuser(c.fuser) ? c.fuse_time_limit : 0.0; }
+
+std::string merge_cache_mode(const Config& c) { return c.merge_cache.empty() ? c.cache : c.merge_cache; }
+
+}  // namespace
+
+bool is_exact_fuser(const std::string& name) { return name == "optimal" || name == "ilp"; }
+
+Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
+  return fuse_with(config.fuser, batch, config);
+}
+
+FusionStage::FusionStage(const Config& config)
+    : config_(config),
+      keys_(config.fuser, config.cost, key_time_limit(config)),
+      cache_(merge_cache_mode(config), config.cache_dir) {
+  check_fuser_name(config_.fuser);
+  check_cost_name(config_.cost);
+  // Without a cache there is nowhere to put the better partition.
+  if (config_.anytime == "on" && is_exact_fuser(config_.fuser) && cache_.enabled()) {
+    worker_ = std::make_unique<fusion::AnytimeWorker>(config_.fuser, config_.cost, config_.fuse_time_limit);
+  }
+}
+
+FusionStage::~FusionStage() {
+  if (!worker_) return;
+  worker_->stop();
+  // Solves that finished after the last flush: kept for the next process.
+  for (const fusion::AnytimeResult& r : worker_->take_results()) cache_.store_to_disk(r.key, r.partition, false);
+}
+
+void FusionStage::wait_for_background() {
+  if (worker_) worker_->wait_idle();
+}
+
+Partition FusionStage::partition(std::span<const Instruction> batch, Profile& profile) {
+  {
+    ScopedTimer t(&profile.merge_cache_s);
+    if (worker_) apply_background(profile);
+    if (cache_.enabled()) {
+      keys_.build(batch, &key_);
+      bool from_disk = false;
+      MergeEntry* e = cache_.find(key_, &from_disk);
+      if (e != nullptr && from_disk) {
+        // The disk may hold a partition from another build of libarrvm,
+        // whose fusibility rules differed: never run an illegal one.
+        const fusion::Graph graph(batch);
+        if (const std::string problem = fusion::check_partition(graph, e->partition); !problem.empty()) {
+          logger().warn("merge cache: ignoring an illegal partition in {} ({}); recomputing it",
+                        cache_.file_of(key_), problem);
+          cache_.erase(key_);
+          e = nullptr;
+        }
+      }
+      // Anytime off wants the exact fuser's partition, not greedy's.
+      if (e != nullptr && e->provisional && !worker_) e = nullptr;
+      if (e != nullptr) {
+        ++profile.merge_cache_hits;
+        if (e->provisional && !e->upgrade_queued) e->upgrade_queued = submit(batch, key_, e->partition);
+        return e->partition;
+      }
+    }
+    ++profile.merge_cache_misses;
+  }
+  return fuse_miss(batch, profile);
+}
+
+Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& profile) {
+  const bool provisional = worker_ != nullptr;
+  Partition p;
+  {
+    ScopedTimer t(&profile.fusion_s);
+    p = fuse_with(provisional ? "greedy" : config_.fuser, batch, config_);
+  }
+  if (!cache_.enabled()) return p;
+  ScopedTimer t(&profile.merge_cache_s);
+  MergeEntry* e = cache_.put(key_, p, provisional);
+  if (provisional) e->upgrade_queued = submit(batch, key_, p);
+  return p;
+}
+
+bool FusionStage::submit(std::span<const Instruction> batch, const MergeKey& key, const Partition& provisional) {
+  fusion::AnytimeJob job;
+  job.key = key;
+  job.batch.assign(batch.begin(), batch.end());
+  job.provisional = provisional;
+  return worker_->submit(std::move(job));
+}
+
+void FusionStage::apply_background(Profile& profile) {
+  for (fusion::AnytimeResult& r : worker_->take_results()) {
+    profile.fusion_background_s += r.seconds;
+    if (!r.error.empty()) logger().warn("anytime fusion: {}", r.error);
+    if (r.improved) ++profile.merge_cache_upgrades;
+    // Final either way: a failed or no better solve would fail again.
+    cache_.put(r.key, std::move(r.partition), false);
+  }
 }
 
 int64_t partition_cost(std::span<const Instruction> batch, const Partition& partition,

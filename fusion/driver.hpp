@@ -1,16 +1,66 @@
 // The fusion stage of the pipeline: batch -> partition, under the configured
-// algorithm and cost model. (The merge cache will wrap this, in one place.)
+// algorithm and cost model, with the merge cache (cache/merge_cache.hpp)
+// and anytime fusion (fusion/anytime.hpp) around it, in this one place.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
+#include "cache/merge_cache.hpp"
 #include "fusion/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/profile.hpp"
 
 namespace arrvm {
+
+namespace fusion {
+class AnytimeWorker;
+}
+
+// What a Runtime calls on every flush: hash the batch, look it up in the
+// merge cache (memory, then Config.cache_dir/merge/), and on a miss run the
+// fuser and remember its partition. With Config.anytime = on and an exact
+// fuser (optimal, ilp) a miss runs greedy and queues the exact solve on a
+// background thread; its partition replaces greedy's in the cache when
+// ready (profile: merge_cache_upgrades). A partition read from disk is
+// checked legal against the batch's graph before it is used.
+// Profile: merge_cache_s (hash, lookup, re-bind, disk, upgrades),
+// fusion_s (fusers run on this thread), merge_cache_hits / misses.
+class FusionStage {
+ public:
+  explicit FusionStage(const Config& config);  // throws Error for an unknown fuser or cost model
+  ~FusionStage();  // drops queued background solves, waits for a running one
+  FusionStage(const FusionStage&) = delete;
+  FusionStage& operator=(const FusionStage&) = delete;
+
+  // The partition for `batch` (a validated batch).
+  Partition partition(std::span<const Instruction> batch, Profile& profile);
+
+  // Blocks until no background solve is queued or running; the next
+  // partition() call applies what they found.
+  void wait_for_background();
+
+  bool anytime() const { return worker_ != nullptr; }
+  const MergeCache& cache() const { return cache_; }
+
+ private:
+  Partition fuse_miss(std::span<const Instruction> batch, Profile& profile);
+  void apply_background(Profile& profile);
+  bool submit(std::span<const Instruction> batch, const MergeKey& key, const Partition& provisional);
+
+  Config config_;
+  MergeKeyBuilder keys_;
+  MergeCache cache_;
+  MergeKey key_;  // scratch, reused by every flush
+  std::unique_ptr<fusion::AnytimeWorker> worker_;
+};
+
+// True for the fusers whose run is bounded by Config.fuse_time_limit rather
+// than by the batch size (optimal, ilp).
+bool is_exact_fuser(const std::string& name);
 
 // Builds the WSP graph of `batch` and runs config.fuser under config.cost
 // (time limit config.fuse_time_limit). Throws Error naming the fuser or the

@@ -72,6 +72,12 @@ void Config::set(const std::string& name, const std::string& value) {
     opencl_device = value;
   } else if (name == "fuse_time_limit") {
     fuse_time_limit = parse_seconds("fuse_time_limit", value);
+  } else if (name == "merge_cache") {
+    if (!value.empty()) check_choice("merge_cache", value, {"on", "memory", "off"});
+    merge_cache = value;
+  } else if (name == "anytime") {
+    check_choice("anytime", value, {"on", "off"});
+    anytime = value;
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
@@ -88,6 +94,7 @@ Config Config::from_env() {
       {"ARRVM_LOG", "log"},         {"ARRVM_CC", "cc"},
       {"ARRVM_CFLAGS", "cflags"},   {"ARRVM_OPENCL_DEVICE", "opencl_device"},
       {"ARRVM_FUSE_TIME_LIMIT", "fuse_time_limit"},
+      {"ARRVM_MERGE_CACHE", "merge_cache"}, {"ARRVM_ANYTIME", "anytime"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -116,6 +123,8 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_CFLAGS", cflags},
       {"ARRVM_OPENCL_DEVICE", opencl_device},
       {"ARRVM_FUSE_TIME_LIMIT", std::to_string(fuse_time_limit)},
+      {"ARRVM_MERGE_CACHE", merge_cache.empty() ? cache : merge_cache},
+      {"ARRVM_ANYTIME", anytime},
   };
 }
 

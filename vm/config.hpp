@@ -10,9 +10,7 @@
 namespace arrvm {
 
 struct Config {
-  // DESIGN.md makes `cpu` the default; until the CPU backend lands (issue 4)
-  // the reference interpreter is the only backend, so it is the default.
-  std::string backend = "ref";        // ARRVM_BACKEND
+  std::string backend = "cpu";        // ARRVM_BACKEND (DESIGN.md: cpu is the default)
   std::string fuser = "greedy";       // ARRVM_FUSER
   std::string cost = "bohrium";       // ARRVM_COST
   int64_t batch = 4096;               // ARRVM_BATCH
@@ -25,6 +23,12 @@ struct Config {
   std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
   std::string opencl_device;          // ARRVM_OPENCL_DEVICE
   double fuse_time_limit = 1.0;       // ARRVM_FUSE_TIME_LIMIT (seconds)
+  // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; empty:
+  // as ARRVM_CACHE (lets the cache study vary it with the kernel cache warm).
+  std::string merge_cache;
+  // ARRVM_ANYTIME: on | off. With optimal or ilp, a merge-cache miss runs
+  // greedy at once and the exact fuser in the background (fusion/anytime.hpp).
+  std::string anytime = "on";
 
   // Defaults overridden by the ARRVM_* environment variables. Throws Error
   // naming the variable if a value is malformed.

@@ -18,15 +18,15 @@ std::string Profile::to_text() const {
                 "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
                 " + execution %.6f + unaccounted %.6f\n"
                 "  kernels: %llu compiled, %llu launched; kernel cache %llu hits (%llu from disk), %llu misses\n"
-                "  merge cache: %llu hits, %llu misses, %llu upgrades\n"
+                "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
                 "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
                 "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
                 " from device\n",
                 u(batches), u(instructions), u(blocks), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
                 execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(kernel_cache_hits),
                 u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
-                u(merge_cache_upgrades), u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
-                u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
+                u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
+                u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
   return buf;
 }
 
@@ -38,6 +38,7 @@ std::string Profile::to_json() const {
       {"time",
        {{"total", total_s},
         {"fusion", fusion_s},
+        {"fusion_background", fusion_background_s},
         {"merge_cache", merge_cache_s},
         {"codegen", codegen_s},
         {"compile", compile_s},

@@ -18,6 +18,7 @@ struct Profile {
   // validation, the user's own code).
   double total_s = 0;
   double fusion_s = 0;       // running the fuser (merge-cache misses)
+  double fusion_background_s = 0;  // anytime fusion: exact solves on the background thread (not in total)
   double merge_cache_s = 0;  // hashing the batch, looking it up, re-binding
   double exec_s = 0;
   double codegen_s = 0;  // lowering blocks and printing source

@@ -17,6 +17,7 @@
 namespace arrvm {
 
 class Backend;
+class FusionStage;
 class TraceWriter;
 struct Partition;
 
@@ -56,6 +57,8 @@ class Runtime {
 
   const Config& config() const { return config_; }
   Backend& backend() { return *backend_; }
+  // Fusion with the merge cache (fusion/driver.hpp).
+  FusionStage& fusion() { return *fusion_; }
   const BaseRegistry& bases() const { return bases_; }
   // Counters so far; total_s is brought up to date on each call.
   Profile& profile();
@@ -90,6 +93,7 @@ class Runtime {
   void record_sync(BaseId id);
 
   Config config_;
+  std::unique_ptr<FusionStage> fusion_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<TraceWriter> trace_;
   BaseRegistry bases_;

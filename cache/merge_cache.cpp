@@ -1,0 +1,364 @@
+#include "cache/merge_cache.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cache/kernel_cache.hpp"
+#include "vm/error.hpp"
+#include "vm/log.hpp"
+
+namespace arrvm {
+
+namespace {
+
+constexpr const char kMagic[] = "ARRVMMC1";  // 8 bytes
+constexpr std::size_t kMagicLen = sizeof(kMagic) - 1;
+constexpr uint64_t kConstFlag = uint64_t{1} << 63;
+constexpr uint64_t kProvisionalFlag = 1;
+
+// FxHash-style word mixing with a final avalanche: one multiply per word,
+// which keeps hashing well under the 1 us/instruction budget of a hit. The
+// hash only locates a candidate; the full key is compared.
+uint64_t hash_words(const std::vector<uint64_t>& w) {
+  uint64_t h = 0x243f6a8885a308d3ull;
+  for (uint64_t x : w) h = (std::rotl(h, 5) ^ x) * 0x517cc1b727220a95ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+void put_string(std::vector<uint64_t>& w, const std::string& s) {
+  w.push_back(s.size());
+  for (std::size_t i = 0; i < s.size(); i += 8) {
+    uint64_t x = 0;
+    std::memcpy(&x, s.data() + i, std::min<std::size_t>(8, s.size() - i));
+    w.push_back(x);
+  }
+}
+
+void put_u64(std::string* s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+bool get_u64(const std::string& s, std::size_t* pos, uint64_t* v) {
+  if (*pos > s.size() || s.size() - *pos < 8) return false;
+  *v = 0;
+  for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(static_cast<unsigned char>(s[*pos + i])) << (8 * i);
+  *pos += 8;
+  return true;
+}
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::size_t entry_bytes(const MergeKey& key, const Partition& p) {
+  std::size_t b = sizeof(MergeEntry) + 64 + key.words.size() * sizeof(uint64_t);
+  for (const Block& block : p.blocks) b += sizeof(Block) + block.size() * sizeof(uint32_t);
+  return b;
+}
+
+// Entry: magic, u64 key words, the words, u64 flags, u64 blocks, per block
+// u64 size and its u64 indices; then the hex SHA-256 of all that.
+std::string encode(const MergeKey& key, const Partition& p, bool provisional) {
+  std::string data(kMagic, kMagicLen);
+  data.reserve(kMagicLen + 8 * (key.words.size() + key.instructions + 2 * p.blocks.size() + 4) + 64);
+  put_u64(&data, key.words.size());
+  for (uint64_t w : key.words) put_u64(&data, w);
+  put_u64(&data, provisional ? kProvisionalFlag : 0);
+  put_u64(&data, p.blocks.size());
+  for (const Block& b : p.blocks) {
+    put_u64(&data, b.size());
+    for (uint32_t i : b) put_u64(&data, i);
+  }
+  data += sha256_hex(data);
+  return data;
+}
+
+enum class Decoded { Ok, OtherKey, Corrupt };
+
+Decoded decode(const std::string& data, const MergeKey& key, MergeEntry* out, std::string* why) {
+  if (data.size() < kMagicLen + 64 || data.compare(0, kMagicLen, kMagic) != 0) {
+    *why = "bad header or truncated";
+    return Decoded::Corrupt;
+  }
+  const std::size_t body = data.size() - 64;
+  if (data.compare(body, 64, sha256_hex(data.substr(0, body))) != 0) {
+    *why = "checksum mismatch (truncated or damaged)";
+    return Decoded::Corrupt;
+  }
+  const std::string s = data.substr(0, body);
+  std::size_t pos = kMagicLen;
+  uint64_t nwords = 0;
+  if (!get_u64(s, &pos, &nwords) || nwords > (s.size() - pos) / 8) {
+    *why = "bad key length";
+    return Decoded::Corrupt;
+  }
+  // Another key with the same hash (the file name): not damage, a miss.
+  if (nwords != key.words.size()) return Decoded::OtherKey;
+  for (uint64_t i = 0; i < nwords; ++i) {
+    uint64_t w = 0;
+    get_u64(s, &pos, &w);
+    if (w != key.words[i]) return Decoded::OtherKey;
+  }
+  uint64_t flags = 0, nblocks = 0;
+  if (!get_u64(s, &pos, &flags) || !get_u64(s, &pos, &nblocks) || nblocks > key.instructions) {
+    *why = "bad partition header";
+    return Decoded::Corrupt;
+  }
+  Partition p;
+  p.blocks.reserve(nblocks);
+  for (uint64_t b = 0; b < nblocks; ++b) {
+    uint64_t size = 0;
+    if (!get_u64(s, &pos, &size) || size > key.instructions) {
+      *why = "bad block size";
+      return Decoded::Corrupt;
+    }
+    Block block(size);
+    for (uint64_t k = 0; k < size; ++k) {
+      uint64_t i = 0;
+      if (!get_u64(s, &pos, &i) || i > UINT32_MAX) {
+        *why = "bad instruction index";
+        return Decoded::Corrupt;
+      }
+      block[k] = static_cast<uint32_t>(i);
+    }
+    p.blocks.push_back(std::move(block));
+  }
+  if (pos != s.size() || !covers_batch(p, key.instructions)) {
+    *why = "the partition does not cover the batch";
+    return Decoded::Corrupt;
+  }
+  out->key = key;
+  out->partition = std::move(p);
+  out->provisional = (flags & kProvisionalFlag) != 0;
+  return Decoded::Ok;
+}
+
+}  // namespace
+
+bool covers_batch(const Partition& p, std::size_t n) {
+  std::vector<bool> seen(n, false);
+  std::size_t count = 0;
+  for (const Block& b : p.blocks) {
+    if (b.empty()) return false;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      const uint32_t i = b[k];
+      if (i >= n || seen[i] || (k > 0 && b[k - 1] >= i)) return false;
+      seen[i] = true;
+      ++count;
+    }
+  }
+  return count == n;
+}
+
+// --- keys ---------------------------------------------------------------
+
+MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit) {
+  header_.push_back(0x314b4d4d56525241ull);  // "ARRVMMK1"
+  header_.push_back(kMergeKeyVersion);
+  put_string(header_, fuser);
+  put_string(header_, cost);
+  header_.push_back(std::bit_cast<uint64_t>(time_limit));
+}
+
+uint32_t MergeKeyBuilder::rename(BaseId id) {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = static_cast<std::size_t>((static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+  while (true) {
+    Slot& s = slots_[i];
+    if (s.generation != generation_) {
+      s = Slot{id, next_index_++, generation_};
+      return s.index;
+    }
+    if (s.id == id) return s.index;
+    i = (i + 1) & mask;
+  }
+}
+
+void MergeKeyBuilder::put_view(const View& v, std::vector<uint64_t>& w) {
+  const int r = v.rank();
+  w.push_back(uint64_t{rename(v.base)} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
+              uint64_t{static_cast<uint8_t>(r)} << 40);
+  w.push_back(static_cast<uint64_t>(v.offset));
+  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.shape[k]));
+  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.stride[k]));
+}
+
+void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
+  // At most 4 distinct bases per instruction; a table at most half full.
+  const std::size_t want = std::bit_ceil(8 * batch.size() + 16);
+  if (slots_.size() < want) {
+    slots_.assign(want, Slot{});
+    generation_ = 0;
+  }
+  if (++generation_ == 0) {  // wrapped: stale slots could look current
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    generation_ = 1;
+  }
+  next_index_ = 0;
+  std::vector<uint64_t>& w = key->words;
+  w.assign(header_.begin(), header_.end());
+  w.push_back(batch.size());
+  for (const Instruction& in : batch) {
+    w.push_back(uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
+                uint64_t{static_cast<uint32_t>(in.axis)} << 32);
+    put_view(in.out, w);
+    for (int k = 0; k < in.nin; ++k) {
+      const Operand& o = in.in[k];
+      if (o.is_const) {
+        w.push_back(kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32);
+      } else {
+        put_view(o.view, w);
+      }
+    }
+  }
+  key->instructions = static_cast<uint32_t>(batch.size());
+  key->hash = hash_words(w);
+}
+
+// --- the cache ----------------------------------------------------------
+
+MergeCache::MergeCache(std::string mode, const std::string& dir) : mode_(std::move(mode)) {
+  if (mode_ == "on" && !dir.empty()) dir_ = (std::filesystem::path(dir) / "merge").string();
+}
+
+std::string MergeCache::file_of(const MergeKey& key) const {
+  if (dir_.empty()) return "";
+  char name[64];
+  std::snprintf(name, sizeof name, "%016llx-%llu.merge", static_cast<unsigned long long>(key.hash),
+                static_cast<unsigned long long>(key.words.size()));
+  return (std::filesystem::path(dir_) / name).string();
+}
+
+MergeEntry* MergeCache::find(const MergeKey& key, bool* from_disk) {
+  if (from_disk != nullptr) *from_disk = false;
+  if (!enabled()) {
+    ++stats_.misses;
+    return nullptr;
+  }
+  const auto it = index_.find(key.hash);
+  if (it != index_.end() && it->second->key.words == key.words) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    ++stats_.memory_hits;
+    return &lru_.front();
+  }
+  MergeEntry loaded;
+  if (on_disk() && load_from_disk(key, &loaded)) {
+    ++stats_.disk_hits;
+    if (from_disk != nullptr) *from_disk = true;
+    return insert(std::move(loaded));
+  }
+  ++stats_.misses;
+  return nullptr;
+}
+
+MergeEntry* MergeCache::put(const MergeKey& key, Partition partition, bool provisional) {
+  ARRVM_ASSERT(covers_batch(partition, key.instructions));
+  if (!enabled()) return nullptr;
+  if (on_disk()) store_to_disk(key, partition, provisional);
+  MergeEntry e;
+  e.key = key;
+  e.partition = std::move(partition);
+  e.provisional = provisional;
+  return insert(std::move(e));
+}
+
+MergeEntry* MergeCache::insert(MergeEntry entry) {
+  entry.bytes = entry_bytes(entry.key, entry.partition);
+  const auto it = index_.find(entry.key.hash);
+  if (it != index_.end()) {  // the same key (replaced) or a colliding one (dropped)
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  bytes_ += entry.bytes;
+  lru_.push_front(std::move(entry));
+  index_[lru_.front().key.hash] = lru_.begin();
+  evict();
+  return &lru_.front();
+}
+
+void MergeCache::evict() {
+  while (lru_.size() > 1 && (lru_.size() > kMaxEntries || bytes_ > kMaxBytes)) {
+    bytes_ -= lru_.back().bytes;
+    index_.erase(lru_.back().key.hash);
+    lru_.pop_back();
+    ++stats_.evictions;
+  }
+}
+
+void MergeCache::erase(const MergeKey& key) {
+  const auto it = index_.find(key.hash);
+  if (it != index_.end() && it->second->key.words == key.words) {
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  if (on_disk()) {
+    std::error_code ec;
+    std::filesystem::remove(file_of(key), ec);
+  }
+}
+
+bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
+  const std::string file = file_of(key);
+  std::string data;
+  if (!read_file(file, &data)) return false;  // absent
+  std::string why;
+  switch (decode(data, key, out, &why)) {
+    case Decoded::Ok:
+      return true;
+    case Decoded::OtherKey:
+      return false;  // a hash collision: the store below replaces it
+    case Decoded::Corrupt:
+      break;
+  }
+  ++stats_.corrupt;
+  logger().warn("merge cache: ignoring {}: {}; removed, the partition will be recomputed", file, why);
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  return false;
+}
+
+void MergeCache::store_to_disk(const MergeKey& key, const Partition& partition, bool provisional) {
+  if (!on_disk()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  const std::string file = file_of(key);
+  const std::string data = encode(key, partition, provisional);
+  // A unique temporary name in the same directory, then an atomic rename:
+  // a concurrent reader sees the old entry, no entry, or the whole new one.
+  const std::string tmp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter_++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return;  // a cache that cannot be written is not an error
+    }
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return;
+  }
+  ++stats_.disk_writes;
+}
+
+}  // namespace arrvm

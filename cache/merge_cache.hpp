@@ -1,0 +1,153 @@
+// The merge cache (seed 001 Sec. V-F): batch -> partition, so that a loop
+// whose iterations flush the same batch pays for fusion once. In memory
+// (LRU, bounded by entries and bytes) and, with Config.cache = on, on disk
+// in Config.cache_dir/merge/, so that the next process starts warm.
+//
+// Key: a canonical serialization of the batch in 64-bit words, every field
+// fixed-width — opcode, arity, axis; per view its base renamed by first
+// appearance in the batch, dtype, rank, offset, shape, stride; per constant
+// only its dtype (so two iterations of a loop that differ in a scalar, or in
+// the ids of their temporaries, share an entry) — behind a header holding
+// the format version, the fuser, the cost model and (for the time-limited
+// fusers) the time limit. Everything the WSP graph and the cost models read
+// is in the key, so equal keys mean equal graphs and one partition serves
+// both. The full key is stored and compared on every hit; the 64-bit hash
+// only finds the candidate.
+//
+// Value: the partition as instruction indices, which re-bind to any batch
+// with the same key as they are. A disk entry stores the full key, the
+// partition, a provisional flag (anytime fusion: greedy's partition while
+// the exact one is being solved) and a SHA-256 of all of it; it is written
+// to a unique temporary file and renamed into place, so processes sharing
+// the directory see the old entry, none, or the whole new one. A truncated
+// or corrupt entry is removed with a warning and rebuilt by the caller.
+//
+// This module knows nothing about fusion: the caller (fusion/driver) runs
+// the fuser on a miss and checks partitions read from disk for legality.
+// Not thread-safe: one thread uses one MergeCache.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fusion/partition.hpp"
+#include "vm/config.hpp"
+#include "vm/instruction.hpp"
+
+namespace arrvm {
+
+inline constexpr uint64_t kMergeKeyVersion = 1;
+
+struct MergeKey {
+  std::vector<uint64_t> words;  // header, then the batch
+  uint64_t hash = 0;
+  uint32_t instructions = 0;
+
+  bool operator==(const MergeKey& o) const { return hash == o.hash && words == o.words; }
+};
+
+struct MergeCacheStats {
+  uint64_t memory_hits = 0;
+  uint64_t disk_hits = 0;
+  uint64_t misses = 0;
+  uint64_t evictions = 0;    // LRU entries dropped from memory
+  uint64_t disk_writes = 0;  // entries written to the cache directory
+  uint64_t corrupt = 0;      // disk entries rejected and removed
+};
+
+// A cached partition.
+struct MergeEntry {
+  MergeKey key;
+  Partition partition;
+  bool provisional = false;     // anytime: a better partition may replace it
+  bool upgrade_queued = false;  // (in memory only) a background solve is pending
+  std::size_t bytes = 0;        // memory accounted to it
+};
+
+// Builds keys for one fuser / cost model / time limit. Reuses its scratch
+// storage, so a key costs no allocation once warm. O(batch words).
+class MergeKeyBuilder {
+ public:
+  MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit);
+  void build(std::span<const Instruction> batch, MergeKey* key);
+
+ private:
+  uint32_t rename(BaseId id);
+  void put_view(const View& v, std::vector<uint64_t>& w);
+
+  std::vector<uint64_t> header_;
+  // BaseId -> first-appearance index: open addressing, cleared by bumping
+  // the generation instead of touching every slot.
+  struct Slot {
+    BaseId id = 0;
+    uint32_t index = 0;
+    uint32_t generation = 0;
+  };
+  std::vector<Slot> slots_;
+  uint32_t generation_ = 0;
+  uint32_t next_index_ = 0;
+};
+
+class MergeCache {
+ public:
+  static constexpr std::size_t kMaxEntries = 4096;
+  static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+
+  // mode: on | memory | off. `dir` is the cache directory (the entries go
+  // to dir/merge/); empty or a mode other than on: memory only.
+  MergeCache(std::string mode, const std::string& dir);
+  MergeCache(const MergeCache&) = delete;
+  MergeCache& operator=(const MergeCache&) = delete;
+
+  bool enabled() const { return mode_ != "off"; }
+  bool on_disk() const { return !dir_.empty(); }
+  const std::string& directory() const { return dir_; }
+
+  // The entry for `key`, from memory or else from disk (then kept in
+  // memory, *from_disk set); nullptr on a miss. The pointer is valid until
+  // the next call that inserts. Counts a hit or a miss.
+  MergeEntry* find(const MergeKey& key, bool* from_disk = nullptr);
+
+  // Inserts or replaces the entry for `key` (memory and, when on disk, the
+  // cache directory) and returns it. `partition` must cover the key's
+  // instructions exactly once.
+  MergeEntry* put(const MergeKey& key, Partition partition, bool provisional);
+
+  // Forgets `key` in memory and on disk (a disk entry that failed the
+  // caller's legality check).
+  void erase(const MergeKey& key);
+
+  // Writes an entry to the cache directory only (no memory entry); used
+  // when a background result arrives after this cache's owner is gone.
+  void store_to_disk(const MergeKey& key, const Partition& partition, bool provisional);
+
+  std::size_t size() const { return lru_.size(); }
+  std::size_t bytes() const { return bytes_; }
+  const MergeCacheStats& stats() const { return stats_; }
+
+  // The file that holds (or would hold) `key` on disk; empty if not on disk.
+  std::string file_of(const MergeKey& key) const;
+
+ private:
+  MergeEntry* insert(MergeEntry entry);
+  bool load_from_disk(const MergeKey& key, MergeEntry* out);
+  void evict();
+
+  std::string mode_, dir_;
+  uint64_t counter_ = 0;  // unique temporary file names
+  std::list<MergeEntry> lru_;  // most recently used first
+  std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
+  std::size_t bytes_ = 0;
+  MergeCacheStats stats_;
+};
+
+// True if `p` covers instructions 0..n-1 exactly once with non-empty,
+// ascending blocks (what re-binding a cached partition to a batch checks;
+// legality against the graph is the caller's business).
+bool covers_batch(const Partition& p, std::size_t n);
+
+}  // namespace arrvm

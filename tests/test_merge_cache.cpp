@@ -1,0 +1,639 @@
+// The merge cache (cache/merge_cache, fusion/driver FusionStage): what the
+// key distinguishes and what it does not, the disk cache (a new process
+// starts warm, corrupt entries are rebuilt, concurrent writers leave it
+// readable) and anytime fusion (greedy first, the exact partition later).
+#include <doctest/doctest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cache/merge_cache.hpp"
+#include "fusion/block_set.hpp"
+#include "fusion/cost.hpp"
+#include "fusion/driver.hpp"
+#include "fusion/graph.hpp"
+#include "tests/cpu_test_util.hpp"
+#include "tests/fusion_test_util.hpp"
+#include "tests/random_program.hpp"
+#include "vm/log.hpp"
+#include "vm/runtime.hpp"
+
+using namespace arrvm;  // tests only
+using fusion_test::c;
+using fusion_test::control;
+using fusion_test::make;
+using fusion_test::v;
+using fusion_test::view1;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr DType f64 = DType::Float64;
+
+Operand cf(double x) { return Operand::of(Scalar::of_double(f64, x)); }
+
+// t = x * alpha; y = y + t; free t — over bases created after `skip` others,
+// so that two calls can differ in their base ids only.
+std::vector<Instruction> axpy(double alpha, int skip) {
+  fusion_test::Batch b;
+  for (int i = 0; i < skip; ++i) b.base(f64, 1);
+  const BaseId x = b.base(f64, 8), y = b.base(f64, 8), t = b.base(f64, 8);
+  b.add(make(Opcode::Multiply, view1(t, 0, 8), {v(view1(x, 0, 8)), cf(alpha)}));
+  b.add(make(Opcode::Add, view1(y, 0, 8), {v(view1(y, 0, 8)), v(view1(t, 0, 8))}));
+  b.add(control(Opcode::Free, t));
+  return b.instrs;
+}
+
+// t[0:4] = x * 2; y = t[off:off+4] + x. off 0: the same view (fusible);
+// off 2: overlapping, not identical (fuse-preventing); off 4: disjoint.
+std::vector<Instruction> shifted_read(int64_t off) {
+  fusion_test::Batch b;
+  const BaseId x = b.base(f64, 4), t = b.base(f64, 8), y = b.base(f64, 4);
+  b.add(make(Opcode::Multiply, view1(t, 0, 4), {v(view1(x, 0, 4)), cf(2)}));
+  b.add(make(Opcode::Add, view1(y, 0, 4), {v(view1(t, off, 4)), v(view1(x, 0, 4))}));
+  return b.instrs;
+}
+
+MergeKey key_of(const std::vector<Instruction>& batch, const std::string& fuser = "greedy",
+                const std::string& cost = "bohrium", double limit = 0) {
+  MergeKeyBuilder builder(fuser, cost, limit);
+  MergeKey k;
+  builder.build(batch, &k);
+  return k;
+}
+
+bool same(const Partition& a, const Partition& b) { return a.blocks == b.blocks; }
+
+std::string legality(const std::vector<Instruction>& batch, const Partition& p) {
+  const fusion::Graph g(batch);
+  return fusion::check_partition(g, p);
+}
+
+Config cache_config(const std::string& dir, const std::string& fuser = "greedy") {
+  Config c;
+  c.backend = "ref";
+  c.fuser = fuser;
+  c.cache = "on";
+  c.cache_dir = dir;
+  return c;
+}
+
+std::vector<fs::path> entries(const std::string& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(dir) / "merge", ec)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_all(const fs::path& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+// Captures what libarrvm logs while it lives.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
+    logger().sinks().push_back(sink_);
+  }
+  ~LogCapture() { logger().sinks().pop_back(); }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+
+}  // namespace
+
+TEST_CASE("batches differing only in constant values and base ids share an entry") {
+  const auto a = axpy(2.0, 0), b = axpy(-7.5, 3);
+  CHECK(key_of(a) == key_of(b));
+  CHECK(key_of(a).hash == key_of(b).hash);
+
+  Config config;
+  config.backend = "ref";
+  FusionStage stage(config);
+  Profile prof;
+  const Partition pa = stage.partition(a, prof);
+  const Partition pb = stage.partition(b, prof);
+  CHECK(prof.merge_cache_misses == 1);
+  CHECK(prof.merge_cache_hits == 1);
+  CHECK(same(pa, pb));
+  CHECK(legality(b, pb).empty());
+
+  // A constant of another dtype is another key (the dtype is in the key).
+  std::vector<Instruction> c32 = a;
+  c32[0].in[1].constant = Scalar::of_double(DType::Float32, 2.0);
+  CHECK_FALSE(key_of(a) == key_of(c32));
+  // So are an opcode, an axis-free shape change and a stride.
+  std::vector<Instruction> sub = a;
+  sub[1].op = Opcode::Subtract;
+  CHECK_FALSE(key_of(a) == key_of(sub));
+  std::vector<Instruction> strided = a;
+  strided[0].in[0].view.stride[0] = -1;
+  strided[0].in[0].view.offset = 7;
+  CHECK_FALSE(key_of(a) == key_of(strided));
+}
+
+TEST_CASE("a view offset that changes which views overlap changes the key and the partition") {
+  const auto same_view = shifted_read(0), overlapping = shifted_read(2), disjoint = shifted_read(4);
+  CHECK_FALSE(key_of(same_view) == key_of(overlapping));
+  CHECK_FALSE(key_of(overlapping) == key_of(disjoint));
+  CHECK_FALSE(key_of(same_view) == key_of(disjoint));
+
+  Config config;
+  config.backend = "ref";
+  FusionStage stage(config);
+  Profile prof;
+  const Partition p0 = stage.partition(same_view, prof);
+  const Partition p2 = stage.partition(overlapping, prof);
+  const Partition p4 = stage.partition(disjoint, prof);
+  CHECK(prof.merge_cache_misses == 3);
+  CHECK(prof.merge_cache_hits == 0);
+  // Each partition is the fuser's own for that batch: shared x fuses the
+  // two instructions unless the t views conflict.
+  CHECK(p0.blocks.size() == 1);
+  CHECK(p2.blocks.size() == 2);
+  CHECK(p4.blocks.size() == 1);
+  CHECK(legality(overlapping, p2).empty());
+  // The cached one-block partition would be illegal for the overlapping batch.
+  CHECK_FALSE(legality(overlapping, p0).empty());
+}
+
+TEST_CASE("the key holds the fuser, the cost model and an exact fuser's time limit") {
+  const auto batch = fusion_test::fig3_batch();
+  const MergeKey greedy = key_of(batch, "greedy", "bohrium");
+  CHECK_FALSE(greedy == key_of(batch, "linear", "bohrium"));
+  CHECK_FALSE(greedy == key_of(batch, "greedy", "max-contract"));
+  CHECK_FALSE(key_of(batch, "optimal", "bohrium", 1.0) == key_of(batch, "optimal", "bohrium", 2.0));
+  CHECK(greedy == key_of(batch, "greedy", "bohrium"));
+
+  // On disk: a greedy entry is not a linear or a max-contract entry.
+  cputest::TempDir dir;
+  Profile prof;
+  {
+    FusionStage s(cache_config(dir.path(), "greedy"));
+    s.partition(batch, prof);
+  }
+  for (const auto& [fuser, cost] : {std::pair{"linear", "bohrium"}, std::pair{"greedy", "max-contract"}}) {
+    Config c = cache_config(dir.path(), fuser);
+    c.cost = cost;
+    FusionStage s(c);
+    Profile p;
+    const Partition got = s.partition(batch, p);
+    CHECK(p.merge_cache_misses == 1);
+    CHECK(s.cache().stats().disk_hits == 0);
+    CHECK(same(got, fuse_batch(batch, c)));
+  }
+  FusionStage again(cache_config(dir.path(), "greedy"));
+  Profile p;
+  again.partition(batch, p);
+  CHECK(p.merge_cache_hits == 1);
+  CHECK(again.cache().stats().disk_hits == 1);
+}
+
+TEST_CASE("merge cache modes: memory writes nothing, off never hits, the LRU is bounded") {
+  cputest::TempDir dir;
+  const auto batch = fusion_test::fig3_batch();
+  for (const std::string mode : {"memory", "off"}) {
+    CAPTURE(mode);
+    Config c = cache_config(dir.path());
+    c.cache = mode;
+    FusionStage s(c);
+    Profile p;
+    s.partition(batch, p);
+    s.partition(batch, p);
+    CHECK(p.merge_cache_hits == (mode == "memory" ? 1 : 0));
+    CHECK(entries(dir.path()).empty());
+  }
+  // ARRVM_MERGE_CACHE overrides ARRVM_CACHE for the merge cache alone.
+  Config c = cache_config(dir.path());
+  c.merge_cache = "off";
+  FusionStage s(c);
+  Profile p;
+  s.partition(batch, p);
+  s.partition(batch, p);
+  CHECK(p.merge_cache_misses == 2);
+
+  MergeCache lru("memory", "");
+  MergeKeyBuilder builder("greedy", "bohrium", 0);
+  MergeKey first, k;
+  for (std::size_t i = 0; i < MergeCache::kMaxEntries + 10; ++i) {
+    builder.build(axpy(1.0, 0), &k);
+    k.words.push_back(i);  // a distinct key per entry
+    k.hash ^= i * 0x9e3779b97f4a7c15ull;
+    if (i == 0) first = k;
+    lru.put(k, singleton_partition(k.instructions), false);
+  }
+  CHECK(lru.size() == MergeCache::kMaxEntries);
+  CHECK(lru.stats().evictions == 10);
+  CHECK(lru.find(first) == nullptr);  // the oldest went first
+  CHECK(lru.find(k) != nullptr);
+}
+
+TEST_CASE("a corrupt or truncated cache file is ignored with a warning and rebuilt") {
+  cputest::TempDir dir;
+  const Config config = cache_config(dir.path());
+  const auto batch = fusion_test::fig3_batch();
+  Partition expected;
+  {
+    FusionStage s(config);
+    Profile p;
+    expected = s.partition(batch, p);
+    CHECK(s.cache().stats().disk_writes == 1);
+  }
+  const std::vector<fs::path> files = entries(dir.path());
+  REQUIRE(files.size() == 1);
+  const std::string good = read_all(files[0]);
+  REQUIRE(good.size() > 200);
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x40;
+  const std::vector<std::pair<const char*, std::string>> damage = {
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"one byte flipped", flipped},
+      {"empty", ""},
+      {"not an entry", "hello, world\n"},
+      {"checksum cut", good.substr(0, good.size() - 10)},
+  };
+  for (const auto& [what, data] : damage) {
+    CAPTURE(what);
+    write_all(files[0], data);
+    LogCapture log;
+    {
+      FusionStage s(config);
+      Profile p;
+      const Partition got = s.partition(batch, p);
+      CHECK(p.merge_cache_misses == 1);
+      CHECK(s.cache().stats().corrupt == 1);
+      CHECK(same(got, expected));
+    }
+    CHECK(log.text().find("merge cache: ignoring") != std::string::npos);
+    // Rebuilt: a new process hits it again.
+    CHECK(read_all(files[0]) == good);
+    FusionStage s(config);
+    Profile p;
+    CHECK(same(s.partition(batch, p), expected));
+    CHECK(p.merge_cache_hits == 1);
+  }
+}
+
+TEST_CASE("a legal-looking but illegal partition on disk is never run") {
+  // A cache directory written by a build with other fusibility rules: the
+  // entry's checksum is fine, but its partition is not legal for the batch.
+  cputest::TempDir dir;
+  const Config config = cache_config(dir.path());
+  const auto batch = shifted_read(2);
+  const MergeKey k = key_of(batch, config.fuser, config.cost);
+  {
+    MergeCache cache("on", dir.path());
+    Partition one_block;
+    one_block.blocks = {{0, 1}};
+    cache.put(k, one_block, false);
+  }
+  LogCapture log;
+  FusionStage s(config);
+  Profile p;
+  const Partition got = s.partition(batch, p);
+  CHECK(p.merge_cache_misses == 1);
+  CHECK(got.blocks.size() == 2);
+  CHECK(legality(batch, got).empty());
+  CHECK(log.text().find("illegal partition") != std::string::npos);
+}
+
+TEST_CASE("values are right when the cache file under a Runtime is corrupt") {
+  cputest::TempDir dir;
+  // y = range(8) * alpha + 1, through a temporary.
+  auto run = [&](double alpha, Profile* prof) {
+    Runtime rt(cache_config(dir.path()));
+    const BaseId x = rt.new_base(f64, 8), t = rt.new_base(f64, 8), y = rt.new_base(f64, 8);
+    rt.issue(make(Opcode::Range, view1(x, 0, 8)));
+    rt.issue(make(Opcode::Multiply, view1(t, 0, 8), {v(view1(x, 0, 8)), cf(alpha)}));
+    rt.issue(make(Opcode::Add, view1(y, 0, 8), {v(view1(t, 0, 8)), cf(1)}));
+    rt.free_base(t);
+    std::vector<double> out(8);
+    rt.read(y, out.data(), out.size() * sizeof(double));
+    *prof = rt.profile();
+    return out;
+  };
+  Profile p;
+  run(2.0, &p);
+  CHECK(p.merge_cache_misses == p.batches);
+  for (const fs::path& f : entries(dir.path())) write_all(f, read_all(f).substr(0, 40));
+  const std::vector<double> y = run(3.0, &p);
+  CHECK(p.merge_cache_misses == p.batches);
+  for (int i = 0; i < 8; ++i) CHECK(y[i] == 3.0 * i + 1);
+  const std::vector<double> z = run(-1.0, &p);
+  CHECK(p.merge_cache_hits == p.batches);
+  for (int i = 0; i < 8; ++i) CHECK(z[i] == -1.0 * i + 1);
+}
+
+namespace {
+
+testing::RandomProgram concurrent_program(uint64_t seed) {
+  testing::RandomProgramOptions o;
+  o.min_instructions = 10;
+  o.max_instructions = 40;
+  return testing::random_program(seed, o);
+}
+
+// What a child process does: fresh stages (cold memory, shared directory)
+// over the same programs. Exit status: 0 all well, else what went wrong.
+int hammer(const std::string& dir, int programs) {
+  try {
+    for (int round = 0; round < 3; ++round) {
+      FusionStage s(cache_config(dir));
+      Profile p;
+      for (int seed = 0; seed < programs; ++seed) {
+        const testing::RandomProgram prog = concurrent_program(seed);
+        const Partition part = s.partition(prog.batch, p);
+        if (!legality(prog.batch, part).empty()) return 3;
+      }
+      if (s.cache().stats().corrupt != 0) return 4;
+    }
+  } catch (...) {
+    return 5;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("two processes writing one cache directory at once leave it readable") {
+  cputest::TempDir dir;
+  const int programs = 60;
+  pid_t pids[2];
+  for (pid_t& pid : pids) {
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) ::_exit(hammer(dir.path(), programs));
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  for (const fs::path& f : entries(dir.path())) CHECK(f.string().find(".tmp.") == std::string::npos);
+  FusionStage s(cache_config(dir.path()));
+  Profile p;
+  for (int seed = 0; seed < programs; ++seed) {
+    const testing::RandomProgram prog = concurrent_program(seed);
+    CHECK(same(s.partition(prog.batch, p), fuse_batch(prog.batch, cache_config(dir.path()))));
+  }
+  CHECK(s.cache().stats().corrupt == 0);
+  CHECK(p.merge_cache_misses == 0);
+  CHECK(p.merge_cache_hits == static_cast<uint64_t>(programs));
+}
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  nlohmann::json profile;
+};
+
+// `arrvm replay TRACE` in its own process with a profile written as JSON.
+CliRun replay_process(const std::string& trace, const std::string& cache_dir, const std::string& fuser,
+                      const std::string& profile_path) {
+  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_MERGE_CACHE= ARRVM_CACHE=on ARRVM_CACHE_DIR='" +
+                          cache_dir + "' ARRVM_PROFILE='" + profile_path + "' '" + ARRVM_CLI_PATH +
+                          "' replay --fuser " + fuser + " '" + trace + "' 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(profile_path);
+  if (in) r.profile = nlohmann::json::parse(in, nullptr, false);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a second process replaying the same trace gets a merge-cache hit for every batch") {
+  std::vector<std::string> traces;
+  for (const auto& e : fs::directory_iterator(ARRVM_TEST_DATA_DIR)) {
+    if (e.path().extension() == ".trace") traces.push_back(e.path().string());
+  }
+  std::sort(traces.begin(), traces.end());
+  REQUIRE(!traces.empty());
+  for (const std::string& trace : traces) {
+    for (const std::string fuser : {"linear", "greedy", "optimal"}) {
+      CAPTURE(trace);
+      CAPTURE(fuser);
+      cputest::TempDir dir;
+      const CliRun first = replay_process(trace, dir.path(), fuser, dir.path() + "/p1.json");
+      INFO(first.out);
+      REQUIRE(first.code == 0);
+      REQUIRE(first.profile.is_object());
+      CHECK(first.profile["merge_cache"]["misses"].get<uint64_t>() > 0);
+      const CliRun second = replay_process(trace, dir.path(), fuser, dir.path() + "/p2.json");
+      INFO(second.out);
+      REQUIRE(second.code == 0);
+      REQUIRE(second.profile.is_object());
+      CHECK(second.profile["merge_cache"]["misses"].get<uint64_t>() == 0);
+      CHECK(second.profile["merge_cache"]["hits"] == second.profile["batches"]);
+      CHECK(second.profile["batches"] == first.profile["batches"]);
+    }
+  }
+}
+
+namespace {
+
+// Seed 001 Fig. 3 as the body of a loop, without its SYNC D: the VM flushes
+// explicitly, then D is read (its own batch) and freed (at the head of the
+// next iteration's batch). The constants change with `it`, the key does
+// not. Under max-contract greedy's partition costs 5 and the optimal one 3.
+std::vector<int8_t> fig3_iteration(Runtime& rt, int it) {
+  const DType i8 = DType::Int8;
+  const BaseId A = rt.new_base(i8, 4), B = rt.new_base(i8, 4), D = rt.new_base(i8, 5), E = rt.new_base(i8, 5),
+               T = rt.new_base(i8, 4);
+  rt.issue(make(Opcode::Identity, view1(A, 0, 4), {c(i8, it + 1)}));
+  rt.issue(make(Opcode::Identity, view1(B, 0, 4), {c(i8, 2 * it - 3)}));
+  rt.issue(make(Opcode::Identity, view1(D, 0, 5), {c(i8, 5 - it)}));
+  rt.issue(make(Opcode::Identity, view1(E, 0, 5), {c(i8, 3 * it)}));
+  rt.issue(make(Opcode::Add, view1(A, 0, 4), {v(view1(A, 0, 4)), v(view1(D, 0, 4))}));
+  rt.issue(make(Opcode::Identity, view1(A, 0, 4), {v(view1(D, 0, 4))}));
+  rt.issue(make(Opcode::Add, view1(B, 0, 4), {v(view1(B, 0, 4)), v(view1(E, 0, 4))}));
+  rt.issue(make(Opcode::Identity, view1(B, 0, 4), {v(view1(E, 0, 4))}));
+  rt.issue(make(Opcode::Multiply, view1(T, 0, 4), {v(view1(A, 0, 4)), v(view1(B, 0, 4))}));
+  rt.issue(make(Opcode::Maximum, view1(D, 1, 4), {v(view1(T, 0, 4)), v(view1(E, 1, 4))}));
+  rt.issue(make(Opcode::Minimum, view1(E, 1, 4), {v(view1(T, 0, 4)), v(view1(D, 1, 4))}));
+  rt.free_base(A);
+  rt.free_base(B);
+  rt.free_base(E);
+  rt.free_base(T);
+  rt.flush();
+  std::vector<int8_t> d(5);
+  rt.read(D, d.data(), d.size());
+  rt.free_base(D);
+  return d;
+}
+
+// Records the cost of every batch of more than two instructions.
+struct CostRecorder : FlushObserver {
+  std::string model;
+  std::vector<int64_t> costs;
+  void on_flush(std::span<const Instruction> batch, const Partition& partition) override {
+    if (batch.size() > 2) costs.push_back(partition_cost(batch, partition, model));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("anytime fusion: a repeated batch starts with greedy's partition and switches to the exact one") {
+  cputest::TempDir dir;
+  const int iterations = 6;
+  std::vector<std::vector<int8_t>> expected;
+  {
+    Config ref;
+    ref.backend = "ref";
+    ref.fuser = "singleton";
+    Runtime rt(ref);
+    for (int it = 0; it < iterations; ++it) expected.push_back(fig3_iteration(rt, it));
+  }
+  std::vector<std::string> backends = {"ref"};
+  if (std::system("cc --version > /dev/null 2>&1") == 0) backends.push_back("cpu");
+  for (const std::string& backend : backends) {
+    for (const std::string fuser : {"optimal", "ilp"}) {
+      CAPTURE(backend);
+      CAPTURE(fuser);
+      Config config = cputest::config(backend, dir.path(), fuser);
+      config.cost = "max-contract";
+      config.merge_cache = "memory";
+      CostRecorder rec;
+      rec.model = config.cost;
+      Runtime rt(config);
+      REQUIRE(rt.fusion().anytime());
+      rt.set_flush_observer(&rec);
+      for (int it = 0; it < iterations; ++it) {
+        CHECK(fig3_iteration(rt, it) == expected[it]);
+        rt.fusion().wait_for_background();  // the test wants the upgrade now, not eventually
+      }
+      rt.set_flush_observer(nullptr);
+      // Iteration 0's batch has no free of a previous D; iterations 1.. share one key.
+      REQUIRE(rec.costs.size() == static_cast<std::size_t>(iterations));
+      CHECK(rec.costs[0] == 5);  // greedy, while the exact solve runs
+      CHECK(rec.costs[1] == 5);  // a new key: greedy again
+      for (int it = 2; it < iterations; ++it) CHECK(rec.costs[it] == 3);
+      const Profile& p = rt.profile();
+      CHECK(p.merge_cache_upgrades >= 1);
+      CHECK(p.merge_cache_misses == 3);  // the two keys above and the first sync batch
+      CHECK(p.fusion_background_s > 0);
+    }
+  }
+  // Anytime off: the exact partition from the first flush.
+  Config off = cputest::config("ref", dir.path(), "optimal");
+  off.cost = "max-contract";
+  off.anytime = "off";
+  CostRecorder rec;
+  rec.model = off.cost;
+  Runtime rt(off);
+  CHECK_FALSE(rt.fusion().anytime());
+  rt.set_flush_observer(&rec);
+  for (int it = 0; it < 3; ++it) CHECK(fig3_iteration(rt, it) == expected[it]);
+  rt.set_flush_observer(nullptr);
+  CHECK(rec.costs == std::vector<int64_t>{3, 3, 3});
+  CHECK(rt.profile().merge_cache_upgrades == 0);
+}
+
+TEST_CASE("anytime fusion survives the Runtime: a pending solve is joined, its result stored on disk") {
+  cputest::TempDir dir;
+  Config config = cache_config(dir.path(), "optimal");
+  config.cost = "max-contract";
+  const std::vector<int8_t> expected = [] {
+    Config ref;
+    ref.backend = "ref";
+    Runtime rt(ref);
+    return fig3_iteration(rt, 0);
+  }();
+  {
+    // Destroyed at once: the background solve may still be running (ASan
+    // builds check that it owns what it reads).
+    Runtime rt(config);
+    CHECK(fig3_iteration(rt, 0) == expected);
+  }
+  {
+    Runtime rt(config);
+    CHECK(fig3_iteration(rt, 0) == expected);
+    // Finished but not yet applied by a flush: the destructor stores it.
+    rt.fusion().wait_for_background();
+  }
+  // The next process finds the exact partition, final, for every batch.
+  Config off = config;
+  off.anytime = "off";
+  CostRecorder rec;
+  rec.model = off.cost;
+  Runtime rt(off);
+  rt.set_flush_observer(&rec);
+  CHECK(fig3_iteration(rt, 0) == expected);
+  rt.set_flush_observer(nullptr);
+  CHECK(rt.profile().merge_cache_misses == 0);
+  CHECK(rt.profile().merge_cache_hits == 2);
+  REQUIRE(rec.costs.size() == 1);
+  CHECK(rec.costs[0] == 3);
+}
+
+TEST_CASE("arrvm replay --cache-study: no, cold, warm and hot merge cache for every fuser") {
+  cputest::TempDir dir;
+  const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
+  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE_DIR='" + dir.path() + "' '" +
+                          ARRVM_CLI_PATH + "' replay '" + trace + "' --cache-study --json 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = ::pclose(p);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j["verified"] == true);
+  CHECK(j["batches"] == 2);  // Fig. 3 flushes at SYNC D, then DEL D alone
+  REQUIRE(j["rows"].size() == 6);
+  for (const auto& row : j["rows"]) {
+    CAPTURE(row.dump());
+    CHECK(row["none"]["merge_hits"] == 0);
+    CHECK(row["none"]["merge_misses"] == 2);
+    CHECK(row["cold"]["merge_misses"] == 2);
+    CHECK(row["warm"]["merge_hits"] == 2);
+    CHECK(row["warm"]["merge_misses"] == 0);
+    CHECK(row["hot"]["merge_hits"] == 2);
+    CHECK(row["hot"]["merge_misses"] == 0);
+    // Every cell times a real run: its fusion share is part of its total.
+    for (const char* cell : {"none", "cold", "warm", "hot"}) {
+      CHECK(row[cell]["total"].get<double>() > 0);
+      CHECK(row[cell]["fusion"].get<double>() <= row[cell]["total"].get<double>());
+    }
+  }
+  // The partition costs of seed 001 Fig. 3 as the VM runs it (test_replay).
+  CHECK(j["rows"][0]["fuser"] == "linear");
+  CHECK(j["rows"][0]["hot"]["cost"] == 62);
+  CHECK(j["rows"][1]["hot"]["cost"] == 38);
+  CHECK(j["rows"][2]["hot"]["cost"] == 38);
+}
