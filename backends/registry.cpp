@@ -2,6 +2,7 @@
 #include "backends/backend.hpp"
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/opencl/opencl_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "vm/error.hpp"
 
@@ -17,6 +18,7 @@ struct BackendEntry {
 constexpr BackendEntry kBackends[] = {
     {"ref", make_ref_backend},
     {"cpu", make_cpu_backend},
+    {"opencl", make_opencl_backend},
 };
 
 }  // namespace

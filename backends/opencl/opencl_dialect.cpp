@@ -1,0 +1,339 @@
+#include "backends/opencl/opencl_dialect.hpp"
+
+#include "vm/error.hpp"
+
+namespace arrvm::opencl {
+
+namespace {
+
+// What OpenCL C lacks of the C the emitter prints: the <stdint.h> names and
+// limits, libm's float-suffixed names (OpenCL overloads instead), and
+// memcpy, which the emitter uses to load a constant from the low bytes of
+// its 64-bit slot (a __global source, a __private destination).
+constexpr const char* kPrelude = R"(#pragma OPENCL FP_CONTRACT OFF
+#ifndef ARRVM_OPENCL_PRELUDE
+#define ARRVM_OPENCL_PRELUDE
+typedef char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+typedef uchar uint8_t;
+typedef ushort uint16_t;
+typedef uint uint32_t;
+typedef ulong uint64_t;
+#define INT8_MIN (-128)
+#define INT8_MAX 127
+#define INT16_MIN (-32768)
+#define INT16_MAX 32767
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define INT64_MIN (-9223372036854775807L - 1L)
+#define INT64_MAX 9223372036854775807L
+#define UINT8_MAX 255
+#define UINT16_MAX 65535
+#define UINT32_MAX 4294967295U
+#define UINT64_MAX 18446744073709551615UL
+#define sqrtf sqrt
+#define expf exp
+#define exp2f exp2
+#define expm1f expm1
+#define logf log
+#define log2f log2
+#define log10f log10
+#define log1pf log1p
+#define sinf sin
+#define cosf cos
+#define tanf tan
+#define asinf asin
+#define acosf acos
+#define atanf atan
+#define sinhf sinh
+#define coshf cosh
+#define tanhf tanh
+#define floorf floor
+#define ceilf ceil
+#define truncf trunc
+#define nearbyint rint
+#define nearbyintf rint
+#define fmodf fmod
+#define copysignf copysign
+#define powf pow
+#define fabsf fabs
+#define atan2f atan2
+static inline void arrvm_copy_bytes(__private uchar* d, __global const uchar* s, size_t n) {
+  for (size_t i = 0; i < n; ++i) d[i] = s[i];
+}
+#define memcpy(d, s, n) arrvm_copy_bytes((__private uchar*)(d), (__global const uchar*)(s), (n))
+#endif
+)";
+
+// The offset of flat row-major index k in a view of rank r (shape sh,
+// strides st): what ref's flat_to_offset computes.
+constexpr const char* kOffsetHelper = R"(#ifndef ARRVM_HELPER_arrvm_offset
+#define ARRVM_HELPER_arrvm_offset
+static inline int64_t arrvm_offset(int64_t k, int r, __global const int64_t* sh,
+                                   int64_t off, __global const int64_t* st) {
+  for (int d = r - 1; d >= 0; --d) {
+    const int64_t n = sh[d];
+    off += (k % n) * st[d];
+    k /= n;
+  }
+  return off;
+}
+#endif
+)";
+
+const char* identity_of(Opcode op) {
+  return (op == Opcode::MultiplyReduce || op == Opcode::LogicalAndReduce) ? "1" : "0";
+}
+
+void push_view(std::vector<int64_t>* a, const View& v, bool with_shape) {
+  a->push_back(v.offset);
+  if (with_shape) a->insert(a->end(), v.shape.begin(), v.shape.end());
+  a->insert(a->end(), v.stride.begin(), v.stride.end());
+}
+
+}  // namespace
+
+codegen::CDialect dialect(bool fp64, bool gpu) {
+  codegen::CDialect d;
+  d.prelude = kPrelude;
+  if (fp64) d.prelude = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + d.prelude;
+  d.kernel_qualifier = "__kernel ";
+  d.global_qualifier = "__global ";
+  d.openmp = false;
+  d.long_double = false;
+  d.buffer_params = true;
+  d.work_item_first = "(int64_t)get_global_id(0)";
+  d.work_item_step = "(int64_t)get_global_size(0)";
+  d.work_item_chunks = !gpu;
+  d.saturate_in_source_type = true;
+  d.guard_helpers = true;
+  return d;
+}
+
+std::string build_options(bool correctly_rounded_divide_sqrt) {
+  std::string o = "-cl-std=CL1.2";
+  if (correctly_rounded_divide_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
+  return o;
+}
+
+std::string reduce_tree_name(Opcode op, DType t) {
+  return "arrvm_reduce_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
+}
+
+std::string gather_name(DType t) { return "arrvm_gather_" + std::string(dtype_name(t)); }
+std::string scatter_name(DType t) { return "arrvm_scatter_" + std::string(dtype_name(t)); }
+std::string scatter_winners_name(DType t) { return "arrvm_scatter_winners_" + std::string(dtype_name(t)); }
+
+std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
+  ARRVM_ASSERT(opcode_kind(op) == OpKind::Reduce && local_size > 0 && (local_size & (local_size - 1)) == 0);
+  std::string f;
+  std::string src = d.prelude + codegen::combine_helper(op, t, d, &f);
+  const std::string T = codegen::c_type(t), L = std::to_string(local_size);
+  src += "__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\n";
+  src += "void " + reduce_tree_name(op, t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
+  src += "  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4];\n";
+  src += "  __local " + T + " part[" + L + "];\n";
+  src += "  __local uchar has[" + L + "];\n";
+  src += "  const int lid = (int)get_local_id(0);\n";
+  src += "  const int64_t step = (int64_t)get_global_size(0);\n";
+  // Each work item folds its elements in index order; `h` says whether it
+  // has any (no identity enters the fold, so min/max need none).
+  src += "  " + T + " acc = (" + T + ")0;\n";
+  src += "  uchar h = 0;\n";
+  src += "  for (int64_t k = (int64_t)get_global_id(0); k < len; k += step) {\n";
+  src += "    const " + T + " x = P1[oi + k * si];\n";
+  src += "    acc = h ? (" + T + ")" + f + "(acc, x) : x;\n";
+  src += "    h = 1;\n";
+  src += "  }\n";
+  src += "  part[lid] = acc;\n";
+  src += "  has[lid] = h;\n";
+  src += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  for (int s = " + L + " / 2; s > 0; s >>= 1) {\n";
+  src += "    if (lid < s && has[lid + s]) {\n";
+  src += "      part[lid] = has[lid] ? (" + T + ")" + f + "(part[lid], part[lid + s]) : part[lid + s];\n";
+  src += "      has[lid] = 1;\n";
+  src += "    }\n";
+  src += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  }\n";
+  src += "  if (lid == 0) P0[oo + (int64_t)get_group_id(0) * so] = has[0] ? part[0] : (" + T + ")" +
+         identity_of(op) + ";\n";
+  src += "}\n";
+  return src;
+}
+
+std::string scan_totals_name(Opcode op, DType t) {
+  return "arrvm_scan_totals_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
+}
+std::string scan_prefix_name(Opcode op, DType t) {
+  return "arrvm_scan_prefix_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
+}
+std::string scan_apply_name(Opcode op, DType t) {
+  return "arrvm_scan_apply_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
+}
+
+std::string scan_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
+  ARRVM_ASSERT(opcode_kind(op) == OpKind::Accumulate && local_size > 0 && (local_size & (local_size - 1)) == 0);
+  std::string f;
+  std::string src = d.prelude + codegen::combine_helper(op, t, d, &f);
+  const std::string T = codegen::c_type(t), L = std::to_string(local_size);
+  const std::string args =
+      "  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4], chunk = a[5], chunks = a[6];\n";
+  // Chunk w = [start, end) of the input, for each w of this work item.
+  const std::string range =
+      "  for (int64_t w = (int64_t)get_global_id(0); w < chunks; w += (int64_t)get_global_size(0)) {\n"
+      "  const int64_t start = w * chunk, end = min(start + chunk, len);\n";
+  src += "__kernel void " + scan_totals_name(op, t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global const int64_t* a, __global const uint64_t* c) {\n" + args + range;
+  src += "  " + T + " acc = P1[oi + start * si];\n";
+  src += "  for (int64_t k = start + 1; k < end; ++k) acc = (" + T + ")" + f + "(acc, P1[oi + k * si]);\n";
+  src += "  P0[w] = acc;\n  }\n}\n";
+  // Exclusive prefixes of the chunk totals: each work item folds a block of
+  // them, work item 0 scans the block sums, each work item then walks its
+  // block. prefix[0] is never read (chunk 0 starts from its first element).
+  src += "__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\n";
+  src += "void " + scan_prefix_name(op, t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global const int64_t* a, __global const uint64_t* c) {\n" + args;
+  src += "  __local " + T + " sum[" + L + "];\n";
+  src += "  __local uchar has[" + L + "];\n";
+  src += "  const int lid = (int)get_local_id(0);\n";
+  src += "  const int64_t block = (chunks + " + L + " - 1) / " + L + ";\n";
+  src += "  const int64_t b0 = lid * block, b1 = min(b0 + block, chunks);\n";
+  src += "  " + T + " acc = (" + T + ")0;\n";
+  src += "  uchar h = 0;\n";
+  src += "  for (int64_t j = b0; j < b1; ++j) { acc = h ? (" + T + ")" + f + "(acc, P1[j]) : P1[j]; h = 1; }\n";
+  src += "  sum[lid] = acc;\n";
+  src += "  has[lid] = h;\n";
+  src += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  if (lid == 0) {\n";
+  src += "    " + T + " run = (" + T + ")0;\n";
+  src += "    uchar rh = 0;\n";
+  src += "    for (int j = 0; j < " + L + "; ++j) {\n";
+  src += "      const " + T + " s = sum[j];\n";
+  src += "      const uchar sh = has[j];\n";
+  src += "      sum[j] = run;\n";
+  src += "      has[j] = rh;\n";
+  src += "      if (sh) { run = rh ? (" + T + ")" + f + "(run, s) : s; rh = 1; }\n";
+  src += "    }\n";
+  src += "  }\n";
+  src += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  " + T + " run = sum[lid];\n";
+  src += "  uchar rh = has[lid];\n";
+  src += "  for (int64_t j = b0; j < b1; ++j) {\n";
+  src += "    if (rh) P0[j] = run;\n";
+  src += "    run = rh ? (" + T + ")" + f + "(run, P1[j]) : P1[j];\n";
+  src += "    rh = 1;\n";
+  src += "  }\n}\n";
+  src += "__kernel void " + scan_apply_name(op, t) + "(__global " + T + "* P0, __global " + T + "* P1, __global " +
+         T + "* P2, __global const int64_t* a, __global const uint64_t* c) {\n" + args + range;
+  src += "  " + T + " acc = w == 0 ? P1[oi + start * si] : (" + T + ")" + f + "(P2[w], P1[oi + start * si]);\n";
+  src += "  P0[oo + start * so] = acc;\n";
+  src += "  for (int64_t k = start + 1; k < end; ++k) {\n";
+  src += "    acc = (" + T + ")" + f + "(acc, P1[oi + k * si]);\n";
+  src += "    P0[oo + k * so] = acc;\n";
+  src += "  }\n  }\n}\n";
+  return src;
+}
+
+std::string gather_source(DType t, const codegen::CDialect& d) {
+  const std::string T = codegen::c_type(t);
+  std::string src = d.prelude + kOffsetHelper;
+  src += "__kernel void " + gather_name(t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global int64_t* P2, __global const int64_t* a, __global const uint64_t* c) {\n";
+  src += R"(  const int64_t n = a[0];
+  const int r = (int)a[1], rs = (int)a[2];
+  __global const int64_t* shape = a + 3;
+  __global const int64_t* out = shape + r;
+  __global const int64_t* idx = out + 1 + r;
+  __global const int64_t* src = idx + 1 + r;
+  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
+    const int64_t k = P2[arrvm_offset(w, r, shape, idx[0], idx + 1)];
+    P0[arrvm_offset(w, r, shape, out[0], out + 1)] = P1[arrvm_offset(k, rs, src + 1, src[0], src + 1 + rs)];
+  }
+}
+)";
+  return src;
+}
+
+std::vector<int64_t> gather_args(const View& out, const View& src, const View& idx) {
+  std::vector<int64_t> a = {out.nelem(), out.rank(), src.rank()};
+  a.insert(a.end(), out.shape.begin(), out.shape.end());
+  push_view(&a, out, false);
+  push_view(&a, idx, false);
+  push_view(&a, src, true);
+  return a;
+}
+
+std::string scatter_source(DType t, const codegen::CDialect& d) {
+  const std::string T = codegen::c_type(t);
+  std::string src = d.prelude + kOffsetHelper;
+  // Shared argument decoding of both kernels.
+  src += R"(#ifndef ARRVM_SCATTER_ARGS
+#define ARRVM_SCATTER_ARGS \
+  const int64_t n = a[0]; \
+  const int r = (int)a[1], ro = (int)a[2]; \
+  const int use_winners = (int)a[3]; \
+  __global const int64_t* shape = a + 4; \
+  __global const int64_t* in = shape + r; \
+  __global const int64_t* idx = in + 1 + r; \
+  __global const int64_t* out = idx + 1 + r;
+#endif
+)";
+  src += "__kernel void " + scatter_winners_name(t) +
+         "(__global int* P0, __global int64_t* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
+  src += R"(  ARRVM_SCATTER_ARGS
+  (void)use_winners; (void)out; (void)in; (void)ro;
+  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
+    atomic_max(&P0[P1[arrvm_offset(w, r, shape, idx[0], idx + 1)]], (int)w);
+  }
+}
+)";
+  src += "__kernel void " + scatter_name(t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global int64_t* P2, __global int* P3, __global const int64_t* a, __global const uint64_t* c) {\n";
+  src += R"(  ARRVM_SCATTER_ARGS
+  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
+    const int64_t k = P2[arrvm_offset(w, r, shape, idx[0], idx + 1)];
+    if (use_winners && P3[k] != (int)w) continue;
+    P0[arrvm_offset(k, ro, out + 1, out[0], out + 1 + ro)] = P1[arrvm_offset(w, r, shape, in[0], in + 1)];
+  }
+}
+)";
+  return src;
+}
+
+std::vector<int64_t> scatter_args(const View& out, const View& in, const View& idx, bool use_winners) {
+  std::vector<int64_t> a = {in.nelem(), in.rank(), out.rank(), use_winners ? 1 : 0};
+  a.insert(a.end(), in.shape.begin(), in.shape.end());
+  push_view(&a, in, false);
+  push_view(&a, idx, false);
+  push_view(&a, out, true);
+  return a;
+}
+
+std::string check_indices_source(const codegen::CDialect& d) {
+  std::string src = d.prelude + kOffsetHelper;
+  src += "__kernel void " + std::string(kCheckIndicesKernel) +
+         "(__global int* P0, __global int64_t* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
+  src += R"(  const int64_t n = a[0], limit = a[2];
+  const int r = (int)a[1];
+  __global const int64_t* shape = a + 3;
+  __global const int64_t* idx = shape + r;
+  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
+    const int64_t v = P1[arrvm_offset(w, r, shape, idx[0], idx + 1)];
+    if (v < 0 || v >= limit) atomic_min(&P0[0], (int)(w < 2147483646L ? w : 2147483646L));
+  }
+}
+)";
+  return src;
+}
+
+std::vector<int64_t> check_indices_args(const View& idx, int64_t limit) {
+  std::vector<int64_t> a = {idx.nelem(), idx.rank(), limit};
+  a.insert(a.end(), idx.shape.begin(), idx.shape.end());
+  push_view(&a, idx, false);
+  return a;
+}
+
+}  // namespace arrvm::opencl
