@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and runs the demo: a small program on
-# the C++ Array API, recorded to a trace, then replayed and verified.
+# the C++ Array API, recorded to a trace, then replayed and verified; then the
+# benchmark table (arrvm bench) at tiny sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -10,3 +11,8 @@ ARRVM_TRACE="$trace" "$build_dir/arrvm_demo"
 echo
 echo "== arrvm replay $trace"
 "$build_dir/arrvm" replay "$trace"
+echo
+echo "== arrvm bench --size tiny --fusers singleton,linear,greedy"
+# The benchmark table at tiny sizes (times are too short to mean much; the
+# partition costs and the checksums against NumPy are the point here).
+"$build_dir/arrvm" bench --size tiny --fusers singleton,linear,greedy

@@ -344,9 +344,13 @@ TEST_CASE("replay: errors exit 2 with a message naming the problem") {
   CHECK(r.code == 2);
   CHECK(contains(r.out, "garbled.jsonl:2: unknown field \"x\""));
 
-  r = run_cli(dir, "bench");
+  r = run_cli(dir, "bench --colour");
   CHECK(r.code == 2);
-  CHECK(contains(r.out, "not implemented yet"));
+  CHECK(contains(r.out, "unknown option --colour"));
+
+  r = run_cli(dir, "bench no_such_program");
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "unknown program 'no_such_program'"));
 }
 
 TEST_CASE("arrvm info lists version, backends and configuration") {
@@ -357,7 +361,9 @@ TEST_CASE("arrvm info lists version, backends and configuration") {
   CHECK(contains(r.out, "arrvm 0."));
   CHECK(contains(r.out, "backends:"));
   CHECK(contains(r.out, "ref"));
-  CHECK(contains(r.out, "OpenCL: not built yet"));
+  // CI installs PoCL: at least one OpenCL device is listed, with its indices.
+  CHECK(contains(r.out, "OpenCL devices"));
+  CHECK(contains(r.out, "  0:0 "));
   CHECK(contains(r.out, "ARRVM_BACKEND=ref"));
 }
 
@@ -388,6 +394,26 @@ TEST_CASE("replay --json reports the partition cost of seed 001 Fig. 3 under eve
   const RunResult bad = run_cli(dir, "replay '" + trace + "' --cost nonsense");
   CHECK(bad.code == 2);
   CHECK(bad.out.find("nonsense") != std::string::npos);
+}
+
+TEST_CASE("replay --json --fuser ilp reports proven optimality and solve time per batch") {
+  TempDir dir;
+  const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
+  const RunResult r = run_cli(dir, "replay '" + trace + "' --json --cost bohrium --fuser ilp");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["cost"].get<double>() == 38);  // = optimal's (the test above)
+  REQUIRE(j["batches"].size() == 2);
+  for (const auto& b : j["batches"]) {
+    CHECK(b["ilp"]["optimal"] == true);
+    CHECK(b["ilp"]["solve_s"].get<double>() >= 0);
+  }
+  CHECK(j["ilp"]["batches"] == 2);
+  CHECK(j["ilp"]["optimal"] == 2);
+  // Other fusers report no ilp section.
+  const RunResult g = run_cli(dir, "replay '" + trace + "' --json --fuser greedy");
+  REQUIRE(g.code == 0);
+  CHECK(!nlohmann::json::parse(g.out).contains("ilp"));
 }
 
 TEST_CASE("replay --dot draws dependencies, fuse-preventing edges and blocks") {

@@ -1,15 +1,19 @@
 #include "frontend/cli/replay.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <unordered_map>
 
+#include "fusion/cost.hpp"
 #include "fusion/driver.hpp"
 #include "fusion/graph.hpp"
+#include "fusion/ilp.hpp"
 #include "fusion/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
@@ -35,6 +39,11 @@ class BatchRecorder : public FlushObserver {
   BatchRecorder(bool keep_instructions, std::string cost_model)
       : keep_(keep_instructions), cost_model_(std::move(cost_model)) {}
 
+  // With --fuser ilp: solve every recorded batch once more with
+  // ilp::fuse_report under this limit, for the report's "optimal" and
+  // solve time (the partition the run used may come from the merge cache).
+  std::optional<double> ilp_time_limit;
+
   std::deque<int64_t> pending;                       // -1: not from the trace
   std::unordered_map<BaseId, BaseId> to_trace_base;  // runtime id -> trace id (for --dot)
   std::vector<BatchReport> batches;
@@ -53,6 +62,17 @@ class BatchRecorder : public FlushObserver {
       ids.reserve(block.size());
       for (uint32_t i : block) ids.push_back(index.at(i));
       b.partition.push_back(std::move(ids));
+    }
+    if (ilp_time_limit) {
+      const fusion::Graph graph(batch);
+      fusion::Options options;
+      options.time_limit = *ilp_time_limit;
+      fusion::ilp::Report report;
+      const auto t0 = std::chrono::steady_clock::now();
+      fusion::ilp::fuse_report(graph, *fusion::make_cost_model(cost_model_), options, &report);
+      b.ilp_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      b.ilp_solved = true;
+      b.ilp_optimal = report.optimal();
     }
     if (keep_) {
       for (const Instruction& in : batch) b.instrs.push_back(with_trace_bases(in));
@@ -301,6 +321,11 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       o.rtol = number(0);
     } else if (a == "--atol") {
       o.atol = number(0);
+    } else if (a == "--cache-study") {
+      if (has_value) throw UsageError("--cache-study takes no value");
+      o.cache_study = true;
+    } else if (a == "--anytime") {
+      o.config.emplace_back("anytime", need_value());
     } else if (a == "--dot") {
       o.dot_dir = need_value();
       if (o.dot_dir.empty()) throw UsageError("--dot needs a directory");
@@ -328,6 +353,7 @@ ReplayResult replay(const ReplayOptions& o) {
   }
   // The recorder outlives the runtime that points at it.
   BatchRecorder rec(!o.dot_dir.empty(), config.cost);
+  if (config.fuser == "ilp") rec.ilp_time_limit = config.fuse_time_limit;
   Runtime rt(config);
   rt.set_flush_observer(&rec);
 
@@ -344,7 +370,12 @@ ReplayResult replay(const ReplayOptions& o) {
     Replayer run(o, rt, rec, r);
     run.run();
     const Profile& after = rt.profile();
+    r.wall_s = after.total_s - before.total_s;
     r.fusion_s = after.fusion_s - before.fusion_s;
+    r.merge_cache_s = after.merge_cache_s - before.merge_cache_s;
+    r.merge_hits = after.merge_cache_hits - before.merge_cache_hits;
+    r.merge_misses = after.merge_cache_misses - before.merge_cache_misses;
+    r.merge_upgrades = after.merge_cache_upgrades - before.merge_cache_upgrades;
     r.exec_s = after.exec_s - before.exec_s;
     r.instructions = run.instructions();
     r.batches = std::move(rec.batches);

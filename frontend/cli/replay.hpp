@@ -23,6 +23,7 @@ struct ReplayOptions {
   bool json = false;
   std::optional<double> rtol, atol;  // unset: per-dtype defaults
   std::string dot_dir;               // empty: no Graphviz output
+  bool cache_study = false;          // --cache-study: frontend/cli/cache_study.hpp
 };
 
 // The first element of a sync that differs from the trace (or, for a
@@ -45,6 +46,11 @@ struct BatchReport {
   std::vector<int64_t> trace_index;
   // With --dot: the WSP graph's edges, as positions in the batch.
   std::vector<std::pair<uint32_t, uint32_t>> dependencies, fuse_preventing;
+  // With --fuser ilp: the batch solved once more by ilp::fuse_report (the
+  // run's partition may come from the merge cache): did CBC prove it
+  // optimal, and in how many seconds.
+  bool ilp_solved = false, ilp_optimal = false;
+  double ilp_s = 0;
 };
 
 struct ReplayResult {
@@ -56,7 +62,9 @@ struct ReplayResult {
   int64_t syncs_unchecked = 0;   // syncs with neither
   int repeat = 1;
   double fusion_s = 0, codegen_s = 0, compile_s = 0, exec_s = 0;
-  uint64_t merge_hits = 0, merge_misses = 0, kernel_hits = 0, kernel_misses = 0;
+  double merge_cache_s = 0;  // hashing, looking up and re-binding partitions
+  double wall_s = 0;         // the reported run, start to end
+  uint64_t merge_hits = 0, merge_misses = 0, merge_upgrades = 0, kernel_hits = 0, kernel_misses = 0;
   uint64_t kernels_compiled = 0;
 
   bool verified() const { return mismatches.empty(); }

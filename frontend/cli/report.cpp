@@ -31,6 +31,17 @@ std::string dot_escape(const std::string& s) {
   return out;
 }
 
+// With --fuser ilp: batches proven optimal and seconds, over the batches.
+std::pair<int64_t, double> ilp_totals(const ReplayResult& r) {
+  int64_t optimal = 0;
+  double solve_s = 0;
+  for (const BatchReport& b : r.batches) {
+    optimal += b.ilp_optimal;
+    solve_s += b.ilp_s;
+  }
+  return {optimal, solve_s};
+}
+
 }  // namespace
 
 int64_t ReplayResult::blocks() const {
@@ -55,6 +66,11 @@ std::string report_text(const ReplayOptions& o, const ReplayResult& r) {
     << " blocks, cost " << r.cost() << ", " << r.kernels_compiled << " kernels compiled\n";
   s << "  time: fusion " << seconds(r.fusion_s) << ", codegen " << seconds(r.codegen_s) << ", compile "
     << seconds(r.compile_s) << ", exec " << seconds(r.exec_s) << "\n";
+  if (r.fuser == "ilp") {
+    const auto [optimal, solve_s] = ilp_totals(r);
+    s << "  ilp: " << optimal << " of " << r.batches.size() << " batches proven optimal, solve time "
+      << seconds(solve_s) << "\n";
+  }
   s << "  cache: merge " << r.merge_hits << " hits / " << r.merge_misses << " misses, kernel " << r.kernel_hits
     << " hits / " << r.kernel_misses << " misses\n";
   s << "  syncs: " << r.syncs_checked << " checked";
@@ -110,9 +126,15 @@ nlohmann::ordered_json report_json(const ReplayOptions& o, const ReplayResult& r
     x["instructions"] = b.instructions;
     x["partition"] = b.partition;
     x["cost"] = b.cost;
+    if (b.ilp_solved) x["ilp"] = {{"optimal", b.ilp_optimal}, {"solve_s", b.ilp_s}};
     batches.push_back(std::move(x));
   }
   j["batches"] = std::move(batches);
+  if (r.fuser == "ilp") {
+    // Summed over the batches (each solved once more by the recorder).
+    const auto [optimal, solve_s] = ilp_totals(r);
+    j["ilp"] = {{"batches", r.batches.size()}, {"optimal", optimal}, {"solve_s", solve_s}};
+  }
   j["time"] = {{"fusion", r.fusion_s}, {"codegen", r.codegen_s}, {"compile", r.compile_s}, {"exec", r.exec_s}};
   j["cache"] = {{"merge_hits", r.merge_hits},
                 {"merge_misses", r.merge_misses},

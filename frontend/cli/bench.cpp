@@ -1,0 +1,428 @@
+#include "frontend/cli/bench.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <span>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+#include "frontend/cli/replay.hpp"
+#include "fusion/driver.hpp"
+#include "vm/config.hpp"
+#include "vm/error.hpp"
+#include "vm/runtime.hpp"
+
+#ifndef ARRVM_NUMPY_PROGRAMS
+#define ARRVM_NUMPY_PROGRAMS "bench/numpy/programs.py"
+#endif
+
+namespace arrvm::cli {
+
+namespace {
+
+using bench::Program;
+using bench::Size;
+
+std::vector<std::string> split_list(const std::string& flag, const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', start), s.size());
+    std::string item = s.substr(start, comma - start);
+    if (item.empty()) throw UsageError(flag + ": empty name in '" + s + "'");
+    out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// A shell word: the string in single quotes.
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// ---- the NumPy reference ----
+
+struct NumpyResult {
+  double checksum = 0;
+  double seconds = 0;
+};
+
+// Runs the NumPy twins of `progs` at `size` in one Python process. Throws
+// Error with what to do when Python or NumPy is missing or the script fails.
+std::map<std::string, NumpyResult> run_numpy(const BenchOptions& o, const std::vector<const Program*>& progs) {
+  const std::string script = o.numpy_script.empty() ? ARRVM_NUMPY_PROGRAMS : o.numpy_script;
+  const std::string probe = quoted(o.python) + " -c 'import numpy' >/dev/null 2>&1";
+  if (std::system(probe.c_str()) != 0) {
+    throw Error("arrvm bench needs NumPy for the reference checksums and times, but '" + o.python +
+                "' cannot import numpy: install it (apt-get install python3-numpy; scripts/setup.sh does) "
+                "or name another interpreter with --python");
+  }
+  if (!std::filesystem::exists(script)) {
+    throw Error("the NumPy programs are not at " + script + " (--numpy-script names them)");
+  }
+  std::string cmd = quoted(o.python) + " " + quoted(script);
+  for (const Program* p : progs) {
+    const Size s = p->size(o.size);
+    cmd += " " + std::string(p->name) + " " + std::to_string(s.n) + " " + std::to_string(s.iterations);
+  }
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) throw Error("cannot run " + o.python);
+  std::map<std::string, NumpyResult> out;
+  std::string line;
+  char buf[4096];
+  std::string parse_error;
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    line += buf;
+    if (line.empty() || line.back() != '\n') continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      NumpyResult r;
+      r.checksum = std::strtod(j.at("checksum").get<std::string>().c_str(), nullptr);
+      r.seconds = j.at("time").get<double>();
+      out[j.at("name").get<std::string>()] = r;
+    } catch (const std::exception& e) {
+      parse_error = "unexpected output from " + script + ": " + line;
+    }
+    line.clear();
+  }
+  const int status = ::pclose(pipe);
+  if (status != 0) throw Error(script + " failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  if (!parse_error.empty()) throw Error(parse_error);
+  for (const Program* p : progs) {
+    if (!out.count(p->name)) throw Error(script + " gave no result for " + p->name);
+  }
+  return out;
+}
+
+// ---- measured runs ----
+
+// Sums the partition cost (under the runtime's cost model) of every batch
+// the runtime flushes during the observer's lifetime.
+class CostObserver : public FlushObserver {
+ public:
+  explicit CostObserver(Runtime& rt) : rt_(rt), model_(rt.config().cost) { rt_.set_flush_observer(this); }
+  ~CostObserver() override { rt_.set_flush_observer(nullptr); }
+  CostObserver(const CostObserver&) = delete;
+  CostObserver& operator=(const CostObserver&) = delete;
+
+  void on_flush(std::span<const Instruction> batch, const Partition& partition) override {
+    cost += static_cast<double>(partition_cost(batch, partition, model_));
+    ++batches;
+  }
+  double cost = 0;
+  uint64_t batches = 0;
+
+ private:
+  Runtime& rt_;
+  std::string model_;
+};
+
+// Kernels launched so far. The cpu backend keeps its own count (until it
+// reports to the profile, as the OpenCL backend does); take whichever is set.
+uint64_t kernels_launched(Runtime& rt) {
+  uint64_t n = rt.profile().kernels_launched;
+  if (rt.backend().name() == "cpu") n = std::max(n, cpu_backend_stats(rt.backend()).kernels_launched);
+  return n;
+}
+
+struct RunResult {
+  double checksum = 0;
+  double seconds = 0;
+  double fusion_s = 0;
+  uint64_t kernels = 0;
+};
+
+// One run of `p` on `vm`. The program's arrays die when it returns; their
+// frees are flushed after the clock stops, so that the next run starts with
+// an empty batch.
+RunResult run_once(const Program& p, const Size& size, const Vm& vm) {
+  Runtime& rt = vm.runtime();
+  rt.flush();
+  const Profile before = rt.profile();
+  const uint64_t kernels_before = kernels_launched(rt);
+  const auto start = std::chrono::steady_clock::now();
+  RunResult r;
+  r.checksum = p.run(vm, size);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Profile& after = rt.profile();
+  r.fusion_s = after.fusion_s - before.fusion_s;
+  r.kernels = kernels_launched(rt) - kernels_before;
+  rt.flush();
+  return r;
+}
+
+struct Row {
+  std::string backend, fuser;
+  RunResult timed;  // the mean of the timed runs (checksum: the last one)
+  double cost = 0;         // the warm-up's, summed over its batches
+  uint64_t batches = 0;    // the warm-up's
+  double fusion_s = 0;     // the warm-up's: the fuser ran on every batch
+  std::string error;       // a run threw
+  std::string mismatch;    // a checksum disagreed with NumPy
+};
+
+bool close_enough(double got, double want, double rtol) {
+  if (std::isnan(got) || std::isnan(want)) return false;
+  return std::fabs(got - want) <= rtol * std::max(std::fabs(got), std::fabs(want));
+}
+
+std::string checksum_text(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+// Adds name=value to `options` if this build's Config knows the option.
+void add_if_known(Vm::Options* options, const char* name, const char* value) {
+  try {
+    Config probe;
+    probe.set(name, value);
+    options->emplace_back(name, value);
+  } catch (const Error&) {
+    // an option this build does not have
+  }
+}
+
+// The VM options of one row. The merge cache is kept in memory only, so that
+// the warm-up runs the fuser on every batch (its time is the fusion column)
+// whatever earlier processes left on disk, and the timed runs find every
+// partition cached (the seed's "warm fuse cache"). Anytime fusion is off:
+// with it, optimal and ilp would run greedy's partitions until their own
+// were ready, and the cost column would show greedy's.
+Vm::Options vm_options(const BenchOptions& o, const std::string& backend, const std::string& fuser) {
+  Vm::Options options = {{"backend", backend}, {"fuser", fuser}};
+  add_if_known(&options, "merge_cache", "memory");
+  add_if_known(&options, "anytime", "off");
+  for (const auto& kv : o.config) options.push_back(kv);
+  return options;
+}
+
+// One backend x fuser: a fresh VM, a warm-up run (which fills the kernel
+// cache and measures the partition cost), then `repeat` timed runs.
+Row measure(const BenchOptions& o, const Program& p, const std::string& backend, const std::string& fuser,
+            const NumpyResult& numpy) {
+  Row row;
+  row.backend = backend;
+  row.fuser = fuser;
+  try {
+    Vm vm(vm_options(o, backend, fuser));
+    const Size size = p.size(o.size);
+    std::vector<double> checksums;
+    {
+      // Partition costs are summed in the warm-up only: the timed runs flush
+      // the same batches, and computing costs would count as their time.
+      CostObserver observer(vm.runtime());
+      const RunResult warm_up = run_once(p, size, vm);
+      checksums.push_back(warm_up.checksum);
+      row.fusion_s = warm_up.fusion_s;
+      row.cost = observer.cost;
+      row.batches = observer.batches;
+    }
+    for (int i = 0; i < o.repeat; ++i) {
+      const RunResult r = run_once(p, size, vm);
+      row.timed.seconds += r.seconds / o.repeat;
+      row.timed.kernels = r.kernels;
+      row.timed.checksum = r.checksum;
+      checksums.push_back(r.checksum);
+    }
+    for (double c : checksums) {
+      if (close_enough(c, numpy.checksum, p.rtol)) continue;
+      row.mismatch = "checksum " + checksum_text(c) + ", NumPy " + checksum_text(numpy.checksum) + " (rtol " +
+                     checksum_text(p.rtol) + ")";
+      break;
+    }
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+// Records one run of `p` on the first backend and fuser to DIR/NAME.trace.
+std::string record(const BenchOptions& o, const Program& p) {
+  std::filesystem::create_directories(o.record_dir);
+  const std::string path = (std::filesystem::path(o.record_dir) / (std::string(p.name) + ".trace")).string();
+  Vm::Options options = vm_options(o, o.backends.front(), o.fusers.front());
+  options.emplace_back("trace", path);
+  {
+    Vm vm(options);
+    p.run(vm, p.size(o.size));
+    vm.flush();
+  }
+  return path;
+}
+
+// ---- the table ----
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+std::string rpad(const std::string& s, std::size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
+
+void print_header(std::ostream& out) {
+  out << pad("program", 18) << pad("size", 16) << pad("backend", 8) << pad("fuser", 12) << rpad("time[s]", 9)
+      << rpad("cost", 11) << rpad("batches", 9) << rpad("kernels", 9) << rpad("fusion[s]", 10) << rpad("numpy[s]", 10)
+      << rpad("speedup", 9) << "  check\n";
+}
+
+void print_row(std::ostream& out, const Program& p, const Size& size, const Row& r, const NumpyResult& numpy,
+               bool first) {
+  out << pad(first ? p.name : "", 18)
+      << pad(first ? std::to_string(size.n) + " x " + std::to_string(size.iterations) : "", 16) << pad(r.backend, 8)
+      << pad(r.fuser, 12);
+  if (!r.error.empty()) {
+    out << "  ERROR: " << r.error << "\n";
+    return;
+  }
+  out << rpad(fmt("%.3f", r.timed.seconds), 9) << rpad(fmt("%.4g", r.cost), 11)
+      << rpad(std::to_string(r.batches), 9) << rpad(std::to_string(r.timed.kernels), 9)
+      << rpad(fmt("%.3f", r.fusion_s), 10) << rpad(fmt("%.3f", numpy.seconds), 10)
+      << rpad(fmt("%.2fx", numpy.seconds / r.timed.seconds), 9) << "  "
+      << (r.mismatch.empty() ? "ok" : "MISMATCH: " + r.mismatch) << "\n";
+}
+
+}  // namespace
+
+BenchOptions parse_bench_args(const std::vector<std::string>& args) {
+  BenchOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    bool has_value = false;
+    if (a.rfind("--", 0) == 0) {
+      if (const auto eq = a.find('='); eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        has_value = true;
+      }
+    }
+    auto need_value = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--fusers") {
+      o.fusers = split_list(a, need_value());
+      for (const std::string& f : o.fusers) {
+        try {
+          check_fuser_name(f);
+        } catch (const Error& e) {
+          throw UsageError(std::string("--fusers: ") + e.what());
+        }
+      }
+    } else if (a == "--backends") {
+      o.backends = split_list(a, need_value());
+    } else if (a == "--size") {
+      try {
+        o.size = bench::parse_size_class(need_value());
+      } catch (const Error& e) {
+        throw UsageError(std::string("--size: ") + e.what());
+      }
+    } else if (a == "--repeat") {
+      const std::string v = need_value();
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 1000) throw UsageError("--repeat needs a whole number from 1 to 1000");
+      o.repeat = static_cast<int>(n);
+    } else if (a == "--record") {
+      o.record_dir = need_value();
+      if (o.record_dir.empty()) throw UsageError("--record needs a directory");
+    } else if (a == "--cost") {
+      o.config.emplace_back("cost", need_value());
+    } else if (a == "--python") {
+      o.python = need_value();
+    } else if (a == "--numpy-script") {
+      o.numpy_script = need_value();
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError("unknown option " + a);
+    } else {
+      if (bench::find_program(a) == nullptr) {
+        std::string known;
+        for (const Program& p : bench::programs()) known += std::string(" ") + p.name;
+        throw UsageError("unknown program '" + a + "' (known:" + known + ")");
+      }
+      o.programs.push_back(a);
+    }
+  }
+  return o;
+}
+
+int run_bench(const BenchOptions& o, std::ostream& out) {
+  std::vector<const Program*> progs;
+  if (o.programs.empty()) {
+    for (const Program& p : bench::programs()) progs.push_back(&p);
+  } else {
+    for (const std::string& name : o.programs) progs.push_back(bench::find_program(name));
+  }
+  // A bad backend or cost name fails here, once, rather than in every row.
+  {
+    Config c = Config::from_env();
+    for (const auto& [k, v] : o.config) c.set(k, v);
+    check_cost_name(c.cost);
+    const std::vector<std::string> known = backend_names();
+    for (const std::string& b : o.backends) {
+      if (std::find(known.begin(), known.end(), b) == known.end()) throw Error("unknown backend '" + b + "'");
+    }
+  }
+  const std::map<std::string, NumpyResult> numpy = run_numpy(o, progs);
+
+  std::string fusers, backends;
+  for (const std::string& f : o.fusers) fusers += (fusers.empty() ? "" : ",") + f;
+  for (const std::string& b : o.backends) backends += (backends.empty() ? "" : ",") + b;
+  Config shown = Config::from_env();
+  for (const auto& [k, v] : o.config) shown.set(k, v);
+  out << "arrvm bench: size " << bench::size_class_name(o.size) << ", backends " << backends << ", fusers " << fusers
+      << ", cost model " << shown.cost << "\n"
+      << "time, kernels: mean of " << o.repeat << " run(s) after a warm-up (kernel and merge cache warm); "
+      << "cost (summed over batches), batches, fusion: the warm-up's (merge cache cold at its start)\n\n";
+  print_header(out);
+  int failures = 0, rows = 0;
+  for (const Program* p : progs) {
+    const NumpyResult& np = numpy.at(p->name);
+    bool first = true;
+    for (const std::string& backend : o.backends) {
+      for (const std::string& fuser : o.fusers) {
+        const Row row = measure(o, *p, backend, fuser, np);
+        print_row(out, *p, p->size(o.size), row, np, first);
+        out.flush();
+        first = false;
+        ++rows;
+        if (!row.error.empty() || !row.mismatch.empty()) ++failures;
+      }
+    }
+  }
+  if (!o.record_dir.empty()) {
+    out << "\n";
+    for (const Program* p : progs) {
+      try {
+        out << "recorded " << record(o, *p) << "\n";
+      } catch (const std::exception& e) {
+        out << "recording " << p->name << " failed: " << e.what() << "\n";
+        ++failures;
+      }
+    }
+  }
+  out << "\n"
+      << (failures == 0 ? "all " + std::to_string(rows) + " runs match NumPy"
+                        : std::to_string(failures) + " of " + std::to_string(rows) + " runs failed or mismatched")
+      << "\n";
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace arrvm::cli
