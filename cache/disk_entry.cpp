@@ -7,11 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cache/kernel_cache.hpp"
+#include "vm/trace.hpp"
 
 namespace arrvm {
-
-namespace {
 
 void put_u64(std::string* s, uint64_t v) {
   for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -25,18 +23,43 @@ bool get_u64(const std::string& s, std::size_t* pos, uint64_t* v) {
   return true;
 }
 
-}  // namespace
+bool read_whole_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+bool write_whole_file(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  return static_cast<bool>(out);
+}
+
+bool write_file_atomically(const std::string& path, const std::string& data) {
+  // Unique across processes (pid) and threads (counter).
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  std::error_code ec;
+  if (!write_whole_file(tmp, data)) {
+    std::filesystem::remove(tmp, ec);
+    return false;
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
 
 DiskEntry read_disk_entry(const std::string& file, const std::string& magic, const std::string& key,
                           std::string* blob) {
   std::string data;
-  {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return DiskEntry::Absent;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    data = ss.str();
-  }
+  if (!read_whole_file(file, &data)) return DiskEntry::Absent;
   std::size_t pos = magic.size();
   uint64_t klen = 0, blen = 0;
   bool ok = data.size() >= magic.size() && data.compare(0, magic.size(), magic) == 0 && get_u64(data, &pos, &klen) &&
@@ -57,28 +80,15 @@ DiskEntry read_disk_entry(const std::string& file, const std::string& magic, con
   return DiskEntry::Corrupt;
 }
 
-void write_disk_entry(const std::string& file, const std::string& magic, const std::string& key,
+bool write_disk_entry(const std::string& file, const std::string& magic, const std::string& key,
                       const std::string& blob) {
-  static std::atomic<uint64_t> counter{0};
   std::string data = magic;
   put_u64(&data, key.size());
   data += key;
   put_u64(&data, blob.size());
   data += blob;
   data += sha256_hex(key + blob);
-  const std::string tmp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  return write_file_atomically(file, data);
 }
 
 }  // namespace arrvm

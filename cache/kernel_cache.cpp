@@ -1,7 +1,6 @@
 #include "cache/kernel_cache.hpp"
 
 #include <dlfcn.h>
-#include <openssl/evp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,16 +8,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
+#include "vm/trace.hpp"
 
 namespace arrvm {
 
 namespace {
 
 constexpr const char kMagic[] = "ARRVMKC1\n";
-constexpr std::size_t kMagicLen = sizeof(kMagic) - 1;
 
 // The host CPU as far as generated code cares (-march=native): model and
 // feature flags, so a cache directory shared between machines never hands
@@ -33,50 +32,7 @@ std::string host_cpu() {
   return model + "\n" + flags;
 }
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-bool write_file(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  return static_cast<bool>(out);
-}
-
-void put_u64(std::string* s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-bool get_u64(const std::string& s, std::size_t* pos, uint64_t* v) {
-  if (*pos > s.size() || s.size() - *pos < 8) return false;
-  *v = 0;
-  for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(static_cast<unsigned char>(s[*pos + i])) << (8 * i);
-  *pos += 8;
-  return true;
-}
-
 }  // namespace
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) {
-    throw BackendError("kernel cache: SHA-256 failed", "");
-  }
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) {
-    s += hex[md[i] >> 4];
-    s += hex[md[i] & 15];
-  }
-  return s;
-}
 
 KernelCache::KernelCache(const Config& config)
     : cc_(config.cc), cflags_(config.cflags), mode_(config.cache), dir_(config.cache_dir), host_(host_cpu()) {
@@ -145,7 +101,7 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
 // returns +NaN where the current log, which ref calls, returns -NaN).
 std::string KernelCache::compile(const std::string& source) {
   const std::string base = work_dir_ + "/k" + std::to_string(counter_++);
-  if (!write_file(base + ".c", source)) throw BackendError("cpu backend: cannot write " + base + ".c", "");
+  if (!write_whole_file(base + ".c", source)) throw BackendError("cpu backend: cannot write " + base + ".c", "");
   const std::string cmd = cc_ + " " + cflags_ + " -shared -fPIC -o " + base + ".so " + base + ".c -lm 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) throw BackendError("cpu backend: cannot run the C compiler: " + cmd, "");
@@ -173,54 +129,26 @@ void* KernelCache::load(const std::string& so_path, const std::string& symbol) {
   return fn;
 }
 
-// Entry: magic, u64 key length, key, u64 object length, object, hex SHA-256
-// of key + object.
+// The entry layout of cache/disk_entry.hpp; the blob is the shared object.
 bool KernelCache::load_from_disk(const std::string& key, const std::string& file, std::string* so_path) {
-  std::string data;
-  if (!read_file(file, &data)) return false;  // absent
-  std::size_t pos = kMagicLen;
-  uint64_t klen = 0, olen = 0;
-  bool ok = data.size() >= kMagicLen && data.compare(0, kMagicLen, kMagic) == 0 && get_u64(data, &pos, &klen) &&
-            klen <= data.size() - pos && data.compare(pos, klen, key) == 0 && klen == key.size();
-  if (ok) {
-    pos += klen;
-    ok = get_u64(data, &pos, &olen) && olen <= data.size() - pos && data.size() - pos - olen == 64;
+  std::string object;
+  switch (read_disk_entry(file, kMagic, key, &object)) {
+    case DiskEntry::Absent:
+      return false;
+    case DiskEntry::Corrupt:
+      ++stats_.corrupt;  // removed; the caller recompiles and stores it again
+      return false;
+    case DiskEntry::Hit:
+      break;
   }
-  if (ok) {
-    const std::string object = data.substr(pos, olen);
-    ok = data.compare(pos + olen, 64, sha256_hex(key + object)) == 0;
-    if (ok) {
-      *so_path = work_dir_ + "/d" + std::to_string(counter_++) + ".so";
-      if (!write_file(*so_path, object)) return false;
-      return true;
-    }
-  }
-  ++stats_.corrupt;
-  std::error_code ec;
-  std::filesystem::remove(file, ec);
-  return false;
+  *so_path = work_dir_ + "/d" + std::to_string(counter_++) + ".so";
+  return write_whole_file(*so_path, object);
 }
 
 void KernelCache::store_to_disk(const std::string& key, const std::string& file, const std::string& so_path) {
   std::string object;
-  if (!read_file(so_path, &object)) return;
-  std::string data(kMagic, kMagicLen);
-  put_u64(&data, key.size());
-  data += key;
-  put_u64(&data, object.size());
-  data += object;
-  data += sha256_hex(key + object);
-  // A unique temporary name in the same directory, then an atomic rename:
-  // a concurrent reader sees the old entry, no entry, or the whole new one.
-  const std::string tmp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter_++);
-  if (!write_file(tmp, data)) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    return;  // a cache that cannot be written is not an error
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  if (!read_whole_file(so_path, &object)) return;
+  write_disk_entry(file, kMagic, key, object);  // a cache that cannot be written is not an error
 }
 
 }  // namespace arrvm

@@ -53,7 +53,4 @@ class KernelCache {
   KernelCacheStats stats_;
 };
 
-// Hex SHA-256 of `data`.
-std::string sha256_hex(const std::string& data);
-
 }  // namespace arrvm

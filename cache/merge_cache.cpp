@@ -1,17 +1,15 @@
 #include "cache/merge_cache.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "cache/kernel_cache.hpp"
+#include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
+#include "vm/trace.hpp"
 
 namespace arrvm {
 
@@ -43,27 +41,6 @@ void put_string(std::vector<uint64_t>& w, const std::string& s) {
     std::memcpy(&x, s.data() + i, std::min<std::size_t>(8, s.size() - i));
     w.push_back(x);
   }
-}
-
-void put_u64(std::string* s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-bool get_u64(const std::string& s, std::size_t* pos, uint64_t* v) {
-  if (*pos > s.size() || s.size() - *pos < 8) return false;
-  *v = 0;
-  for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(static_cast<unsigned char>(s[*pos + i])) << (8 * i);
-  *pos += 8;
-  return true;
-}
-
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
 }
 
 std::size_t entry_bytes(const MergeKey& key, const Partition& p) {
@@ -318,7 +295,7 @@ void MergeCache::erase(const MergeKey& key) {
 bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
   const std::string file = file_of(key);
   std::string data;
-  if (!read_file(file, &data)) return false;  // absent
+  if (!read_whole_file(file, &data)) return false;  // absent
   std::string why;
   switch (decode(data, key, out, &why)) {
     case Decoded::Ok:
@@ -340,24 +317,7 @@ void MergeCache::store_to_disk(const MergeKey& key, const Partition& partition, 
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string file = file_of(key);
-  const std::string data = encode(key, partition, provisional);
-  // A unique temporary name in the same directory, then an atomic rename:
-  // a concurrent reader sees the old entry, no entry, or the whole new one.
-  const std::string tmp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter_++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return;  // a cache that cannot be written is not an error
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return;
-  }
+  if (!write_file_atomically(file, encode(key, partition, provisional))) return;  // not an error
   ++stats_.disk_writes;
 }
 

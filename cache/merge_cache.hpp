@@ -138,7 +138,6 @@ class MergeCache {
   void evict();
 
   std::string mode_, dir_;
-  uint64_t counter_ = 0;  // unique temporary file names
   std::list<MergeEntry> lru_;  // most recently used first
   std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
   std::size_t bytes_ = 0;

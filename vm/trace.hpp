@@ -61,6 +61,7 @@ class TraceReader {
 
 // Helpers shared by the writer, the replayer and the tests.
 std::string sha256_hex(const void* data, std::size_t n);
+inline std::string sha256_hex(const std::string& data) { return sha256_hex(data.data(), data.size()); }
 std::string base64_encode(const void* data, std::size_t n);
 std::vector<uint8_t> base64_decode(const std::string& s);  // throws Error if malformed
 

@@ -6,6 +6,7 @@
 
 #include "cache/disk_entry.hpp"
 #include "cache/kernel_cache.hpp"
+#include "vm/trace.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm::opencl {
