@@ -6,9 +6,15 @@
 // be merged legally (Fig. 7 would pop them and remove them, with no other
 // effect). MERGE (Def. 16, 17) contracts Ew: the merged block keeps the
 // edges of both blocks, with their weights recomputed; a removed edge stays
-// removed. Edges live in a max-heap of (saving, pair, versions); a merge
-// bumps the versions of its blocks, so only the edges incident to the
-// merged block are ever re-weighed, and legality is only tested for the
+// removed for the round. A merge can make a removed edge legal again (the
+// block on the path between its ends joins one of them: Black-Scholes' DEL
+// of a temporary whose reader sat between writer and DEL), so when a round
+// removed an edge and merged afterwards, the weight graph is rebuilt over
+// the current blocks and another round runs; rounds end when none merges
+// after a removal (each round but the last merges, so there are fewer
+// rounds than blocks; in practice two or three). Edges live in a max-heap
+// of (saving, pair, versions); a merge bumps the versions of its blocks, so
+// only the edges incident to the merged block are ever re-weighed, and legality is only tested for the
 // edge being taken (most illegal edges are rejected by BlockSet's bitset
 // reach filter without a path search). Ties: larger saving first, then the
 // pair with the smaller instructions. With a merge bonus (robinson) the
@@ -46,8 +52,10 @@ class Greedy {
   explicit Greedy(BlockSet& s) : s_(s), adj_(s.graph().size()) {}
 
   void run() {
-    initial_edges();
-    take_weight_edges();
+    s_.enable_reach_filter();
+    do {
+      initial_edges();
+    } while (take_weight_edges());
     if (s_.merge_bonus() <= 0) return;
     // With a merge bonus every legal merge saves something. After the
     // related merges, the unrelated ones (all of the same weight, the bonus)
@@ -71,21 +79,30 @@ class Greedy {
   }
 
  private:
-  void take_weight_edges() {
+  // Takes edges until none is left. True if a merge followed a removal: the
+  // removed edge may have become legal, so another round may pay.
+  bool take_weight_edges() {
+    bool merged_after_removal = false, removed = false;
     while (!heap_.empty()) {
       const Edge e = heap_.top();
       heap_.pop();
       if (!current(e)) continue;
       if (!s_.legal_merge(e.a, e.b)) {
         remove_edge(e.a, e.b);
+        removed = true;
         continue;
       }
       merge(e.a, e.b);
+      merged_after_removal = merged_after_removal || removed;
     }
+    return merged_after_removal;
   }
 
+  // The weight graph over the current blocks (adj_ and the heap are empty or
+  // hold only edges of a finished round).
   void initial_edges() {
-    s_.enable_reach_filter();
+    for (auto& a : adj_) a.clear();
+    heap_ = Heap();
     for (uint32_t b : s_.blocks()) {
       for (uint32_t p : s_.partners(b)) {
         if (p < b || s_.related_saving(b, p) <= 0 || !s_.fusible(b, p) || s_.never_together(b, p)) continue;
