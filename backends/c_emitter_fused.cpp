@@ -231,9 +231,12 @@ std::string emit_fused_c(const LoopKernel& k, const std::string& name, const CDi
     src += indent + "for (int64_t i" + num(ax) + " = 0; i" + num(ax) + " < n" + num(ax) + "; ++i" + num(ax) + ") {\n";
     indent += "  ";
     for (int v = 0; v < nv; ++v) {
-      const std::string vs = num(v);
-      src += indent + "const int64_t o" + vs + "_" + num(L + 1) + " = o" + vs + "_" + num(L) + " + i" + num(ax) + " * s" +
-             vs + "_" + num(ax) + ";\n";
+      const std::string vs = num(v), prev = "o" + vs + "_" + num(L);
+      const uint8_t cls = L == R - 1 && !k.inner.empty() ? k.inner[v] : uint8_t{kAnyInner};
+      const std::string step = cls == kUnitInner   ? " + i" + num(ax)
+                               : cls == kZeroInner ? ""
+                                                   : " + i" + num(ax) + " * s" + vs + "_" + num(ax);
+      src += indent + "const int64_t o" + vs + "_" + num(L + 1) + " = " + prev + step + ";\n";
     }
   }
   if (sh.generator || k.errors > 0) {  // the flat row-major position in the iteration shape

@@ -1,5 +1,7 @@
 #include "backends/loop_ir.hpp"
 
+#include <algorithm>
+
 #include <cstring>
 #include <map>
 
@@ -101,6 +103,10 @@ std::string LoopKernel::signature() const {
     for (DType t : accs) s += std::string(dtype_name(t)) + ",";
   }
   if (errors > 0) s += " e" + std::to_string(errors);
+  if (std::any_of(inner.begin(), inner.end(), [](uint8_t c) { return c != kAnyInner; })) {
+    s += " u";
+    for (uint8_t c : inner) s += static_cast<char>('0' + c);
+  }
   return s;
 }
 
@@ -376,6 +382,13 @@ LoweredBlock lower_fused_block(std::span<const Instruction> batch, std::span<con
         st.out = view_arg(in.out, true);
     }
     k.body.push_back(st);
+  }
+  if (k.rank > 0) {
+    const int ax = k.sweep_axis >= 0 ? k.sweep_axis : k.rank - 1;
+    for (const View& v : r.views) {
+      const bool unit = v.stride[ax] == 1 || r.shape[ax] <= 1;
+      k.inner.push_back(unit ? kUnitInner : v.stride[ax] == 0 ? kZeroInner : kAnyInner);
+    }
   }
   return r;
 }

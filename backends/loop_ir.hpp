@@ -63,10 +63,19 @@ struct LoopKernel {
   std::vector<IndexedSlot> indexed;  // gather sources and scatter targets
   std::vector<DType> accs;           // accumulators of reductions and scans
   int errors = 0;                    // error slots, one per gather or scatter
+  // Fused kernels, per view slot: the stride along the innermost loop's axis
+  // (the sweep axis, else the last), when the launch fixes it: kUnitInner
+  // (1, or an axis of length 1) or kZeroInner (0, a broadcast), printed as a
+  // constant so the compiler sees contiguous or invariant accesses and
+  // vectorizes without gathers; kAnyInner: a launch argument. A structural
+  // property like dtypes: a loop whose slices shrink keeps its classes.
+  std::vector<uint8_t> inner;
 
   // Deterministic text of the structure (used in names and tests).
   std::string signature() const;
 };
+
+enum : uint8_t { kAnyInner = 0, kUnitInner = 1, kZeroInner = 2 };
 
 // Launch argument layout (int64 array `a`): a[0..rank) = shape,
 // a[rank] = 1 to run the outer loop in parallel, then per view slot v:

@@ -22,10 +22,11 @@ Array reduce(const Array& x, Opcode op, std::optional<int> axis, const char* wha
   const View in = view_of(x);
   if (axis) return reduce_axis(x, op, normalize_axis(*axis, in.rank(), what));
   if (in.rank() == 0) return x.copy();  // the one element is its own reduction
-  if (in.rank() == 1) return reduce_axis(x, op, 0);
-  // A contiguous array reduces in one instruction as a 1-D one; otherwise
-  // reduce axis by axis, innermost first (usually the shortest stride).
-  if (is_row_major(in)) return reduce_axis(x.reshape({-1}), op, 0);
+  // Axis by axis, innermost first (usually the shortest stride). Not as one
+  // 1-D reduction of the flattened array: that iterates over another shape
+  // than the producer of `x`, so fusion could not put the two in one block
+  // and `x` would be written to memory and read back (heat equation's
+  // sum(|work - center|)). The first reduction iterates over x's own shape.
   Array r = x;
   for (int ax = in.rank() - 1; ax >= 0; --ax) r = reduce_axis(r, op, ax);
   return r;
