@@ -18,7 +18,8 @@
 //     model relates it (positive saving; every such pair for robinson, whose
 //     |P| term rewards any merge);
 //  5. greedy from the units is the warm start of every part; the greedy
-//     partition from single instructions is the fallback and the bound.
+//     partition from single instructions (or linear's, if cheaper) is the
+//     fallback and the bound.
 //
 // Formulation of one part (pair variables only: no block positions):
 //   y[u,w] binary: 1 only if u and w share a block. The blocks of a solution
