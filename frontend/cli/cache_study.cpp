@@ -91,6 +91,7 @@ class Study {
     o.repeat = repeat;
     o.dot_dir.clear();
     o.cache_study = false;
+    o.ilp_report = false;  // its extra solve would be timed as if it were the run's
     std::erase_if(o.config, [](const auto& kv) { return kv.first == "fuser" || kv.first == "anytime"; });
     o.config.emplace_back("fuser", fuser);
     if (anytime != "-") o.config.emplace_back("anytime", anytime);

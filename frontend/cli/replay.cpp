@@ -353,7 +353,7 @@ ReplayResult replay(const ReplayOptions& o) {
   }
   // The recorder outlives the runtime that points at it.
   BatchRecorder rec(!o.dot_dir.empty(), config.cost);
-  if (config.fuser == "ilp") rec.ilp_time_limit = config.fuse_time_limit;
+  if (config.fuser == "ilp" && o.ilp_report) rec.ilp_time_limit = config.fuse_time_limit;
   Runtime rt(config);
   rt.set_flush_observer(&rec);
 

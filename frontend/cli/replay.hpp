@@ -24,6 +24,9 @@ struct ReplayOptions {
   std::optional<double> rtol, atol;  // unset: per-dtype defaults
   std::string dot_dir;               // empty: no Graphviz output
   bool cache_study = false;          // --cache-study: frontend/cli/cache_study.hpp
+  // With --fuser ilp: solve each batch once more for the report's proof and
+  // solve time (inside the timed run; the cache study turns it off).
+  bool ilp_report = true;
 };
 
 // The first element of a sync that differs from the trace (or, for a
