@@ -3,8 +3,7 @@
 // a constant operand) on inputs full of edge cases (NaN, +-inf, -0.0, integer
 // MIN/MAX, -1, zero divisors, shift amounts out of range), issued as one
 // batch on a Runtime and read back. A backend test runs it on ref and on the
-// backend and compares the bytes (tests/test_opencl_ops.cpp; the cpu test
-// has its own copy of the same table in tests/test_cpu_ops.cpp).
+// backend and compares the bytes (tests/test_cpu_ops.cpp, tests/test_opencl_ops.cpp).
 #pragma once
 
 #include <algorithm>

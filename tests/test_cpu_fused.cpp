@@ -22,21 +22,14 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/error.hpp"
+#include "tests/reduce_program.hpp"
 #include "vm/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
 namespace {
 
-View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.dtype = t;
-  v.offset = off;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
-}
+View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) { return reduceprog::typed_view(b, t, off, shape, stride); }
 
 View whole(BaseId b, DType t, Dims shape) { return contiguous_view(b, t, shape); }
 

@@ -20,30 +20,16 @@
 #include "tests/op_table.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
+#include "tests/reduce_program.hpp"
 #include "vm/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
 namespace {
 
-View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.dtype = t;
-  v.offset = off;
-  v.shape = shape;
-  v.stride = stride;
-  return v;
-}
+View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) { return reduceprog::typed_view(b, t, off, shape, stride); }
 
-Instruction make(Opcode op, const View& out, const View& in, int axis) {
-  Instruction i;
-  i.op = op;
-  i.out = out;
-  i.add_input(Operand::of(in));
-  i.axis = axis;
-  return i;
-}
+Instruction make(Opcode op, const View& out, const View& in, int axis) { return reduceprog::unary(op, out, in, axis); }
 
 Instruction make2(Opcode op, const View& out, const View& a, const View& b) {
   Instruction i;
@@ -54,47 +40,10 @@ Instruction make2(Opcode op, const View& out, const View& a, const View& b) {
   return i;
 }
 
-constexpr int64_t kRows = 300, kCols = 200;  // 60000 elements: many work-groups
-
-// x[r][c] = r * kCols + c as int64; returns, in order: row sums (axis 1),
-// column sums (axis 0), column sums via the transposed view, total (0-d),
-// cumulative sum along rows (flattened), sum over an empty axis (3 zeros),
-// multiply-reduce of a never-written base (4 zeros).
+// reduceprog::run on `backend`; *launched: kernels launched.
 std::vector<std::vector<int64_t>> run(const std::string& backend, uint64_t* launched) {
   Runtime rt(opencltest::config(backend));
-  const DType t = DType::Int64;
-  const BaseId x = rt.new_base(t, kRows * kCols);
-  std::vector<int64_t> data(kRows * kCols);
-  for (int64_t i = 0; i < kRows * kCols; ++i) data[i] = i;
-  rt.write(x, data.data(), data.size() * 8);
-  const View xv = view(x, t, 0, {kRows, kCols}, {kCols, 1});
-  const View xt = view(x, t, 0, {kCols, kRows}, {1, kCols});
-  std::vector<BaseId> outs;
-  auto out = [&](int64_t n) {
-    outs.push_back(rt.new_base(t, n));
-    return outs.back();
-  };
-  BaseId o = out(kRows);
-  rt.issue(make(Opcode::AddReduce, view(o, t, 0, {kRows}, {1}), xv, 1));
-  o = out(kCols);
-  rt.issue(make(Opcode::AddReduce, view(o, t, 0, {kCols}, {1}), xv, 0));
-  o = out(kCols);
-  rt.issue(make(Opcode::AddReduce, view(o, t, 0, {kCols}, {1}), xt, 1));
-  o = out(1);
-  rt.issue(make(Opcode::AddReduce, view(o, t, 0, {}, {}), view(x, t, 0, {kRows * kCols}, {1}), 0));
-  o = out(kRows * kCols);
-  rt.issue(make(Opcode::AddAccumulate, view(o, t, 0, {kRows, kCols}, {kCols, 1}), xv, 1));
-  o = out(3);
-  rt.issue(make(Opcode::AddReduce, view(o, t, 0, {3}, {1}), view(x, t, 0, {3, 0}, {1, 1}), 1));
-  const BaseId unwritten = rt.new_base(t, 8);
-  o = out(4);
-  rt.issue(make(Opcode::MultiplyReduce, view(o, t, 0, {4}, {1}), view(unwritten, t, 0, {4, 2}, {2, 1}), 1));
-  std::vector<std::vector<int64_t>> r;
-  for (BaseId b : outs) {
-    std::vector<int64_t> v(static_cast<std::size_t>(rt.bases().find(b)->nelem));
-    rt.read(b, v.data(), v.size() * 8);
-    r.push_back(std::move(v));
-  }
+  std::vector<std::vector<int64_t>> r = reduceprog::run(rt);
   *launched = rt.profile().kernels_launched;
   return r;
 }
@@ -211,22 +160,7 @@ TEST_CASE("opencl: reductions and scans equal hand-computed values and ref") {
   const auto got = run("opencl", &launched);
   CHECK(got == run("ref", &unused));
   CHECK(launched >= 7);  // all on the device, none on the host
-  REQUIRE(got.size() == 7);
-  for (int64_t r = 0; r < kRows; ++r) CHECK(got[0][r] == r * kCols * kCols + kCols * (kCols - 1) / 2);
-  for (int64_t c = 0; c < kCols; ++c) {
-    CHECK(got[1][c] == kCols * kRows * (kRows - 1) / 2 + c * kRows);
-    CHECK(got[2][c] == got[1][c]);
-  }
-  const int64_t n = kRows * kCols;
-  CHECK(got[3][0] == n * (n - 1) / 2);
-  for (int64_t r = 0; r < kRows; r += 37) {
-    for (int64_t c = 0; c < kCols; c += 13) {
-      const int64_t base = r * kCols;  // sum of base + 0 .. base + c
-      CHECK(got[4][r * kCols + c] == (c + 1) * base + c * (c + 1) / 2);
-    }
-  }
-  CHECK(got[5] == std::vector<int64_t>{0, 0, 0});
-  CHECK(got[6] == std::vector<int64_t>{0, 0, 0, 0});
+  reduceprog::check_hand_values(got);
 }
 
 namespace {
