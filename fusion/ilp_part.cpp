@@ -1,0 +1,590 @@
+#include "fusion/ilp_part.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+
+#include "fusion/ilp_model.hpp"
+
+namespace arrvm::fusion::ilp {
+
+namespace {
+
+// Valid rows added up front: transitivity triangles, then crossing pairs.
+constexpr std::size_t kMaxTriangles = 5000;
+constexpr std::size_t kMaxCrossings = 5000;
+constexpr std::size_t kMaxCrossingChecks = 4'000'000;
+// Walk-cut separation on the LP relaxation before each MIP solve.
+constexpr int kCutRounds = 20;
+constexpr std::size_t kCutsPerRound = 200;
+
+// A square bit matrix (rows of 64-bit words).
+class BitMatrix {
+ public:
+  explicit BitMatrix(std::size_t n = 0) : words_((n + 63) / 64), bits_(n * words_, 0) {}
+  bool test(uint32_t a, uint32_t b) const { return (bits_[a * words_ + b / 64] >> (b % 64)) & 1; }
+  void set(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] |= uint64_t{1} << (b % 64); }
+  void reset(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] &= ~(uint64_t{1} << (b % 64)); }
+  uint64_t* row(uint32_t a) { return bits_.data() + a * words_; }
+  const uint64_t* row(uint32_t a) const { return bits_.data() + a * words_; }
+  std::size_t words() const { return words_; }
+
+ private:
+  std::size_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+// One independent part as a MIP over pair variables only. Units are local
+// indices 0..m-1 (ascending global unit order).
+class PartModel {
+ public:
+  PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium)
+      : ug_(ug), part_(part), m_(static_cast<uint32_t>(part.size())) {
+    local_.assign(ug.ids.size(), kNone);
+    for (uint32_t i = 0; i < m_; ++i) local_[part[i]] = i;
+    for (uint32_t a = 0; a < m_; ++a)
+      for (uint32_t v : ug.succ[part[a]]) succ_.emplace_back(a, local_[v]);
+    build_reach();
+    build_may();
+    add_pairs(bohrium);
+    add_triangles();
+    add_crossings();
+    if (ug.bonus > 0) add_leaders();
+    if (bohrium) add_access_terms();
+  }
+
+  MipProblem& problem() { return p_; }
+  std::size_t pair_count() const { return y_.size(); }
+  uint32_t unit_count() const { return m_; }
+
+  // Σ over the part's units of their block cost minus what the MIP counts,
+  // so that objective + offset = the part's share of the exact cost.
+  Cost offset(const CostModel& cost, bool bohrium) const {
+    if (bohrium) return 0;
+    Cost c = 0;
+    for (uint32_t u : part_) c += cost.block_cost(ug_.units->graph(), ug_.units->summary(ug_.ids[u])) - ug_.bonus;
+    return c;
+  }
+
+  // The MIP solution for a grouping of the units: y = "same group".
+  std::vector<double> solution_of(const std::vector<uint32_t>& group) const {
+    std::vector<double> x(p_.columns(), 0.0);
+    for (const auto& [k, y] : y_) x[y] = group[k >> 32] == group[k & 0xffffffffu] ? 1.0 : 0.0;
+    for (const MaxColumn& mc : max_columns_) {
+      double v = 1;
+      for (int y : mc.ys) v -= x[y];
+      x[mc.col] = std::max(v, 0.0);
+    }
+    return x;
+  }
+
+  // Walk cuts violated by x (at most `limit`, most violated first). For two
+  // units p, q that may not share a block, a closed walk p -> q -> p along
+  // dependency edges (weight 0) and pair links (weight 1 - y): if every link
+  // on it were 1, the blocks it visits would form a cycle unless they are
+  // one block, which would hold p and q. So sum(links) <= |links| - 1. A
+  // walk of weight < 1 is a violated cut. For an integral x, "no cut" means
+  // the blocks of blocks_of(x) are legal. Stops early at `deadline`.
+  std::vector<MipCut> separate(const std::vector<double>& x, std::size_t limit, Clock::time_point deadline) const {
+    std::vector<std::vector<std::pair<uint32_t, int>>> links(m_);
+    for (const auto& [k, y] : y_) {
+      if (x[y] <= 1e-9) continue;  // weight 1: such a link never helps a violated walk
+      const uint32_t a = static_cast<uint32_t>(k >> 32), b = static_cast<uint32_t>(k & 0xffffffffu);
+      links[a].emplace_back(b, y);
+      links[b].emplace_back(a, y);
+    }
+    std::vector<std::vector<uint32_t>> out(m_);
+    for (const auto& [a, b] : succ_) out[a].push_back(b);
+    // Shortest walks from every unit, searched only below weight 1.
+    constexpr double kFar = 2.0;
+    std::vector<double> dist(std::size_t{m_} * m_, kFar);
+    std::vector<std::pair<uint32_t, int>> from(std::size_t{m_} * m_, {kNone, -1});
+    using Entry = std::pair<double, uint32_t>;
+    for (uint32_t p = 0; p < m_; ++p) {
+      if ((p & 15) == 0 && Clock::now() >= deadline) return {};
+      double* d = &dist[std::size_t{p} * m_];
+      auto* f = &from[std::size_t{p} * m_];
+      std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+      d[p] = 0;
+      heap.push({0, p});
+      while (!heap.empty()) {
+        const auto [dv, v] = heap.top();
+        heap.pop();
+        if (dv > d[v]) continue;
+        for (uint32_t b : out[v]) {
+          if (dv < d[b]) {
+            d[b] = dv;
+            f[b] = {v, -1};
+            heap.push({dv, b});
+          }
+        }
+        for (const auto& [b, col] : links[v]) {
+          const double nd = dv + std::max(0.0, 1.0 - x[col]);
+          if (nd < 1.0 && nd < d[b] - 1e-12) {
+            d[b] = nd;
+            f[b] = {v, col};
+            heap.push({nd, b});
+          }
+        }
+      }
+    }
+    auto path = [&](uint32_t p, uint32_t q, std::vector<int>* support) {
+      const auto* f = &from[std::size_t{p} * m_];
+      for (uint32_t v = q; v != p; v = f[v].first)
+        if (f[v].second >= 0) support->push_back(f[v].second);
+    };
+    std::set<std::vector<int>> seen;
+    std::vector<std::pair<double, std::vector<int>>> found;
+    for (uint32_t p = 0; p < m_; ++p) {
+      for (uint32_t q = p + 1; q < m_; ++q) {
+        if (may_.test(p, q)) continue;
+        if (dist[std::size_t{p} * m_ + q] + dist[std::size_t{q} * m_ + p] >= 1.0 - 1e-6) continue;
+        std::vector<int> support;
+        path(p, q, &support);
+        path(q, p, &support);
+        std::sort(support.begin(), support.end());
+        support.erase(std::unique(support.begin(), support.end()), support.end());
+        double violation = 1.0 - static_cast<double>(support.size());
+        for (int col : support) violation += x[col];
+        if (violation <= 1e-6 || !seen.insert(support).second) continue;
+        found.emplace_back(-violation, std::move(support));
+      }
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<MipCut> cuts;
+    for (std::size_t i = 0; i < found.size() && i < limit; ++i) {
+      MipCut c;
+      for (int col : found[i].second) c.terms.emplace_back(col, 1.0);
+      c.upper = static_cast<double>(found[i].second.size()) - 1;
+      cuts.push_back(std::move(c));
+    }
+    return cuts;
+  }
+
+  void add_cuts(std::vector<MipCut> cuts) {
+    for (MipCut& c : cuts) p_.add_row(std::move(c.terms), -MipProblem::kInf, c.upper);
+  }
+
+  // The blocks (lists of local units) of an integral solution, in
+  // topological order: the connected components of the links with y = 1,
+  // with every cycle of them merged (strongly connected components). Legal
+  // when separate(x) finds no cut.
+  std::vector<std::vector<uint32_t>> blocks_of(const std::vector<double>& x) const {
+    std::vector<uint32_t> uf(m_);
+    std::iota(uf.begin(), uf.end(), 0u);
+    for (const auto& [k, y] : y_) {
+      if (x[y] < 0.5) continue;
+      const uint32_t a = uf_root(uf, static_cast<uint32_t>(k >> 32));
+      const uint32_t b = uf_root(uf, static_cast<uint32_t>(k & 0xffffffffu));
+      if (a != b) uf[std::max(a, b)] = std::min(a, b);
+    }
+    std::vector<std::vector<uint32_t>> csucc(m_);
+    for (const auto& [a, b] : succ_) {
+      const uint32_t ra = uf_root(uf, a), rb = uf_root(uf, b);
+      if (ra != rb) csucc[ra].push_back(rb);
+    }
+    // Tarjan's algorithm (iterative) over the components; it numbers the
+    // strongly connected sets in reverse topological order.
+    std::vector<int> index(m_, -1), low(m_, 0), scc(m_, -1);
+    std::vector<char> on_stack(m_, 0);
+    std::vector<uint32_t> stack;
+    std::vector<std::pair<uint32_t, std::size_t>> call;
+    int counter = 0, nscc = 0;
+    for (uint32_t s = 0; s < m_; ++s) {
+      if (uf_root(uf, s) != s || index[s] >= 0) continue;
+      call.emplace_back(s, 0);
+      index[s] = low[s] = counter++;
+      stack.push_back(s);
+      on_stack[s] = 1;
+      while (!call.empty()) {
+        auto& [v, next] = call.back();
+        if (next < csucc[v].size()) {
+          const uint32_t w = csucc[v][next++];
+          if (index[w] < 0) {
+            index[w] = low[w] = counter++;
+            stack.push_back(w);
+            on_stack[w] = 1;
+            call.emplace_back(w, 0);
+          } else if (on_stack[w]) {
+            low[v] = std::min(low[v], index[w]);
+          }
+          continue;
+        }
+        if (low[v] == index[v]) {
+          uint32_t w;
+          do {
+            w = stack.back();
+            stack.pop_back();
+            on_stack[w] = 0;
+            scc[w] = nscc;
+          } while (w != v);
+          ++nscc;
+        }
+        const uint32_t done = v;
+        call.pop_back();
+        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
+      }
+    }
+    std::vector<std::vector<uint32_t>> blocks(nscc);
+    for (uint32_t a = 0; a < m_; ++a) blocks[nscc - 1 - scc[uf_root(uf, a)]].push_back(a);
+    return blocks;
+  }
+
+  // Splits every block holding two units that may not share a block into
+  // single units: what is left is legal (a legal partition stays legal when
+  // a block is split into single units, and these blocks are acyclic).
+  std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
+    std::vector<std::vector<uint32_t>> r;
+    for (auto& b : blocks) {
+      bool ok = true;
+      for (std::size_t i = 0; i < b.size() && ok; ++i)
+        for (std::size_t j = i + 1; j < b.size() && ok; ++j) ok = may_.test(b[i], b[j]);
+      if (ok) {
+        r.push_back(std::move(b));
+      } else {
+        for (uint32_t a : b) r.push_back({a});
+      }
+    }
+    return r;
+  }
+
+ private:
+  struct MaxColumn {
+    int col;
+    std::vector<int> ys;
+  };
+
+  static uint64_t key(uint32_t a, uint32_t b) { return (uint64_t{std::min(a, b)} << 32) | std::max(a, b); }
+
+  // reach_(a, b): a path of dependency edges leads from a to b (a != b).
+  void build_reach() {
+    std::vector<uint32_t> indeg(m_, 0), order;
+    std::vector<std::vector<uint32_t>> out(m_);
+    for (const auto& [a, b] : succ_) {
+      out[a].push_back(b);
+      ++indeg[b];
+    }
+    for (uint32_t a = 0; a < m_; ++a)
+      if (indeg[a] == 0) order.push_back(a);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (uint32_t b : out[order[i]])
+        if (--indeg[b] == 0) order.push_back(b);
+    reach_ = BitMatrix(m_);
+    reached_by_ = BitMatrix(m_);
+    const std::size_t words = reach_.words();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      uint64_t* r = reach_.row(*it);
+      for (uint32_t b : out[*it]) {
+        reach_.set(*it, b);
+        const uint64_t* rb = reach_.row(b);
+        for (std::size_t k = 0; k < words; ++k) r[k] |= rb[k];
+      }
+    }
+    for (uint32_t a = 0; a < m_; ++a)
+      for (uint32_t b = 0; b < m_; ++b)
+        if (reach_.test(a, b)) reached_by_.set(b, a);
+  }
+
+  // may_(a, b): a and b are fusible, BlockSet::never_together is false, and
+  // every unit on a dependency path between them may share a block with both
+  // (it would have to join theirs: seed 003 §4.5's fusion-preventing paths,
+  // to a fixpoint). A pair that fails can never share a legal block.
+  void build_may() {
+    const BlockSet& s = *ug_.units;
+    may_ = BitMatrix(m_);
+    for (uint32_t a = 0; a < m_; ++a) {
+      may_.set(a, a);
+      for (uint32_t b = a + 1; b < m_; ++b) {
+        const uint32_t ia = ug_.ids[part_[a]], ib = ug_.ids[part_[b]];
+        if (s.fusible(ia, ib) && !s.never_together(ia, ib)) {
+          may_.set(a, b);
+          may_.set(b, a);
+        }
+      }
+    }
+    const std::size_t words = may_.words();
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t a = 0; a < m_; ++a) {
+        const uint64_t* from_a = reach_.row(a);
+        for (uint32_t b = 0; b < m_; ++b) {
+          if (!reach_.test(a, b) || !may_.test(a, b)) continue;
+          const uint64_t *to_b = reached_by_.row(b), *ma = may_.row(a), *mb = may_.row(b);
+          for (std::size_t k = 0; k < words; ++k) {
+            if (from_a[k] & to_b[k] & ~(ma[k] & mb[k])) {
+              may_.reset(a, b);
+              may_.reset(b, a);
+              changed = true;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // y[u,w] for the candidate pairs that may share a block. The pairwise
+  // models put their saving on y; bohrium's cost is in add_access_terms.
+  void add_pairs(bool bohrium) {
+    for (const Pair& pr : ug_.pairs) {
+      const uint32_t a = local_[pr.u], b = local_[pr.w];
+      if (a == kNone || !may_.test(a, b)) continue;
+      const double coef = bohrium ? 0.0 : -static_cast<double>(pr.saving - ug_.bonus);
+      y_.emplace(key(a, b), p_.add_column(0, 1, coef, true));
+    }
+  }
+
+  // Transitivity of y (valid, since y = "same block" is always an optimal
+  // choice): y[a,b] + y[b,c] - y[a,c] <= 1, and y[a,b] + y[b,c] <= 1 when a
+  // and c may not share a block. Not needed for correctness (blocks are the
+  // components of the links), but without them the LP bound of bohrium's
+  // access terms is weak.
+  void add_triangles() {
+    std::vector<std::vector<std::pair<uint32_t, int>>> adj(m_);
+    for (const auto& [k, y] : y_) {
+      const uint32_t a = static_cast<uint32_t>(k >> 32), c = static_cast<uint32_t>(k & 0xffffffffu);
+      adj[a].emplace_back(c, y);
+      adj[c].emplace_back(a, y);
+    }
+    std::size_t added = 0;
+    for (uint32_t b = 0; b < m_; ++b) {
+      const auto& nb = adj[b];
+      for (std::size_t i = 0; i < nb.size(); ++i) {
+        for (std::size_t j = i + 1; j < nb.size(); ++j) {
+          if (added >= kMaxTriangles) return;
+          const uint32_t a = nb[i].first, c = nb[j].first;
+          auto it = y_.find(key(a, c));
+          if (it != y_.end()) {
+            p_.add_row({{nb[i].second, 1.0}, {nb[j].second, 1.0}, {it->second, -1.0}}, -MipProblem::kInf, 1);
+          } else if (!may_.test(a, c)) {
+            p_.add_row({{nb[i].second, 1.0}, {nb[j].second, 1.0}}, -MipProblem::kInf, 1);
+          } else {
+            continue;
+          }
+          ++added;
+        }
+      }
+    }
+  }
+
+  // Crossing pairs: links {a1,b1} and {a2,b2} (four units) whose blocks
+  // would reach each other both ways. Both links at 1 force one block for all
+  // four: impossible if some cross pair may not share a block
+  // (y1 + y2 <= 1), else it implies that pair's link (y1 + y2 - y <= 1).
+  // Walk cuts of two links, with the second form beyond them; at most
+  // kMaxCrossings rows.
+  void add_crossings() {
+    const std::vector<std::pair<uint64_t, int>> ys(y_.begin(), y_.end());
+    auto reaches = [&](uint32_t a, uint32_t b) { return a == b || reach_.test(a, b); };
+    std::size_t added = 0, checked = 0;
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      const uint32_t a1 = static_cast<uint32_t>(ys[i].first >> 32), b1 = static_cast<uint32_t>(ys[i].first);
+      for (std::size_t j = i + 1; j < ys.size(); ++j) {
+        if (added >= kMaxCrossings || ++checked > kMaxCrossingChecks) return;
+        const uint32_t a2 = static_cast<uint32_t>(ys[j].first >> 32), b2 = static_cast<uint32_t>(ys[j].first);
+        if (a1 == a2 || a1 == b2 || b1 == a2 || b1 == b2) continue;  // a triangle's business
+        const bool forth = reaches(a1, a2) || reaches(a1, b2) || reaches(b1, a2) || reaches(b1, b2);
+        const bool back = reaches(a2, a1) || reaches(a2, b1) || reaches(b2, a1) || reaches(b2, b1);
+        if (!forth || !back) continue;
+        int link = -1;
+        bool impossible = false;
+        for (uint32_t p : {a1, b1}) {
+          for (uint32_t q : {a2, b2}) {
+            if (!may_.test(p, q)) impossible = true;
+            auto it = y_.find(key(p, q));
+            if (it != y_.end() && link < 0) link = it->second;
+          }
+        }
+        if (impossible) {
+          p_.add_row({{ys[i].second, 1.0}, {ys[j].second, 1.0}}, -MipProblem::kInf, 1);
+        } else if (link >= 0) {
+          p_.add_row({{ys[i].second, 1.0}, {ys[j].second, 1.0}, {link, -1.0}}, -MipProblem::kInf, 1);
+        } else {
+          continue;
+        }
+        ++added;
+      }
+    }
+  }
+
+  // A column z in [0, 1] with z >= 1 - sum ys and objective weight `weight`;
+  // minimization makes z = max(0, 1 - sum ys).
+  void add_max_column(double weight, const std::vector<int>& ys) {
+    // Integer, so that CBC sees an integral objective and prunes by whole units.
+    const int z = p_.add_column(0, 1, weight, true);
+    std::vector<std::pair<int, double>> terms{{z, 1.0}};
+    for (int y : ys) terms.emplace_back(y, 1.0);
+    p_.add_row(std::move(terms), 1, MipProblem::kInf);
+    max_columns_.push_back({z, ys});
+  }
+
+  // |P| for a model with a merge bonus: a unit leads its block unless it is
+  // linked to an earlier unit.
+  void add_leaders() {
+    for (uint32_t b = 0; b < m_; ++b) {
+      std::vector<int> ys;
+      for (uint32_t a = 0; a < b; ++a) {
+        auto it = y_.find(key(a, b));
+        if (it != y_.end()) ys.push_back(it->second);
+      }
+      add_max_column(static_cast<double>(ug_.bonus), ys);
+    }
+  }
+
+  // bohrium: per array, the readers (writers) other than the unit creating
+  // (freeing) its base; the first of them in each block pays the bytes unless
+  // the creator (releaser) is in the block.
+  void add_access_terms() {
+    const BlockSet& s = *ug_.units;
+    const Graph& g = s.graph();
+    std::map<uint32_t, uint32_t> creator, releaser;  // base -> local unit
+    std::map<uint64_t, std::vector<uint32_t>> readers, writers;
+    for (uint32_t a = 0; a < m_; ++a) {
+      const BlockSummary& sum = s.summary(ug_.ids[part_[a]]);
+      for (uint32_t b : sum.news) creator[b] = a;
+      for (uint32_t b : sum.dels) releaser[b] = a;
+      for (const auto& [k, n] : sum.reads.items()) readers[k].push_back(a);
+      for (const auto& [k, n] : sum.writes.items()) writers[k].push_back(a);
+    }
+    auto add = [&](const std::map<uint64_t, std::vector<uint32_t>>& users,
+                   const std::map<uint32_t, uint32_t>& owner) {
+      for (const auto& [k, list] : users) {
+        const double bytes = static_cast<double>(g.array(key_array(k)).bytes);
+        auto own = owner.find(key_base(k));
+        const uint32_t c = own == owner.end() ? kNone : own->second;
+        std::vector<uint32_t> r;
+        for (uint32_t a : list)
+          if (a != c) r.push_back(a);
+        for (std::size_t i = 0; i < r.size(); ++i) {
+          std::vector<int> ys;
+          for (std::size_t j = 0; j < i; ++j) {
+            auto it = y_.find(key(r[j], r[i]));
+            if (it != y_.end()) ys.push_back(it->second);
+          }
+          if (c != kNone) {
+            auto it = y_.find(key(r[i], c));
+            if (it != y_.end()) ys.push_back(it->second);
+          }
+          add_max_column(bytes, ys);
+        }
+      }
+    };
+    add(readers, creator);
+    add(writers, releaser);
+  }
+
+  const UnitGraph& ug_;
+  const std::vector<uint32_t>& part_;
+  uint32_t m_;
+  std::vector<uint32_t> local_;
+  std::vector<std::pair<uint32_t, uint32_t>> succ_;  // dependency edges between local units
+  BitMatrix reach_, reached_by_, may_;
+  MipProblem p_;
+  std::map<uint64_t, int> y_;
+  std::vector<MaxColumn> max_columns_;
+};
+
+// How solve_part scores and improves legal blocks of the part.
+struct PartScoring {
+  std::function<double(const Blocks&)> value;  // exact cost, on the MIP's scale
+  std::function<Blocks(const Blocks&)> improve;  // greedy merges on top
+};
+
+// Cutting-plane loop: separate walk cuts on the LP, solve the MIP, and
+// repeat while its solution links units into an illegal block (then its
+// walk cuts are added). Every cut is valid for every legal partition, so
+// each MIP optimum is a lower bound of the part's optimum: it is proven
+// when a legal solution reaches it. An illegal solution is repaired
+// (PartModel::legal_part, greedy merges) into the incumbent that the next
+// MIP starts from.
+PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& scoring,
+                      Clock::time_point deadline, bool verbose) {
+  PartResult res;
+  Blocks incumbent = warm;
+  double incumbent_value = scoring.value(warm);
+  auto group_of = [&](const Blocks& blocks) {
+    std::vector<uint32_t> group(model.unit_count());
+    for (uint32_t i = 0; i < blocks.size(); ++i)
+      for (uint32_t a : blocks[i]) group[a] = i;
+    return group;
+  };
+  bool improved = false;
+  for (;;) {
+    // Separation rounds get at most a quarter of the time left.
+    const auto rounds_end = Clock::now() + (deadline - Clock::now()) / 4;
+    for (int round = 0; round < kCutRounds && Clock::now() < rounds_end; ++round) {
+      double lp = 0;
+      const std::vector<double> x = solve_lp(model.problem(), &lp);
+      if (x.empty()) break;
+      std::vector<MipCut> cuts = model.separate(x, kCutsPerRound, rounds_end);
+      if (cuts.empty()) break;
+      res.cuts += static_cast<int>(cuts.size());
+      model.add_cuts(std::move(cuts));
+    }
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    const MipResult r =
+        solve_mip(model.problem(), model.solution_of(group_of(incumbent)), std::max(left, 0.0), verbose);
+    ++res.mip_solves;
+    if (r.status == MipResult::Status::Failed) {
+      res.failed = true;
+      res.message = r.message;
+      return res;
+    }
+    const bool bound = r.status == MipResult::Status::Optimal;
+    std::vector<MipCut> cuts = model.separate(r.x, kCutsPerRound, Clock::time_point::max());
+    Blocks found = model.blocks_of(r.x);
+    if (!cuts.empty()) found = scoring.improve(model.legal_part(std::move(found)));
+    const double found_value = scoring.value(found);
+    if (found_value < incumbent_value) {
+      incumbent = std::move(found);
+      incumbent_value = found_value;
+      improved = true;
+    }
+    if (bound && incumbent_value <= r.objective + 0.5) {
+      res.optimal = true;
+      res.objective = r.objective;
+      break;
+    }
+    if (!bound || cuts.empty() || Clock::now() >= deadline) break;
+    res.cuts += static_cast<int>(cuts.size());
+    model.add_cuts(std::move(cuts));
+  }
+  if (improved || res.optimal) res.blocks = std::move(incumbent);
+  return res;
+}
+
+}  // namespace
+
+PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, const CostModel& cost,
+                      const Blocks& warm, const std::function<Cost(const Blocks&)>& exact_cost,
+                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline, bool verbose,
+                      bool force_failure) {
+  PartModel model(ug, part, bohrium);
+  if (model.pair_count() == 0 && !force_failure) {
+    PartResult r;
+    for (uint32_t a = 0; a < part.size(); ++a) r.blocks.push_back({a});
+    r.optimal = true;
+    r.offset = model.offset(cost, bohrium);
+    r.objective = static_cast<double>(exact_cost(r.blocks) - r.offset);
+    return r;
+  }
+  if (force_failure) {
+    const int col = model.problem().add_column(0, 1, 0, true);
+    model.problem().add_row({{col, 1.0}}, 2, MipProblem::kInf);
+  }
+  const Cost offset = model.offset(cost, bohrium);
+  PartScoring scoring;
+  scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
+  scoring.improve = improve;
+  PartResult r = solve_loop(model, warm, scoring, deadline, verbose);
+  r.columns = model.problem().columns();
+  r.rows = model.problem().rows();
+  r.offset = offset;
+  return r;
+}
+
+}  // namespace arrvm::fusion::ilp
