@@ -25,6 +25,8 @@ struct Profile {
   double compile_s = 0;  // running the compiler and loading the result
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
+  uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
+  uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
 
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;   // compiler runs
