@@ -6,6 +6,7 @@
 //                        between a run of 12 and one of 2 sweeps, over 10),
 //                        against the halo rows it needs; then the bytes of an
 //                        elementwise program on aligned arrays.
+//   mpi_bench memory N           two arrays of N float64 and a checked sum (see memory()).
 //   mpi_bench weak NAME N ITER   wall time of one benchmark program (rank 0 prints).
 #include <mpi.h>
 
@@ -102,6 +103,30 @@ int weak(const std::string& name, int64_t n, int64_t iterations, int rank, int s
   return 0;
 }
 
+// Two persistent float64 arrays of n elements (16n bytes in all) and the sum
+// of one, checked against its closed form: sum(2i+1, i<n) = n^2. Run with
+// ARRVM_MEM_LIMIT at a quarter of 16n (plus a little for the 0-d result):
+// 4 ranks fit, 1 rank raises the out-of-memory error.
+int memory(int64_t n, int rank) {
+  try {
+    Vm vm({});
+    Array a = Array::arange(n, DType::Float64, vm);
+    Array b = a * 2.0 + 1.0;
+    const double s = b.sum().item<double>();
+    const double want = static_cast<double>(n) * static_cast<double>(n);
+    const MpiBackendStats st = stats_of(vm);
+    if (rank == 0) {
+      std::printf("memory: n=%lld, arrays %lld bytes in all, %llu bytes charged at peak on rank 0; sum %.17g, expected %.17g: %s\n",
+                  static_cast<long long>(n), static_cast<long long>(16 * n),
+                  static_cast<unsigned long long>(st.bytes_charged_peak), s, want, s == want ? "verified" : "WRONG");
+    }
+    return s == want ? 0 : 1;
+  } catch (const Error& e) {
+    if (rank == 0) std::printf("memory: n=%lld: error: %s\n", static_cast<long long>(n), e.what());
+    return 3;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,6 +138,8 @@ int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "bytes" && argc == 3) {
     rc = bytes(std::stoll(argv[2]), rank, size);
+  } else if (cmd == "memory" && argc == 3) {
+    rc = memory(std::stoll(argv[2]), rank);
   } else if (cmd == "weak" && argc == 5) {
     rc = weak(argv[2], std::stoll(argv[3]), std::stoll(argv[4]), rank, size);
   } else if (rank == 0) {
