@@ -10,6 +10,8 @@
 #include "backends/mpi/mpi_backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -367,6 +369,26 @@ class MpiBackend final : public Backend {
   // Sends the elements of the views in send[q] to rank q and stores the
   // elements of recv[q] received from q, each packed in row-major order.
   void move_pieces(const std::vector<std::vector<View>>& send, const std::vector<std::vector<View>>& recv) {
+    auto to_node = [&](const std::vector<std::vector<View>>& g) {
+      std::vector<std::vector<View>> n(P());
+      for (int q = 0; q < P(); ++q) {
+        for (const View& v : g[q]) {
+          View dv = v;
+          dv.dtype = find(v.base).dtype;
+          n[q].push_back(local(dv));
+        }
+      }
+      return n;
+    };
+    move_node_views(to_node(send), to_node(recv), Opcode::Identity);
+  }
+
+  // move_pieces on node-backend views: the elements of send[q] go to rank q;
+  // those from rank q are stored into recv[q] (`store` = Identity) or
+  // combined into it (recv = store(recv, received)).
+  void move_node_views(const std::vector<std::vector<View>>& send, const std::vector<std::vector<View>>& recv,
+                       Opcode store) {
+    const std::size_t mark = temps_.size();
     std::vector<std::vector<uint8_t>> out(P()), in(P());
     bool any = false;
     // Pack through the node backend: one contiguous temporary per piece.
@@ -375,16 +397,14 @@ class MpiBackend final : public Backend {
     for (int q = 0; q < P(); ++q) {
       for (const View& v : send[q]) {
         if (v.nelem() == 0) continue;
-        View dv = v;
-        dv.dtype = find(v.base).dtype;
-        const BaseId t = temp(dv.dtype, v.nelem());
-        pack.push_back(make_instr(Opcode::Identity, contiguous(t, dv.dtype, v.shape), {Operand::of(local(dv))}));
+        const BaseId t = temp(v.dtype, v.nelem());
+        pack.push_back(make_instr(Opcode::Identity, contiguous(t, v.dtype, v.shape), {Operand::of(v)}));
         packed.emplace_back(q, t);
       }
       std::size_t bytes = 0;
-      for (const View& v : recv[q]) bytes += static_cast<std::size_t>(v.nelem()) * dtype_size(find(v.base).dtype);
+      for (const View& v : recv[q]) bytes += static_cast<std::size_t>(v.nelem()) * dtype_size(v.dtype);
       in[q].resize(bytes);
-      any = any || bytes > 0 || !send[q].empty();
+      any = any || bytes > 0 || !pack.empty();
     }
     if (!any) return;
     run_node(pack);
@@ -402,16 +422,17 @@ class MpiBackend final : public Backend {
       std::size_t at = 0;
       for (const View& v : recv[q]) {
         if (v.nelem() == 0) continue;
-        View dv = v;
-        dv.dtype = find(v.base).dtype;
-        const BaseId t = temp(dv.dtype, v.nelem());
+        const BaseId t = temp(v.dtype, v.nelem());
         node_->copy_from_host(t, in[q].data() + at);
-        at += static_cast<std::size_t>(v.nelem()) * dtype_size(dv.dtype);
-        unpack.push_back(make_instr(Opcode::Identity, local(dv), {Operand::of(contiguous(t, dv.dtype, v.shape))}));
+        at += static_cast<std::size_t>(v.nelem()) * dtype_size(v.dtype);
+        const Operand got = Operand::of(contiguous(t, v.dtype, v.shape));
+        unpack.push_back(store == Opcode::Identity ? make_instr(Opcode::Identity, v, {got})
+                                                   : make_instr(store, v, {Operand::of(v), got}));
       }
     }
     run_node(unpack);
-    release_temps();
+    for (std::size_t i = mark; i < temps_.size(); ++i) node_->release(temps_[i]);
+    temps_.resize(mark);
   }
 
   // After every rank q wrote `out` restricted to boxes[q] into its own
@@ -608,8 +629,11 @@ class MpiBackend final : public Backend {
   }
 
   // Reductions: each rank reduces the input points it owns into a partial
-  // result of the whole output shape; MPI_Allreduce combines the partials
-  // and each rank stores the output elements it owns.
+  // result over the output elements they touch; a 0-d (or small) output is
+  // combined with MPI_Allreduce, a larger one by sending each partial only
+  // to the owner of its output elements, which combines and stores them (a
+  // row-distributed array reduced along its rows then moves only the rows
+  // split between two ranks).
   void run_reduce(const Instruction& in) {
     const View& v = in.in[0].view;
     const View& o = in.out;
@@ -625,8 +649,14 @@ class MpiBackend final : public Backend {
     const BaseId acc = temp(dt, n);
     node_->copy_from_host(acc, host.data());
     const View accv = contiguous(acc, dt, o.shape);
-    std::vector<Instruction> batch;
     const Local& src = find(v.base);
+    std::vector<std::vector<Box>> touched(P());  // per rank: output boxes its input points reach
+    for (int q = 0; q < P(); ++q) {
+      for (const Box& box : mpi::owned_boxes(v, src.dist.lo(q), src.dist.hi(q))) {
+        touched[q].push_back(mpi::box_without(box, k));
+      }
+    }
+    std::vector<Instruction> batch;
     for (const Box& box : mpi::owned_boxes(v, src.dist.lo(me()), src.dist.hi(me()))) {
       const Box ob = mpi::box_without(box, k);
       const BaseId t = temp(dt, ob.nelem());
@@ -636,10 +666,56 @@ class MpiBackend final : public Backend {
       batch.push_back(make_instr(combine_op(in.op), part, {Operand::of(part), Operand::of(tv)}));
     }
     run_node(batch);
-    node_->copy_to_host(acc, host.data());
-    comm_.allreduce(host.data(), n, dt, in.op);
-    store_replicated(o, host);
+    constexpr int64_t kAllreduceMax = 64;  // elements: below this one collective is cheapest
+    if (n <= kAllreduceMax || P() == 1 || !all_disjoint(touched)) {
+      node_->copy_to_host(acc, host.data());
+      comm_.allreduce(host.data(), n, dt, in.op);
+      store_replicated(o, host);
+      release_temps();
+      return;
+    }
+    const Local& ob = find(o.base);
+    std::vector<std::vector<View>> send(P()), recv(P());
+    auto pieces = [&](int from, int to, std::vector<View>* list) {
+      for (const Box& t : touched[from]) {
+        const View ov = mpi::sub_view(o, t);
+        int64_t lo, hi;
+        if (!element_range(ov, &lo, &hi) || hi < ob.dist.lo(to) || lo >= ob.dist.hi(to)) continue;
+        for (const Box& piece : mpi::owned_boxes(ov, ob.dist.lo(to), ob.dist.hi(to))) {
+          list->push_back(mpi::sub_view(mpi::sub_view(accv, t), piece));
+        }
+      }
+    };
+    for (int q = 0; q < P(); ++q) {
+      if (q == me()) continue;
+      pieces(me(), q, &send[q]);
+      pieces(q, me(), &recv[q]);
+    }
+    move_node_views(send, recv, combine_op(in.op));
+    std::vector<Instruction> store;
+    for (const Box& box : mpi::owned_boxes(o, ob.dist.lo(me()), ob.dist.hi(me()))) {
+      store.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)), {Operand::of(mpi::sub_view(accv, box))}));
+    }
+    run_node(store);
     release_temps();
+  }
+
+  // Whether no rank's boxes share a point (a rank's partial for a point is
+  // then sent once).
+  static bool all_disjoint(const std::vector<std::vector<Box>>& boxes) {
+    for (const std::vector<Box>& list : boxes) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        for (std::size_t j = i + 1; j < list.size(); ++j) {
+          bool meet = true;
+          for (int a = 0; a < list[i].start.size() && meet; ++a) {
+            meet = list[i].start[a] < list[j].start[a] + list[j].count[a] &&
+                   list[j].start[a] < list[i].start[a] + list[i].count[a];
+          }
+          if (meet) return false;
+        }
+      }
+    }
+    return true;
   }
 
   // Stores the owned elements of `o` from `host`, the whole of `o` in
