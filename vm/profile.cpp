@@ -27,7 +27,13 @@ std::string Profile::to_text() const {
                 u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
                 u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
                 u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
-  return buf;
+  std::string text = buf;
+  if (comm_messages > 0 || comm_bytes_sent > 0) {
+    std::snprintf(buf, sizeof buf, "  communication: %llu bytes sent, %llu bytes received, %llu messages, %.6f s waiting\n",
+                  u(comm_bytes_sent), u(comm_bytes_received), u(comm_messages), comm_wait_s);
+    text += buf;
+  }
+  return text;
 }
 
 std::string Profile::to_json() const {
@@ -62,6 +68,11 @@ std::string Profile::to_json() const {
         {"bytes_to_host", bytes_to_host},
         {"bytes_to_device", bytes_to_device},
         {"bytes_from_device", bytes_from_device}}},
+      {"communication",
+       {{"bytes_sent", comm_bytes_sent},
+        {"bytes_received", comm_bytes_received},
+        {"messages", comm_messages},
+        {"wait", comm_wait_s}}},
   };
   return j.dump(2);
 }

@@ -48,6 +48,11 @@ struct Profile {
   uint64_t bytes_from_host = 0, bytes_to_host = 0;
   uint64_t bytes_to_device = 0, bytes_from_device = 0;
 
+  // Communication between ranks (the mpi backend): bytes this rank sent and
+  // received, messages and collectives it took part in, time waiting in MPI.
+  uint64_t comm_bytes_sent = 0, comm_bytes_received = 0, comm_messages = 0;
+  double comm_wait_s = 0;
+
   void allocated(uint64_t bytes) {
     bytes_allocated += bytes;
     if (bytes_allocated > bytes_allocated_peak) bytes_allocated_peak = bytes_allocated;

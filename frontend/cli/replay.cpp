@@ -399,6 +399,7 @@ ReplayResult replay(const ReplayOptions& o) {
     if (!r.verified()) break;
   }
   rt.set_flush_observer(nullptr);
+  r.mpi = mpi_backend_stats(rt.backend());
   return r;
 }
 
