@@ -190,6 +190,7 @@ class MpiBackend final : public Backend {
   }
 
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
+    progress_ = {};
     for (const Block& block : partition.blocks) {
       std::vector<uint32_t> work, frees;
       bool fusable = true;
@@ -211,6 +212,7 @@ class MpiBackend final : public Backend {
       } else {
         for (uint32_t i : block) run_one(batch[i]);
       }
+      ++progress_.done;
     }
     sync_node_profile();
   }
