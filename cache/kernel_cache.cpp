@@ -24,12 +24,21 @@ namespace {
 constexpr const char kMagic[] = "ARRVMKC1\n";
 constexpr const char kWorkDirPrefix[] = "arrvm-cc-";
 
+// `s` as one word for /bin/sh (TMPDIR may hold spaces or quotes).
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 // One compile's (or one disk load's) directory in the temp directory, named
 // arrvm-cc-PID-XXXXXX, removed when it goes out of scope, error or not: a
 // loaded shared object stays mapped after its file is gone, so no compiler
 // file outlives the call that made it, even if the process later exits
-// without cleanup or is killed. Only a process killed during a compile
-// leaves one behind; remove_stale_work_dirs() clears those.
+// without cleanup or is killed. A process killed during a compile has its
+// directory removed by the compile's shell (compile()); only one killed in
+// the instant between compile and removal leaves one behind, which
+// remove_stale_work_dirs() clears.
 class WorkDir {
  public:
   WorkDir() {
@@ -140,8 +149,15 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
 std::string KernelCache::compile(const std::string& source, const std::string& work_dir) {
   const std::string base = work_dir + "/k" + std::to_string(counter_++);
   if (!write_whole_file(base + ".c", source)) throw BackendError("cpu backend: cannot write " + base + ".c", "");
-  const std::string cmd = cc_ + " " + cflags_ + " -shared -fPIC -o " + base + ".so " + base + ".c -lm 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
+  const std::string cmd = cc_ + " " + cflags_ + " -shared -fPIC -o " + shell_quote(base + ".so") + " " +
+                          shell_quote(base + ".c") + " -lm 2>&1";
+  // If this process dies during the compile (SIGKILL), the compiler runs on
+  // as an orphan: the shell then removes the work directory itself. It knows
+  // by its parent having changed from $PPID (this process) in /proc (a dead
+  // parent may linger as a zombie, which `kill -0` would still find).
+  const std::string run = cmd + "; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = \"$PPID\" ] || rm -rf " +
+                          shell_quote(work_dir) + "; exit $s";
+  FILE* pipe = popen(run.c_str(), "r");
   if (pipe == nullptr) throw BackendError("cpu backend: cannot run the C compiler: " + cmd, "");
   std::string log;
   char buf[4096];

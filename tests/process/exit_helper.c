@@ -6,6 +6,8 @@
  *   exit_helper MODE      MODE: exit   (_exit(0): no destructors, no atexit)
  *                               kill   (SIGKILL itself after the compile)
  *                               fail   (the compile fails: cc=false; then _exit)
+ *                               midcompile CC (compiles with CC, a script
+ *                                        that SIGKILLs this process first)
  *                               clean  (destroys everything, returns from main)
  *
  * Prints the kernel's result and exits 0 when the run went as the mode
@@ -26,8 +28,12 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exit";
   const int compile_fails = strcmp(mode, "fail") == 0;
   /* A private, memory-only kernel cache: every kernel is compiled here. */
-  const char* options = compile_fails ? "backend=cpu cache=memory trace= profile= cc=false"
-                                      : "backend=cpu cache=memory trace= profile=";
+  char options[4096] = "backend=cpu cache=memory trace= profile=";
+  if (compile_fails) strcat(options, " cc=false");
+  if (strcmp(mode, "midcompile") == 0 && argc > 2 && strlen(argv[2]) < 4000) {
+    strcat(options, " cc=");
+    strcat(options, argv[2]);
+  }
   arrvm_vm* vm = NULL;
   arrvm_array *a = NULL, *b = NULL;
   const int64_t n = 1000;

@@ -14,7 +14,7 @@ for v in $(env | sed -n 's/^\(ARRVM_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 run_mode() {
   local mode=$1 want=$2 dir status
   dir=$(mktemp -d "${TMPDIR:-/tmp}/arrvm-workdirs-test.XXXXXX")
-  TMPDIR=$dir "$helper" "$mode"
+  TMPDIR=$dir "$helper" "$mode" 2>&1
   status=$?
   local left
   left=$(find "$dir" -mindepth 1 | head -20)
@@ -36,6 +36,30 @@ run_mode kill 137
 run_mode fail 0
 run_mode clean 0
 
+# Killed during a compile: the compiler runs on as an orphan; once it is
+# done, nothing may be left. The "compiler" SIGKILLs exit_helper (its
+# parent's parent), then compiles.
+cc_dir=$(mktemp -d "${TMPDIR:-/tmp}/arrvm-workdirs-cc.XXXXXX")
+cat >"$cc_dir/killing-cc" <<'CC'
+#!/bin/sh
+kill -KILL "$(ps -o ppid= -p "$PPID" | tr -d ' ')"
+sleep 0.3
+exec cc "$@"
+CC
+chmod +x "$cc_dir/killing-cc"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/arrvm-workdirs-test.XXXXXX")
+TMPDIR=$dir "$helper" midcompile "$cc_dir/killing-cc" 2>&1
+status=$?
+for _ in $(seq 50); do [ -z "$(ls -A "$dir")" ] && break; sleep 0.2; done
+left=$(find "$dir" -mindepth 1 | head -20)
+if [ "$status" -ne 137 ] || [ -n "$left" ]; then
+  echo "FAILED: mode midcompile: status $status (expected 137), left in TMPDIR: ${left:-nothing}"
+  failed=1
+else
+  echo "ok: mode midcompile (killed during the compile), TMPDIR empty once the compiler finished"
+fi
+rm -rf "$dir" "$cc_dir"
+
 # A directory as a process killed mid-compile leaves it: a dead pid, an
 # hour old. The next process removes it; a fresh one and one of a live
 # process stay.
@@ -47,11 +71,12 @@ mkdir -p "$dir/arrvm-cc-$dead-AAAAAA" "$dir/arrvm-cc-$dead-BBBBBB" "$dir/arrvm-c
 echo 'int x;' > "$dir/arrvm-cc-$dead-AAAAAA/k0.c"
 touch -d '2 hours ago' "$dir/arrvm-cc-$dead-AAAAAA" "$dir/arrvm-cc-$$-CCCCCC"
 TMPDIR=$dir "$helper" exit >/dev/null
-left=$(cd "$dir" && ls | tr '\n' ' ')
-if [ "$left" = "arrvm-cc-$dead-BBBBBB arrvm-cc-$$-CCCCCC " ]; then
+left=$(cd "$dir" && ls | sort | tr '\n' ' ')
+want=$(printf '%s\n' "arrvm-cc-$dead-BBBBBB" "arrvm-cc-$$-CCCCCC" | sort | tr '\n' ' ')
+if [ "$left" = "$want" ]; then
   echo "ok: the stale work directory of a killed compile was removed, the others kept"
 else
-  echo "FAILED: after a run TMPDIR holds: $left (expected arrvm-cc-$dead-BBBBBB arrvm-cc-$$-CCCCCC)"
+  echo "FAILED: after a run TMPDIR holds: $left(expected $want)"
   failed=1
 fi
 rm -rf "$dir"
