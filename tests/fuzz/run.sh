@@ -11,7 +11,9 @@
 # build-fuzz/artifacts/HARNESS/ and makes this script fail; once fixed, copy
 # the input to tests/data/fuzz/HARNESS/ so that ctest replays it.
 # ARRVM_FUZZ_BUILD_DIR changes the build directory. Extra libFuzzer flags can
-# be passed in FUZZ_FLAGS.
+# be passed in FUZZ_FLAGS. FUZZ_KEEP_GOING=1 (long runs) goes on past crashes
+# and hangs, collecting each in the artifacts directory; the script then fails
+# if any was collected.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-30}
@@ -43,13 +45,20 @@ for h in "${harnesses[@]}"; do
   seeds=(tests/data/fuzz/$h)
   [ -d tests/fuzz/corpus/$h ] && seeds+=(tests/fuzz/corpus/$h)
   echo "fuzz: $h for ${seconds}s (corpus $corpus, artifacts $artifacts)"
-  # -max_len: the recorded traces are up to ~200 KB; -timeout: a hang is a bug.
-  jobs=()
-  [ "${FUZZ_JOBS:-1}" -gt 1 ] && jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
+  extra=()
+  [ "${FUZZ_JOBS:-1}" -gt 1 ] && extra+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
+  [ -f tests/fuzz/$h.dict ] && extra+=(-dict=tests/fuzz/$h.dict)
+  # Long runs: go on past a crash, hang or OOM (each one still lands in $artifacts).
+  [ "${FUZZ_KEEP_GOING:-0}" = "1" ] && extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  # -max_len: small inputs run fast (longer seeds are cut); -timeout: a hang is a bug.
   if ! "$build/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-      -max_len=262144 -print_final_stats=1 "${jobs[@]}" \
+      -max_len=16384 -print_final_stats=1 "${extra[@]}" \
       -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} "$corpus" "${seeds[@]}"; then
     echo "fuzz: $h FAILED; inputs in $artifacts" >&2
+    status=1
+  fi
+  if [ "${FUZZ_KEEP_GOING:-0}" = "1" ] && [ -n "$(ls -A "$artifacts")" ]; then
+    echo "fuzz: $h collected crashes or hangs in $artifacts" >&2
     status=1
   fi
 done
