@@ -342,7 +342,18 @@ class Program {
         Slot* s = slot();
         const bool null_a = in_.u8() % 16 == 0;
         const arrvm_array* a = null_a ? nullptr : s->a;
-        if (a != nullptr && s->big()) return;
+        if (a != nullptr && s->big()) {
+          // Too big to copy here, but the byte count that wraps around must
+          // be refused like any other wrong size.
+          if (s->view_elems <= 0) return;
+          const size_t wrapped = static_cast<size_t>(s->view_elems) * arrvm_dtype_size(arrvm_array_dtype(a));
+          uint8_t small[64] = {};
+          if (wrapped > sizeof small) return;
+          const arrvm_status st = arrvm_copy_out(a, small, wrapped);
+          check_status(st);
+          if (st == ARRVM_OK) violated("copy_out accepted a byte count that wrapped around");
+          return;
+        }
         const size_t size = a ? arrvm_dtype_size(arrvm_array_dtype(a)) : 8;
         const size_t exact = static_cast<size_t>(a ? s->view_elems : 1) * size;
         size_t bytes = exact;
