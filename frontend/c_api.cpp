@@ -451,7 +451,13 @@ arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes) {
     const char* fn = "arrvm_copy_out";
     require(a, fn, "array");
     const arrvm::View& v = a->view;
-    const std::size_t bytes = static_cast<std::size_t>(v.nelem()) * arrvm::dtype_size(v.dtype);
+    std::size_t bytes = 0;
+    // A broadcast view may have more elements than memory has bytes: its
+    // size must not wrap around into a small one that dst_bytes matches.
+    if (__builtin_mul_overflow(static_cast<std::size_t>(v.nelem()), arrvm::dtype_size(v.dtype), &bytes)) {
+      invalid(std::string(fn) + ": the view has " + std::to_string(v.nelem()) + " elements of " +
+              std::string(arrvm::dtype_name(v.dtype)) + ", more bytes than memory can hold");
+    }
     if (dst_bytes != bytes) {
       invalid(std::string(fn) + ": the view has " + std::to_string(v.nelem()) + " elements of " +
               std::string(arrvm::dtype_name(v.dtype)) + " (" + std::to_string(bytes) +
