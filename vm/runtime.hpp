@@ -91,6 +91,8 @@ class Runtime {
 
  private:
   void record_sync(BaseId id);
+  // Logs the flush that just ran (at info; counters since `before`).
+  void log_flush(const Profile& before, const Partition& partition) const;
 
   Config config_;
   std::unique_ptr<FusionStage> fusion_;
