@@ -13,6 +13,7 @@ import json
 import sys
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -53,10 +54,17 @@ def main():
             else:
                 ax.bar(x, 1.0, width, color="none", edgecolor="red", hatch="xx")
         label = fuser if len({b for b, _ in series}) == 1 else f"{backend}/{fuser}"
-        ax.bar(xs, ys, width, label=label, color=cmap(k % 10))
+        bars = ax.bar(xs, ys, width, label=label, color=cmap(k % 10))
+        if len(series) * len(programs) <= 48:
+            ax.bar_label(bars, labels=[f"{y:.2g}" for y in ys], fontsize="x-small", padding=1)
     ax.set_yscale("log")
     ax.set_ylim(bottom=min(0.5, ymin / 1.5))
     ax.axhline(1.0, color="black", linewidth=0.8)
+    ticks = matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}x")
+    ax.yaxis.set_major_formatter(ticks)
+    # Minor ticks labelled at 2 and 5 times a power of ten.
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+        lambda y, _: f"{y:g}x" if f"{y:.0e}"[0] in "25" else ""))
     ax.set_xticks(range(len(programs)))
     ax.set_xticklabels(programs, rotation=35, ha="right")
     ax.set_ylabel("speed-up over NumPy (log scale)")

@@ -2,6 +2,7 @@
 #include "frontend/cli/replay.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -155,15 +156,65 @@ constexpr std::size_t kDotCollapseAbove = 60;
 
 bool hidden_in_dot(const Instruction& in) { return in.op == Opcode::Free || in.op == Opcode::Sync; }
 
+// A constant as short as it reads back: -273.15, not -273.14999999999998:float64.
+std::string compact_constant(const Scalar& c) {
+  char buf[64];
+  if (c.dtype == DType::Float32 || c.dtype == DType::Float64) {
+    const auto r = c.dtype == DType::Float32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(c.f))
+                                             : std::to_chars(buf, buf + sizeof buf, c.f);
+    return std::string(buf, r.ptr);
+  }
+  if (c.dtype == DType::Bool) return c.i ? "true" : "false";
+  const bool is_unsigned = c.dtype == DType::UInt8 || c.dtype == DType::UInt16 || c.dtype == DType::UInt32 ||
+                           c.dtype == DType::UInt64;
+  return is_unsigned ? std::to_string(c.u) : std::to_string(c.i);
+}
+
 // "b3 = add(b1, 2)": the op and base names; the views are in the tooltip.
 std::string compact_label(const Instruction& in) {
   std::string s = "b" + std::to_string(in.out.base) + " = " + std::string(opcode_name(in.op)) + "(";
   for (int i = 0; i < in.nin; ++i) {
     if (i > 0) s += ", ";
-    s += in.in[i].is_const ? to_string(in.in[i].constant) : "b" + std::to_string(in.in[i].view.base);
+    s += in.in[i].is_const ? compact_constant(in.in[i].constant) : "b" + std::to_string(in.in[i].view.base);
   }
   return s + ")";
 }
+
+// The edges (from < to, nodes 0..n-1) not implied by a longer path: a
+// dependency drawn once, not again from every ancestor.
+std::vector<std::pair<uint32_t, uint32_t>> transitive_reduction(std::size_t n,
+                                                               std::vector<std::pair<uint32_t, uint32_t>> edges) {
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::vector<std::vector<uint32_t>> succ(n);
+  for (const auto& [a, b] : edges) succ[a].push_back(b);
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));  // reach[u][v]: a path u -> v
+  for (std::size_t u = n; u-- > 0;) {
+    for (uint32_t w : succ[u]) {
+      if (w <= u) continue;  // not in index order: kept, not used for reduction
+      reach[u][w] = true;
+      for (std::size_t v = 0; v < n; ++v) {
+        if (reach[w][v]) reach[u][v] = true;
+      }
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& [a, b] : edges) {
+    bool implied = false;
+    for (uint32_t w : succ[a]) {
+      if (w != b && w > a && reach[w][b]) {
+        implied = true;
+        break;
+      }
+    }
+    if (!implied) out.emplace_back(a, b);
+  }
+  return out;
+}
+
+// Fuse-preventing pairs are drawn only when there are few; else they are
+// listed in the nodes' tooltips.
+constexpr std::size_t kDotMaxPreventingEdges = 24;
 
 // "add x3, multiply x2" for a block's instructions, most frequent first.
 std::string op_counts(const BatchReport& b, const std::vector<int64_t>& block,
@@ -204,27 +255,40 @@ void dot_header(std::ostream& out, std::size_t k) {
 }
 
 void write_dot_detailed(std::ostream& out, const BatchReport& b, const std::unordered_map<int64_t, std::size_t>& local) {
+  auto shown = [&](uint32_t pos) { return !hidden_in_dot(b.instrs[pos]); };
+  std::vector<std::pair<uint32_t, uint32_t>> preventing;
+  std::vector<std::string> not_fusible(b.instrs.size());  // per position: "#3 #7"
+  for (const auto& [x, y] : b.fuse_preventing) {
+    if (!shown(x) || !shown(y)) continue;
+    preventing.emplace_back(x, y);
+    not_fusible[x] += " #" + std::to_string(b.trace_index[y]);
+    not_fusible[y] += " #" + std::to_string(b.trace_index[x]);
+  }
   for (std::size_t blk = 0; blk < b.partition.size(); ++blk) {
     std::string nodes;
     for (int64_t t : b.partition[blk]) {
       const auto it = local.find(t);
       if (it == local.end() || hidden_in_dot(b.instrs[it->second])) continue;
       const Instruction& in = b.instrs[it->second];
-      nodes += "    i" + std::to_string(t) + " [label=\"" + dot_escape(compact_label(in)) + "\", tooltip=\"#" +
-               std::to_string(t) + ": " + dot_escape(to_string(in)) + "\"];\n";
+      std::string tooltip = "#" + std::to_string(t) + ": " + to_string(in);
+      if (!not_fusible[it->second].empty()) tooltip += "&#10;not fusible with" + not_fusible[it->second];
+      nodes += "    i" + std::to_string(t) + " [label=\"" + dot_escape(compact_label(in)) + "\", tooltip=\"" +
+               dot_escape(tooltip) + "\"];\n";
     }
     if (nodes.empty()) continue;  // a block of frees and syncs
     out << "  subgraph cluster_" << blk << " {\n";
     out << "    label=\"block " << blk << "\"; style=rounded; color=blue; fontcolor=blue;\n";
     out << nodes << "  }\n";
   }
-  auto shown = [&](uint32_t pos) { return !hidden_in_dot(b.instrs[pos]); };
+  std::vector<std::pair<uint32_t, uint32_t>> deps;
   for (const auto& [from, to] : b.dependencies) {
-    if (!shown(from) || !shown(to)) continue;
+    if (shown(from) && shown(to)) deps.emplace_back(from, to);
+  }
+  for (const auto& [from, to] : transitive_reduction(b.instrs.size(), deps)) {
     out << "  i" << b.trace_index[from] << " -> i" << b.trace_index[to] << ";\n";
   }
-  for (const auto& [x, y] : b.fuse_preventing) {
-    if (!shown(x) || !shown(y)) continue;
+  if (preventing.size() > kDotMaxPreventingEdges) return;
+  for (const auto& [x, y] : preventing) {
     out << "  i" << b.trace_index[x] << " -> i" << b.trace_index[y]
         << " [style=dashed, color=red, dir=none, constraint=false];\n";
   }
@@ -266,7 +330,12 @@ void write_dot_collapsed(std::ostream& out, const BatchReport& b,
       prevent.emplace(std::min(x, y), std::max(x, y));
     }
   }
-  for (const auto& [x, y] : deps) out << "  k" << x << " -> k" << y << ";\n";
+  std::vector<std::pair<uint32_t, uint32_t>> block_deps;
+  for (const auto& [x, y] : deps) block_deps.emplace_back(static_cast<uint32_t>(x), static_cast<uint32_t>(y));
+  for (const auto& [x, y] : transitive_reduction(b.partition.size(), block_deps)) {
+    out << "  k" << x << " -> k" << y << ";\n";
+  }
+  if (prevent.size() > kDotMaxPreventingEdges) return;
   for (const auto& [x, y] : prevent) {
     out << "  k" << x << " -> k" << y << " [style=dashed, color=red, dir=none, constraint=false];\n";
   }
@@ -308,9 +377,11 @@ void write_dot_files(const std::string& dir, const ReplayResult& r) {
     // Nodes are named by trace instruction index (i<N>) or block (k<N>),
     // so files of different fusers diff against each other.
     dot_header(out, k);
-    out << "  label=\"batch " << k << ": " << b.instructions << " instructions (" << shown << " shown), "
-        << b.partition.size() << " blocks, cost " << b.cost
-        << (collapsed ? "; one node per block" : "") << "; arrows: dependencies, dashed red: fuse-preventing\";\n";
+    out << "  label=\"batch " << k << ": " << b.instructions << " instructions (" << shown
+        << " shown: free and sync hidden), " << b.partition.size() << " blocks, cost " << b.cost
+        << (collapsed ? "; one node per block" : "")
+        << "\\narrows: dependencies (transitive ones left out); dashed red: fuse-preventing (when few; else in "
+           "the tooltips)\";\n";
     out << "  labelloc=t;\n";
     if (collapsed) {
       write_dot_collapsed(out, b, local);
