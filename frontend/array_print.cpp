@@ -195,7 +195,9 @@ class Printer {
       out->push_back(static_cast<std::size_t>(flat));
       return;
     }
-    for (int64_t i : items(axis)) shown(axis + 1, flat + i * strides_[axis], out);
+    for (int64_t i : items(axis)) {
+      if (i >= 0) shown(axis + 1, flat + i * strides_[axis], out);  // -1: the summary's "..."
+    }
   }
 
   std::string print() const { return recurse(0, 0, " ", kLineWidth); }
