@@ -114,6 +114,18 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   if (trace_) trace_->data(id, data, bytes);
 }
 
+bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void(void*)> deleter) {
+  const BaseInfo& b = live_base(bases_, id, "adopt");
+  check_size(b, id, bytes, "adopt");
+  if (data == nullptr && bytes > 0) throw Error("adopt: null data for base b" + std::to_string(id));
+  if (batch_uses(batch_, id)) flush();
+  // The trace records the contents as a write: a replay copies them.
+  if (trace_) trace_->data(id, data, bytes);
+  const bool shared = backend_->adopt(id, data, std::move(deleter));
+  if (!shared) profile_.bytes_from_host += bytes;
+  return shared;
+}
+
 void Runtime::issue(Instruction instr) {
   validate_instruction(instr, bases_, issued_);
   // Accepted: from here on the instruction is part of the stream.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -68,6 +69,12 @@ class Runtime {
 
   // Sets all of a live base from host memory (`bytes` must be its size).
   void write(BaseId id, const void* data, std::size_t bytes);
+
+  // Makes `data` (`bytes` must be the base's size) the memory of a live base
+  // without copying, where the backend allows (Backend::adopt); `deleter`
+  // runs when the base is released. Returns false if the backend copied
+  // (and ran the deleter already).
+  bool adopt(BaseId id, void* data, std::size_t bytes, std::function<void(void*)> deleter);
 
   // Validates `instr`, normalizes it (dtypes from the bases, inputs broadcast
   // to the iteration shape) and appends it to the batch; flushes on `sync`

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -99,6 +100,11 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "cpu"; }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
+
+  bool adopt(BaseId id, void* data, std::function<void(void*)> deleter) override {
+    memory_.adopt(id, data, std::move(deleter));
+    return true;
+  }
 
   void copy_from_host(BaseId id, const void* src) override {
     memory_.track(&profile());

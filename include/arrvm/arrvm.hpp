@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <limits>
@@ -198,6 +199,22 @@ class ARRVM_API Array {
   // float64 uniform in [0, 1): Philox-4x32-10 of the flat index under `seed`,
   // identical on every backend.
   static Array random_uniform(const Shape& shape, uint64_t seed, const Vm& vm = Vm::default_vm());
+  // An array on the caller's memory `data` (row-major, product(shape)
+  // elements of `dtype`), not copied, on the host backends (cpu, ref): what
+  // the VM writes into the array is in `data` once it has run (after a read
+  // or Vm::flush()). The caller must not write `data` while instructions on
+  // the array may be pending (before a read or flush). `deleter(data)` runs
+  // when the last array on it is gone and its `free` has run (empty: the
+  // caller keeps ownership, and `data` must outlive the arrays). Bools must
+  // be bytes; they are normalized to 0/1 in place. Device backends (opencl)
+  // copy the contents once and run the deleter at once.
+  static Array adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
+                     const Vm& vm = Vm::default_vm());
+  // A view of the caller's memory without copying: adopt() with no deleter.
+  template <typename T>
+  static Array view_of(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
+    return adopt(static_cast<void*>(data), shape, dtype_of<T>(), nullptr, vm);
+  }
   // Copies `data` (row-major, product(shape) elements) into a new array of T's dtype.
   template <typename T>
   static Array from_host(const T* data, const Shape& shape, const Vm& vm = Vm::default_vm());
