@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/mpi/mpi_backend.hpp"
 #include "vm/instruction.hpp"
 
 namespace arrvm::cli {
@@ -73,6 +74,7 @@ struct ReplayResult {
   uint64_t merge_hits = 0, merge_misses = 0, merge_upgrades = 0, kernel_hits = 0, kernel_misses = 0;
   uint64_t kernels_compiled = 0;  // the profile's, for the reported run
   uint64_t kernels_launched = 0;
+  std::optional<MpiBackendStats> mpi;  // with --backend mpi: this rank's communication
 
   bool verified() const { return mismatches.empty(); }
   int64_t blocks() const;
