@@ -107,7 +107,13 @@ std::vector<std::string> check_config(const arrvm::Config& config) {
     }
     std::filesystem::remove(probe, ec);
   }
-  if (config.backend == "cpu" && !on_path(config.cc)) {
+  if (config.backend == "mpi" &&
+      (config.mpi_node_backend == "mpi" ||
+       std::find(backends.begin(), backends.end(), config.mpi_node_backend) == backends.end())) {
+    problems.push_back("ARRVM_MPI_NODE_BACKEND: '" + config.mpi_node_backend + "' is not a backend a rank can run");
+  }
+  if ((config.backend == "cpu" || (config.backend == "mpi" && config.mpi_node_backend == "cpu")) &&
+      !on_path(config.cc)) {
     problems.push_back("ARRVM_CC: '" + config.cc + "' is not an executable (on the PATH): the cpu backend "
                        "cannot compile kernels");
   }
