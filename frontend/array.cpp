@@ -289,6 +289,13 @@ Array Array::from_bytes(const void* data, std::size_t bytes, DType dtype, const 
   return r;
 }
 
+Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter, const Vm& vm) {
+  Array r = new_array(rt_of(vm), dtype, to_dims(shape));
+  const std::size_t bytes = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
+  rt_of(vm)->adopt(view_of(r).base, data, bytes, std::move(deleter));
+  return r;
+}
+
 // ---- properties ----
 
 DType Array::dtype() const { return detail::ArrayAccess::base(*this).dtype; }

@@ -244,6 +244,8 @@ const View& c_api_view(const arrvm_array* a) {
 
 extern "C" {
 
+const char* arrvm_version(void) { return ARRVM_VERSION_STRING; }
+
 const char* arrvm_opcode_name(arrvm_opcode op) {
   if (!valid_opcode(op)) return nullptr;
   // The names are string literals in the opcode table: NUL-terminated.

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -70,6 +71,12 @@ class Runtime {
   // Sets all of a live base from host memory (`bytes` must be its size).
   void write(BaseId id, const void* data, std::size_t bytes);
 
+  // Makes `data` (`bytes` must be the base's size) the memory of a live base
+  // without copying, where the backend allows (Backend::adopt); `deleter`
+  // runs when the base is released. Returns false if the backend copied
+  // (and ran the deleter already).
+  bool adopt(BaseId id, void* data, std::size_t bytes, std::function<void(void*)> deleter);
+
   // Validates `instr`, normalizes it (dtypes from the bases, inputs broadcast
   // to the iteration shape) and appends it to the batch; flushes on `sync`
   // and when the batch is full. A rejected instruction throws Error naming it
@@ -100,6 +107,8 @@ class Runtime {
 
  private:
   void record_sync(BaseId id);
+  // Logs the flush that just ran (at info; counters since `before`).
+  void log_flush(const Profile& before, const Partition& partition) const;
   void append(const Instruction& instr, uint64_t origin);
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);
   void propagate_poison(const Instruction& instr);

@@ -2,7 +2,7 @@
  *
  * Every array operation is one bytecode instruction issued to a VM; the VM
  * batches, fuses and runs them when data is read back (arrvm_copy_out), on
- * arrvm_flush, or when its batch is full. See DESIGN.md for the semantics of
+ * arrvm_flush, or when its batch is full. See docs/reference.md for the semantics of
  * each opcode.
  *
  * Errors: every function that can fail returns an arrvm_status; on failure
@@ -19,9 +19,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arrvm/export.h"
+#include "arrvm/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Every function declared here is exported from libarrvm.so. */
+#pragma GCC visibility push(default)
+
+/* The version of the loaded library, "MAJOR.MINOR.PATCH" (compare with
+ * ARRVM_VERSION_STRING of the headers compiled against). */
+const char* arrvm_version(void);
 
 typedef struct arrvm_vm arrvm_vm;
 typedef struct arrvm_array arrvm_array;
@@ -324,6 +334,8 @@ arrvm_status arrvm_issue(arrvm_vm* vm, arrvm_opcode op, const arrvm_array* out, 
  * dst_bytes must equal nelem * arrvm_dtype_size(dtype). Reading an array
  * poisoned by a run-time failure returns that failure's status and message. */
 arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 } /* extern "C" */

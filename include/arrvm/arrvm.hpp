@@ -28,7 +28,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
+#include <functional>
 #include <initializer_list>
+#include <iosfwd>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,7 +40,9 @@
 #include <utility>
 #include <vector>
 
+#include "arrvm/export.h"
 #include "arrvm/types.hpp"
+#include "arrvm/version.h"
 
 namespace arrvm {
 
@@ -51,7 +57,7 @@ struct ArrayAccess;  // the implementation's door into Array
 using Shape = std::vector<int64_t>;
 
 // A handle on one VM (shared: copies refer to the same VM).
-class Vm {
+class ARRVM_API Vm {
  public:
   using Option = std::pair<std::string, std::string>;
   using Options = std::vector<Option>;
@@ -148,7 +154,7 @@ class HostScalar {
   double f_ = 0;
 };
 
-class Array {
+class ARRVM_API Array {
  public:
   // An empty handle (no base, no VM); using it throws Error, assigning to it rebinds.
   Array() = default;
@@ -193,6 +199,22 @@ class Array {
   // float64 uniform in [0, 1): Philox-4x32-10 of the flat index under `seed`,
   // identical on every backend.
   static Array random_uniform(const Shape& shape, uint64_t seed, const Vm& vm = Vm::default_vm());
+  // An array on the caller's memory `data` (row-major, product(shape)
+  // elements of `dtype`), not copied, on the host backends (cpu, ref): what
+  // the VM writes into the array is in `data` once it has run (after a read
+  // or Vm::flush()). The caller must not write `data` while instructions on
+  // the array may be pending (before a read or flush). `deleter(data)` runs
+  // when the last array on it is gone and its `free` has run (empty: the
+  // caller keeps ownership, and `data` must outlive the arrays). Bools must
+  // be bytes; they are normalized to 0/1 in place. Device backends (opencl)
+  // copy the contents once and run the deleter at once.
+  static Array adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
+                     const Vm& vm = Vm::default_vm());
+  // A view of the caller's memory without copying: adopt() with no deleter.
+  template <typename T>
+  static Array view_of(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
+    return adopt(static_cast<void*>(data), shape, dtype_of<T>(), nullptr, vm);
+  }
   // Copies `data` (row-major, product(shape) elements) into a new array of T's dtype.
   template <typename T>
   static Array from_host(const T* data, const Shape& shape, const Vm& vm = Vm::default_vm());
@@ -291,7 +313,10 @@ class Array {
   // The elements in row-major order; T must be the dtype's C++ type.
   template <typename T>
   std::vector<T> to_vector() const;
-  // The one element of a size-1 array.
+  // The one element of a size-1 array, converted to T as Python converts
+  // NumPy's item(): int(x) truncates a float toward zero, bool(x) is x != 0,
+  // float(x) rounds; a NaN, an infinity or a value outside T's range
+  // converted to an integer type throws Error.
   template <typename T>
   T item() const;
 
@@ -313,9 +338,9 @@ class Array {
 
 // ---- elementwise functions: NumPy's ufuncs, broadcasting and promoting ----
 #define ARRVM_DECLARE_BINARY(name)                  \
-  Array name(const Array& a, const Array& b);       \
-  Array name(const Array& a, HostScalar b);         \
-  Array name(HostScalar a, const Array& b);
+  ARRVM_API Array name(const Array& a, const Array& b); \
+  ARRVM_API Array name(const Array& a, HostScalar b);   \
+  ARRVM_API Array name(HostScalar a, const Array& b);
 ARRVM_DECLARE_BINARY(add)
 ARRVM_DECLARE_BINARY(subtract)
 ARRVM_DECLARE_BINARY(multiply)
@@ -345,7 +370,7 @@ ARRVM_DECLARE_BINARY(arctan2)       // bools and integers are cast to float64
 #undef ARRVM_DECLARE_BINARY
 
 // Functions of floats (sqrt ... rint) cast bools and integers to float64 first.
-#define ARRVM_DECLARE_UNARY(name) Array name(const Array& a);
+#define ARRVM_DECLARE_UNARY(name) ARRVM_API Array name(const Array& a);
 ARRVM_DECLARE_UNARY(logical_not)
 ARRVM_DECLARE_UNARY(invert)    // bitwise not; logical not on bool
 ARRVM_DECLARE_UNARY(negative)  // not defined for bool (use invert), as in NumPy
@@ -379,10 +404,10 @@ ARRVM_DECLARE_UNARY(isfinite)
 
 // cond ? a : b elementwise; cond is cast to bool, a and b are promoted, all
 // three broadcast together.
-Array where(const Array& cond, const Array& a, const Array& b);
-Array where(const Array& cond, const Array& a, HostScalar b);
-Array where(const Array& cond, HostScalar a, const Array& b);
-Array where(const Array& cond, HostScalar a, HostScalar b);
+ARRVM_API Array where(const Array& cond, const Array& a, const Array& b);
+ARRVM_API Array where(const Array& cond, const Array& a, HostScalar b);
+ARRVM_API Array where(const Array& cond, HostScalar a, const Array& b);
+ARRVM_API Array where(const Array& cond, HostScalar a, HostScalar b);
 
 // Free-function forms of the members.
 inline Array take(const Array& a, const Array& indices) { return a.take(indices); }
@@ -454,10 +479,55 @@ std::vector<T> Array::to_vector() const {
   }
 }
 
+namespace detail {
+// item<T>()'s conversion of the element x (of the array's own type U) to T.
+template <typename T, typename U>
+T convert_item(U x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x != U(0);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(x);
+  } else {
+    static_assert(std::is_integral_v<T>, "item<T>(): T must be a number type");
+    long double v;  // holds every int64/uint64 and the truncated float exactly enough to range-check
+    if constexpr (std::is_floating_point_v<U>) {
+      if (!(x == x) || x - x != U(0)) throw Error("item(): cannot convert " + std::to_string(x) + " to an integer");
+      v = std::trunc(static_cast<long double>(x));
+    } else {
+      v = static_cast<long double>(x);
+    }
+    if (v < static_cast<long double>(std::numeric_limits<T>::min()) ||
+        v > static_cast<long double>(std::numeric_limits<T>::max())) {
+      throw Error("item(): " + std::to_string(x) + " is out of range for the requested integer type");
+    }
+    return static_cast<T>(v);
+  }
+}
+}  // namespace detail
+
 template <typename T>
 T Array::item() const {
   if (size() != 1) throw Error("item(): the array has " + std::to_string(size()) + " elements, not 1");
-  return to_vector<T>()[0];
+  switch (dtype()) {
+    case DType::Bool: return detail::convert_item<T>(static_cast<bool>(to_vector<bool>()[0]));
+    case DType::Int8: return detail::convert_item<T>(to_vector<int8_t>()[0]);
+    case DType::Int16: return detail::convert_item<T>(to_vector<int16_t>()[0]);
+    case DType::Int32: return detail::convert_item<T>(to_vector<int32_t>()[0]);
+    case DType::Int64: return detail::convert_item<T>(to_vector<int64_t>()[0]);
+    case DType::UInt8: return detail::convert_item<T>(to_vector<uint8_t>()[0]);
+    case DType::UInt16: return detail::convert_item<T>(to_vector<uint16_t>()[0]);
+    case DType::UInt32: return detail::convert_item<T>(to_vector<uint32_t>()[0]);
+    case DType::UInt64: return detail::convert_item<T>(to_vector<uint64_t>()[0]);
+    case DType::Float32: return detail::convert_item<T>(to_vector<float>()[0]);
+    case DType::Float64: return detail::convert_item<T>(to_vector<double>()[0]);
+  }
+  throw Error("item(): unknown dtype");
 }
+
+// Prints `a` as NumPy's print(a) / str(a) does: nested brackets, columns
+// aligned, floats with at most 8 digits after the point (scientific when
+// the magnitudes call for it), long rows wrapped at 75 characters, arrays of
+// more than 1000 elements summarized with "...". Runs what is pending.
+ARRVM_API std::ostream& operator<<(std::ostream& os, const Array& a);
 
 }  // namespace arrvm
