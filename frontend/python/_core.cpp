@@ -135,14 +135,14 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   return wrap(std::move(r));
 }
 
-#define ARRVM_BINOP(pyname, ufname)                                                                \
-  cls.def(pyname, [](py::handle self, py::handle other) {                                         \
+#define ARRVM_BINOP(name, rname, iname, ufname)                                                    \
+  cls.def(name, [](py::handle self, py::handle other) {                                            \
     return call_ufunc(ufname, 2, self, other, py::none());                                         \
   });                                                                                              \
-  cls.def("__r" pyname + 2, [](py::handle self, py::handle other) {                                \
+  cls.def(rname, [](py::handle self, py::handle other) {                                           \
     return call_ufunc(ufname, 2, other, self, py::none());                                         \
   });                                                                                              \
-  cls.def("__i" pyname + 2, [](py::handle self, py::handle other) {                                \
+  cls.def(iname, [](py::handle self, py::handle other) {                                           \
     return call_ufunc(ufname, 2, self, other, self);                                               \
   });
 
@@ -257,18 +257,18 @@ PYBIND11_MODULE(_core, m) {
   cls.def_property_readonly("_base_size", &Array::base_size);
   cls.def("_describe", &Array::describe);
 
-  ARRVM_BINOP("__add__", "add")
-  ARRVM_BINOP("__sub__", "subtract")
-  ARRVM_BINOP("__mul__", "multiply")
-  ARRVM_BINOP("__truediv__", "true_divide")
-  ARRVM_BINOP("__floordiv__", "floor_divide")
-  ARRVM_BINOP("__mod__", "remainder")
-  ARRVM_BINOP("__pow__", "power")
-  ARRVM_BINOP("__and__", "bitwise_and")
-  ARRVM_BINOP("__or__", "bitwise_or")
-  ARRVM_BINOP("__xor__", "bitwise_xor")
-  ARRVM_BINOP("__lshift__", "left_shift")
-  ARRVM_BINOP("__rshift__", "right_shift")
+  ARRVM_BINOP("__add__", "__radd__", "__iadd__", "add")
+  ARRVM_BINOP("__sub__", "__rsub__", "__isub__", "subtract")
+  ARRVM_BINOP("__mul__", "__rmul__", "__imul__", "multiply")
+  ARRVM_BINOP("__truediv__", "__rtruediv__", "__itruediv__", "true_divide")
+  ARRVM_BINOP("__floordiv__", "__rfloordiv__", "__ifloordiv__", "floor_divide")
+  ARRVM_BINOP("__mod__", "__rmod__", "__imod__", "remainder")
+  ARRVM_BINOP("__pow__", "__rpow__", "__ipow__", "power")
+  ARRVM_BINOP("__and__", "__rand__", "__iand__", "bitwise_and")
+  ARRVM_BINOP("__or__", "__ror__", "__ior__", "bitwise_or")
+  ARRVM_BINOP("__xor__", "__rxor__", "__ixor__", "bitwise_xor")
+  ARRVM_BINOP("__lshift__", "__rlshift__", "__ilshift__", "left_shift")
+  ARRVM_BINOP("__rshift__", "__rrshift__", "__irshift__", "right_shift")
   cls.def("__eq__", [](py::handle s, py::handle o) { return call_ufunc("equal", 2, s, o, py::none()); });
   cls.def("__ne__", [](py::handle s, py::handle o) { return call_ufunc("not_equal", 2, s, o, py::none()); });
   cls.def("__lt__", [](py::handle s, py::handle o) { return call_ufunc("less", 2, s, o, py::none()); });

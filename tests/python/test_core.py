@@ -60,6 +60,12 @@ def check_ufunc(name, np_args, av_args):
         with pytest.raises((TypeError, ValueError)):
             np.asarray(getattr(arrvm, name)(*av_args))
         return
+    has_f32 = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in np_args)
+    if want.dtype == np.float16 or (want.dtype == np.float32 and not has_f32):
+        # arrvm has no float16: its float functions of bools and integers are
+        # float64 (NumPy: float16 for 8-bit, float32 for 16-bit operands).
+        want, _ = numpy_or_error(lambda: getattr(np, name)(*[
+            a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in np_args]))
     same(getattr(arrvm, name)(*av_args), want)
 
 

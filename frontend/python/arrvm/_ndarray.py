@@ -41,10 +41,11 @@ def asarray(obj, dtype=None):
     if a.dtype == _np.float16:
         a = a.astype(_np.float32)
     code = dtype_code(a.dtype)
-    a = _np.ascontiguousarray(a)
+    shape = a.shape
+    a = _np.ascontiguousarray(a)  # (1-d for a 0-d array)
     if a.dtype.byteorder == '>':
         a = a.astype(a.dtype.newbyteorder('='))
-    return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, a.shape)
+    return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, shape)
 
 
 def _flatten(x):
@@ -167,6 +168,32 @@ def _proxy(x):
     return x
 
 
+def _probe(x):
+    if isinstance(x, ndarray):
+        return _np.ones((), x.dtype) if x.ndim == 0 else _np.ones(1, x.dtype)
+    return x
+
+
+_BOOL_OUT = {'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal', 'logical_and', 'logical_or',
+             'logical_xor'}
+
+
+def _common_dtype(name, ops):
+    """The dtype NumPy computes `name` in for these operands: the installed
+    NumPy's own answer (its value-based casting differs between ufuncs), from
+    the ufunc run on one-element stand-ins."""
+    dt = None
+    if name not in _BOOL_OUT and name not in ('true_divide', 'divide', 'arctan2'):
+        try:
+            with _np.errstate(all='ignore'):
+                dt = getattr(_np, name)(*[_probe(a) for a in ops]).dtype
+        except (TypeError, ValueError, ArithmeticError):
+            dt = None
+    if dt is None or dt not in _CODE:
+        dt = _np.result_type(*[_proxy(a) for a in ops])
+    return dt
+
+
 def _ufunc_slow(name, args, out):
     ops = []
     for a in args:
@@ -191,7 +218,7 @@ def _ufunc_slow(name, args, out):
     if len(ops) == 1:
         dt = ops[0].dtype
     else:
-        dt = _np.result_type(*[_proxy(a) for a in ops])
+        dt = _common_dtype(name, ops)
     final = []
     for a in ops:
         if isinstance(a, ndarray):
