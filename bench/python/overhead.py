@@ -1,9 +1,17 @@
 #!/usr/bin/python3
 """Per-operation overhead of the arrvm Python layer against NumPy's own, in
-one run: a loop issuing 10^5 elementwise operations on 10-element float64
-arrays, flushing every 1000 (NumPy: nothing to flush). Prints one JSON line:
-    {"ops": ..., "numpy_us_per_op": ..., "arrvm_us_per_op": ..., "ratio": ...}
-Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/overhead.py [OPS]
+one run: a loop issuing 10^5 elementwise operations (z = x * y) on
+10-element float64 arrays, flushing every 1000 (NumPy has nothing to flush).
+Prints one JSON line with microseconds per operation:
+  numpy_us_per_op   NumPy's time per operation
+  arrvm_us_per_op   arrvm's, all included
+  issue_us_per_op   arrvm's time outside flush(): the Python layer, the C++
+                    frontend and the VM's validation (what issuing costs)
+  flush_us_per_op   arrvm's time inside flush(): merge cache, lowering,
+                    kernel lookup and execution, per operation of the batch
+and the ratios to NumPy. --chain makes the loop x = x * y (a 1000-long
+dependency chain per batch, fused into one kernel).
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/overhead.py [--chain] [OPS]
 """
 import json
 import sys
@@ -14,27 +22,41 @@ import numpy
 import arrvm
 
 
-def loop(mod, ops, flush):
+def loop(mod, ops, flush, chain):
     x = mod.ones(10)
     y = mod.ones(10) * 0.5
+    z = None
+    in_flush = 0.0
     start = time.perf_counter()
     for i in range(ops):
-        x = x * y  # one instruction (and a free of the previous x)
+        if chain:
+            x = x * y
+        else:
+            z = x * y
         if i % 1000 == 999:
+            t = time.perf_counter()
             flush()
+            in_flush += time.perf_counter() - t
+    t = time.perf_counter()
     flush()
-    float(x[0])  # sync the result
-    return time.perf_counter() - start
+    float((x if chain else z)[0])  # sync the result
+    in_flush += time.perf_counter() - t
+    return time.perf_counter() - start, in_flush
 
 
 def main(argv):
+    chain = '--chain' in argv
+    argv = [a for a in argv if a != '--chain']
     ops = int(argv[0]) if argv else 100000
-    loop(arrvm, 2000, arrvm.flush)  # warm: kernels compiled, partitions in the merge cache
-    loop(numpy, 2000, lambda: None)
-    t_np = min(loop(numpy, ops, lambda: None) for _ in range(3))
-    t_av = min(loop(arrvm, ops, arrvm.flush) for _ in range(3))
-    print(json.dumps({'ops': ops, 'numpy_us_per_op': t_np / ops * 1e6, 'arrvm_us_per_op': t_av / ops * 1e6,
-                      'ratio': t_av / t_np, 'backend': arrvm.config()['backend']}))
+    loop(arrvm, 3000, arrvm.flush, chain)  # warm: kernels compiled, partitions in the merge cache
+    loop(numpy, 3000, lambda: None, chain)
+    t_np = min(loop(numpy, ops, lambda: None, chain)[0] for _ in range(3))
+    t_av, t_flush = min(loop(arrvm, ops, arrvm.flush, chain) for _ in range(3))
+    us = 1e6 / ops
+    print(json.dumps({'ops': ops, 'chain': chain, 'backend': arrvm.config()['backend'],
+                      'numpy_us_per_op': t_np * us, 'arrvm_us_per_op': t_av * us,
+                      'issue_us_per_op': (t_av - t_flush) * us, 'flush_us_per_op': t_flush * us,
+                      'ratio_all': t_av / t_np, 'ratio_issue': (t_av - t_flush) / t_np}))
     return 0
 
 

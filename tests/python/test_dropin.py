@@ -39,10 +39,13 @@ def close(a, b):
     return abs(a - b) <= 1e-9 + 1e-9 * abs(b)
 
 
-def test_numpy_twins_under_dropin_equal_numpy():
+@pytest.mark.parametrize('backend', ['cpu', 'opencl'])
+def test_numpy_twins_under_dropin_equal_numpy(backend):
+    if backend == 'opencl' and os.environ.get('ARRVM_TEST_OPENCL', '1') == '0':
+        pytest.skip('ARRVM_TEST_OPENCL=0')
     args = [str(x) for row in SMALL for x in row]
     want, _ = run_programs(args, False)
-    got, err = run_programs(args, True)
+    got, err = run_programs(args, True, backend=backend)
     assert [r['name'] for r in got] == [r['name'] for r in want]
     bad = [(g['name'], g['checksum'], w['checksum']) for g, w in zip(got, want) if not close(g['checksum'], w['checksum'])]
     assert not bad, bad

@@ -27,7 +27,7 @@ def main(argv):
             sys.argv = argv
             sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
             runpy.run_path(argv[0], run_name='__main__')
-    except SystemExit as e:
+    except SystemExit:
         arrvm.flush()
         raise
     arrvm.flush()

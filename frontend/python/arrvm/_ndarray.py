@@ -336,6 +336,12 @@ def _take(self, key):
     return view._take(flat)
 
 
+def _is_basic(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(x is None or x is Ellipsis or isinstance(x, slice) or
+               (isinstance(x, (int, _np.integer)) and not isinstance(x, (bool, _np.bool_))) for x in parts)
+
+
 def _setitem_slow(self, key, value):
     if not isinstance(value, ndarray):
         if isinstance(value, _np.generic):
@@ -348,16 +354,10 @@ def _setitem_slow(self, key, value):
         from . import _functions as F
         self[...] = F.where(key, value, self)
         return
-    k = None
-    try:
-        from . import _core as C  # noqa: F401
-        if isinstance(key, tuple) and all(isinstance(x, (int, slice, type(None))) or x is Ellipsis for x in key) or \
-                isinstance(key, (int, slice, type(None))) or key is Ellipsis:
-            view = self[key]
-            view._assign(value)
-            return
-    except TypeError:
-        pass
+    if _is_basic(key):
+        # A basic key with a value the fast path does not take (a NumPy array, a list).
+        self[key]._assign(value)
+        return
     if isinstance(key, list) and any(isinstance(x, (slice, type(None))) or x is Ellipsis for x in key):
         key = tuple(key)
     k = _normalize_key(self, key)
