@@ -388,16 +388,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("profile_json", []() { return vm().runtime().profile().to_json(); });
   m.def("write_profile", []() {
     arrvm::Runtime& rt = vm().runtime();
-    const std::string& where = rt.config().profile;
-    if (where.empty()) return;
-    rt.flush();
-    const std::string text = where == "1" ? rt.profile().to_text() : rt.profile().to_json() + "\n";
-    if (where == "1") {
-      std::fputs(text.c_str(), stderr);
-    } else if (FILE* f = std::fopen(where.c_str(), "w")) {
-      std::fputs(text.c_str(), f);
-      std::fclose(f);
+    if (rt.config().profile.empty()) return;
+    try {
+      rt.flush();  // at exit: an error of a pending batch has no reader left
+    } catch (const std::exception&) {
     }
+    rt.report_profile();
   });
   m.def("config", []() {
     const arrvm::Config& c = vm().runtime().config();
