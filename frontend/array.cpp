@@ -40,7 +40,12 @@ namespace detail {
 BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype_, int64_t nelem_)
     : rt(std::move(runtime)), id(rt->new_base(dtype_, nelem_)), dtype(dtype_), nelem(nelem_) {}
 
+BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id_, DType dtype_, int64_t nelem_,
+                     std::shared_ptr<void> keeper_)
+    : rt(std::move(runtime)), id(id_), dtype(dtype_), nelem(nelem_), keeper(std::move(keeper_)) {}
+
 BaseOwner::~BaseOwner() {
+  if (keeper) return;  // its owner frees it
   try {
     rt->free_base(id);
   } catch (const std::exception& e) {
