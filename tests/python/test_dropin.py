@@ -93,3 +93,16 @@ def test_temporaries_are_contracted(tmp_path):
     # a, b, c and the few bytes of reduction results; a temporary would add 80 MB.
     assert flat['bytes_allocated_peak'] < 3 * n_bytes + n_bytes // 2, flat
     assert flat['arrays_contracted'] >= 2, flat
+
+
+def test_trace_recorded_from_python_replays(tmp_path):
+    cli = os.environ.get('ARRVM_CLI', os.path.join(ROOT, 'build', 'arrvm'))
+    if not os.path.exists(cli):
+        pytest.skip('the arrvm program is not built')
+    trace = tmp_path / 'heat.trace'
+    p = subprocess.run([sys.executable, '-m', 'arrvm', os.path.join(HERE, 'programs', 'heat.py')],
+                       env=env(ARRVM_TRACE=str(trace)), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    r = subprocess.run([cli, 'replay', str(trace), '--backend', 'ref'], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert 'verified' in r.stdout
