@@ -80,10 +80,16 @@ Array reduce(std::string_view name, const Array& a, const std::optional<std::vec
   } else {
     // Innermost first, so the remaining axis numbers stay valid.
     r = x;
+    bool any = false;
     for (int i = rank - 1; i >= 0; --i) {
-      if (reduced[i]) r = reduce_one(step, r, i);
+      if (reduced[i]) {
+        r = reduce_one(step, r, i);
+        any = true;
+      }
     }
-    if (rank == 0) r = r.copy();
+    // No axis (axis=() or a 0-d input): NumPy still returns a new array in
+    // the reduction's dtype; reducing over an added axis of length 1 gives it.
+    if (!any) r = reduce_one(step, x.expand_dims(rank), rank);
   }
   if (k == Kind::Mean) r = divide(r, static_cast<double>(count));
   if (keepdims) {

@@ -26,8 +26,10 @@ using arrvm::HostScalar;
 
 namespace {
 
-// Python functions of the package (set once by arrvm/_ndarray.py).
-py::object g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
+// Python functions of the package (set once by arrvm/_ndarray.py). Handles
+// holding a reference that is never dropped: a static py::object would
+// decrement after the interpreter is gone.
+py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
 
 bool is_int_dtype(DType d) { return d != DType::Bool && d != DType::Float32 && d != DType::Float64; }
 
@@ -125,6 +127,7 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   std::vector<ArrayOrScalar> args;
   Array* o = out.is_none() ? nullptr : as_array(out);
   if ((!out.is_none() && !o) || !fast_operands(a, b, n, &args)) {
+    if (!g_ufunc_slow) throw py::type_error(std::string(name) + ": import the arrvm package, not arrvm._core alone");
     py::tuple t(n);
     t[0] = py::reinterpret_borrow<py::object>(a);
     if (n == 2) t[1] = py::reinterpret_borrow<py::object>(b);
@@ -246,7 +249,7 @@ PYBIND11_MODULE(_core, m) {
     }
   });
 
-  py::class_<Array> cls(m, "ndarray", py::dynamic_attr());
+  py::class_<Array> cls(m, "ndarray");
   cls.def_property_readonly("_dt", [](const Array& a) { return static_cast<int>(a.dtype()); });
   cls.def_property_readonly("shape", [](const Array& a) { return to_tuple(a.shape()); });
   cls.def_property_readonly("_strides", [](const Array& a) { return to_tuple(a.strides()); });
@@ -282,7 +285,10 @@ PYBIND11_MODULE(_core, m) {
 
   cls.def("__getitem__", [](py::handle self, py::handle key) -> py::object {
     std::vector<arrvm::Index> ix;
-    if (!basic_key(key, &ix)) return g_getitem_slow(self, key);
+    if (!basic_key(key, &ix)) {
+      if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
+      return g_getitem_slow(self, key);
+    }
     return wrap(as_array(self)->index(ix));
   });
   cls.def("__setitem__", [](py::handle self, py::handle key, py::handle value) {
@@ -290,6 +296,7 @@ PYBIND11_MODULE(_core, m) {
     HostScalar s(0);
     Array* v = as_array(value);
     if (!basic_key(key, &ix) || (!v && !as_scalar(value, &s))) {
+      if (!g_setitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
       g_setitem_slow(self, key, value);
       return;
     }
@@ -407,10 +414,10 @@ PYBIND11_MODULE(_core, m) {
     return d;
   });
   m.def("set_hooks", [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {
-    g_ufunc_slow = std::move(ufunc_slow);
-    g_getitem_slow = std::move(getitem_slow);
-    g_setitem_slow = std::move(setitem_slow);
-    g_error_class = std::move(axis_error);
+    g_ufunc_slow = ufunc_slow.release();
+    g_getitem_slow = getitem_slow.release();
+    g_setitem_slow = setitem_slow.release();
+    g_error_class = axis_error.release();
   });
   m.attr("__version__") = ARRVM_VERSION;
 }

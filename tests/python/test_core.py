@@ -450,3 +450,14 @@ def test_random():
     u = np.asarray(arrvm.random.uniform(-1, 1, size=100))
     assert u.min() >= -1 and u.max() < 1
     assert isinstance(arrvm.random.random(), float)
+
+
+def test_reduction_over_no_axis_is_a_new_array():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    A = arrvm.array(a)
+    for name in ('sum', 'prod', 'min', 'max', 'mean', 'any', 'all'):
+        r = getattr(arrvm, name)(A, axis=())
+        same(r, getattr(np, name)(a, axis=()))
+        r[...] = 0 if r.dtype != np.bool_ else False
+        same(A, a)
+    same(arrvm.sum(arrvm.array(3)), np.sum(np.array(3)))
