@@ -45,10 +45,20 @@ class Backend {
   // Executes `batch` block by block in the order of `partition`. Throws Error
   // for run-time errors of the program (e.g. a gather index out of range),
   // BackendError when the backend itself fails.
+  // Must keep progress() up to date, so that the VM can contain a failure.
   virtual void execute(std::span<const Instruction> batch, const Partition& partition) = 0;
+
+  // How far the last execute() got: blocks [0, done) of its partition
+  // completed. When execute() throws, block `done` is the one that failed
+  // and the blocks after it did not run.
+  struct Progress {
+    std::size_t done = 0;
+  };
+  const Progress& progress() const { return progress_; }
 
  protected:
   Profile& profile() { return *profile_; }
+  Progress progress_;
 
  private:
   Profile own_profile_;

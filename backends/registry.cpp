@@ -2,6 +2,7 @@
 #include "backends/backend.hpp"
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/mpi/mpi_backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "vm/error.hpp"
@@ -19,6 +20,7 @@ constexpr BackendEntry kBackends[] = {
     {"ref", make_ref_backend},
     {"cpu", make_cpu_backend},
     {"opencl", make_opencl_backend},
+    {"mpi", make_mpi_backend},
 };
 
 }  // namespace

@@ -198,13 +198,7 @@ void write_into(const Array& dst, const Array& src) {
                 to_string(out.shape));
   }
   if (same_elements(out, b)) return;  // same base, so same dtype: nothing to do
-  if (may_overlap(out, in)) {
-    // NumPy semantics for a[1:] = a[:-1]: the source is read completely
-    // before anything is written, which the VM does not promise (and rejects).
-    const Array tmp = copy_as(src, src.dtype());
-    issue(runtime_of(dst), Opcode::Identity, out, {Operand::of(view_of(tmp))});
-    return;
-  }
+  // a[1:] = a[:-1]: the VM copies the source first where it truly overlaps.
   issue(runtime_of(dst), Opcode::Identity, out, {Operand::of(in)});
 }
 

@@ -112,7 +112,7 @@ Operand operand_of(const Prepared& p) { return p.is_const ? Operand::of(p.consta
 
 // Issues `op` over the broadcast shape of `ins` into a new array of
 // `out_dtype`, or straight into `target` when it has that dtype and shape
-// (inputs overlapping it are copied first). With any other target, the
+// (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
 Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
   std::shared_ptr<Runtime> rt;
@@ -127,17 +127,9 @@ Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* t
   ARRVM_ASSERT(rt != nullptr);
   if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
     if (runtime_ptr(*target) != rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    const View tv = view_of(*target);
-    for (Prepared& p : ins) {
-      if (p.is_const) continue;
-      const View iv = view_of(p.array);
-      View b;
-      broadcast_to(iv, shape, &b);
-      if (may_overlap(tv, iv) && !same_elements(tv, b)) p.array = copy_as(p.array, p.array.dtype());
-    }
     Instruction instr;
     instr.op = op;
-    instr.out = tv;
+    instr.out = view_of(*target);
     for (const Prepared& p : ins) instr.add_input(operand_of(p));
     runtime_of(*target).issue(instr);
     return *target;

@@ -43,12 +43,6 @@ Array flat_indices(const Array& indices, int64_t n) {
   return where(less(idx, 0), add(idx, n), idx);
 }
 
-// A copy of `a` if it may share elements with `v`: gather/scatter inputs must
-// not overlap their output at all.
-Array apart_from(const Array& a, const View& v) {
-  return may_overlap(view_of(a), v) ? copy_as(a, a.dtype()) : a;
-}
-
 Array scan(const Array& a, Opcode op, std::optional<int> axis, const char* what) {
   Array x = accumulation_input(a);
   int ax = 0;
@@ -125,8 +119,9 @@ void Array::put(const Array& indices, const Array& values) {
   frontend::common_runtime(*this, indices);
   frontend::common_runtime(*this, values);
   const View target = frontend::view_of(*this);
-  const Array idx = frontend::apart_from(frontend::flat_indices(indices, size()), target);
-  const Array vals = frontend::apart_from(frontend::cast_to(values, target.dtype), target);
+  // Values or indices overlapping the target are copied by the VM.
+  const Array idx = frontend::flat_indices(indices, size());
+  const Array vals = frontend::cast_to(values, target.dtype);
   frontend::issue(frontend::runtime_of(*this), Opcode::Scatter, target,
                   {Operand::of(frontend::view_of(vals)), Operand::of(frontend::view_of(idx))});
 }

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config coinor-libcbc-dev libspdlog-dev nlohmann-json3-dev
           doctest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libssl-dev python3-numpy
-          python3-dev pybind11-dev python3-pybind11 python3-pytest)
+          python3-dev pybind11-dev python3-pybind11 python3-pytest libopenmpi-dev openmpi-bin
+          graphviz python3-matplotlib ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,6 +23,10 @@ fi
 
 build_dir=${ARRVM_BUILD_DIR:-build}
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+# ccache makes rebuilds of an unchanged tree (CI reruns, ASan after Release) cheap.
+if command -v ccache >/dev/null; then
+  cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 if [ "${ARRVM_SANITIZE:-0}" = "1" ]; then
   build_dir=${ARRVM_BUILD_DIR:-build-asan}
   cmake_args+=(-DARRVM_SANITIZE=ON)

@@ -1,5 +1,6 @@
 #include "tests/random_program.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -23,8 +24,11 @@ struct Slice {
 const std::vector<Slice>& slices_of(const Dims& shape) {
   static const std::vector<Slice> s6 = {{0, {1}},   {1, {1}}, {2, {1}}, {6, {1}},
                                         {11, {-1}}, {0, {2}}, {1, {2}}, {5, {-1}}};
-  static const std::vector<Slice> s23 = {{0, {3, 1}},    {6, {3, 1}}, {0, {6, 1}},
-                                         {11, {-3, -1}}, {0, {1, 2}}, {3, {4, 1}}};
+  // ... {3, {0, 1}} is a broadcast row (inputs only: an output must be
+  // injective, so validation rejects it there and the draw is repeated).
+  static const std::vector<Slice> s23 = {{0, {3, 1}},    {6, {3, 1}}, {0, {6, 1}}, {11, {-3, -1}},
+                                         {0, {1, 2}},    {3, {4, 1}}, {3, {0, 1}}, {1, {1, 4}},
+                                         {10, {-1, -3}}};
   static const std::vector<Slice> s3 = {{0, {1}},  {3, {1}}, {9, {1}},  {0, {4}},
                                         {2, {-1}}, {1, {4}}, {11, {-2}}};
   static const std::vector<Slice> s2 = {{0, {1}}, {4, {1}}, {10, {1}}, {1, {5}}, {7, {-1}}};
@@ -90,11 +94,12 @@ class Generator {
     return bytes;
   }
 
-  View persistent_view(const Dims& shape) {
+  // A slice of a persistent base (of `base` if given).
+  View persistent_view(const Dims& shape, BaseId base = -1) {
     const std::vector<Slice>& s = slices_of(shape);
     const Slice& sl = s[pick(static_cast<int>(s.size()))];
     View v;
-    v.base = persistent_[pick(static_cast<int>(persistent_.size()))];
+    v.base = base >= 0 ? base : persistent_[pick(static_cast<int>(persistent_.size()))];
     v.offset = sl.offset;
     v.shape = shape;
     v.stride = sl.stride;
@@ -153,7 +158,22 @@ class Generator {
       in.add_input(operand(shape));
     }
     in.out = output_view(shape);
+    read_own_base(&in);
     return in;
+  }
+
+  bool is_persistent(BaseId id) const {
+    return std::find(persistent_.begin(), persistent_.end(), id) != persistent_.end();
+  }
+
+  // Often makes an input another view of the output's base (interleaved,
+  // transposed, reversed, broadcast, partially overlapping or the same
+  // elements): NumPy's overlap rule decides what such an instruction means.
+  void read_own_base(Instruction* in) {
+    if (!is_persistent(in->out.base) || !chance(0.4)) return;
+    const int i = pick(in->nin);
+    if (in->in[i].is_const) return;
+    in->in[i].view = persistent_view(in->in[i].view.shape, in->out.base);
   }
 
   Instruction reduction() {
@@ -164,6 +184,7 @@ class Generator {
     in.add_input(Operand::of(input_view(shape)));
     in.axis = pick(shape.size());
     in.out = output_view(shape.without(in.axis), DType::Bool, shape.size() == 2);
+    read_own_base(&in);
     return in;
   }
 
@@ -174,6 +195,7 @@ class Generator {
     in.add_input(Operand::of(input_view(shape)));
     in.axis = pick(shape.size());
     in.out = output_view(shape);
+    read_own_base(&in);
     return in;
   }
 
@@ -198,7 +220,7 @@ class Generator {
     }
     g.add_input(Operand::of(src));
     g.add_input(Operand::of(contiguous_view(idx, DType::Int64, shape)));
-    g.out = output_view(shape);
+    g.out = chance(0.3) ? persistent_view(shape, src.base) : output_view(shape);
     emit(g);
     if (chance(o_.p_free)) emit_free(idx);
   }
@@ -210,9 +232,19 @@ class Generator {
       pending_temp_.reset();
       return false;
     }
+    // NumPy's overlap rule, as the Runtime applies it: a copy of each input
+    // that shares elements with the output, freed after the instruction.
+    std::vector<BaseId> copies;
+    for (int i = 0; i < in.nin; ++i) {
+      if (!input_needs_copy(in, i)) continue;
+      const BaseId tmp = add_base(in.in[i].view.dtype, copy_shape(in.in[i].view).product());
+      p_.batch.push_back(redirect_to_copy(&in, i, tmp));
+      copies.push_back(tmp);
+    }
     p_.batch.push_back(in);
     if (pending_temp_) temps_.push_back(*pending_temp_);
     pending_temp_.reset();
+    for (BaseId tmp : copies) emit_free(tmp);
     return true;
   }
 

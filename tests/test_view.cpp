@@ -1,6 +1,11 @@
 // Views, broadcasting, overlap and dtype promotion.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <iterator>
+#include <random>
+#include <vector>
+
 #include "vm/dtype.hpp"
 #include "vm/view.hpp"
 
@@ -65,4 +70,75 @@ TEST_CASE("dtype promotion matches NumPy's result_type") {
   CHECK(dtype_from_name("uint16") == DType::UInt16);
   CHECK_FALSE(dtype_from_name("complex64").has_value());
   CHECK(dtype_size(DType::Float64) == 8);
+}
+
+namespace {
+
+// Every element offset a view touches (brute force).
+std::vector<int64_t> elements_of(const View& v) {
+  std::vector<int64_t> out;
+  if (v.nelem() == 0) return out;
+  Dims idx = Dims::filled(v.rank(), 0);
+  for (;;) {
+    int64_t off = v.offset;
+    for (int k = 0; k < v.rank(); ++k) off += idx[k] * v.stride[k];
+    out.push_back(off);
+    int k = v.rank() - 1;
+    while (k >= 0 && ++idx[k] == v.shape[k]) idx[k--] = 0;
+    if (k < 0) return out;
+  }
+}
+
+View random_view(std::mt19937_64& rng, BaseId base) {
+  std::uniform_int_distribution<int> rank_d(0, 4), ext_d(0, 4), stride_d(-7, 7), off_d(0, 40);
+  Dims shape, stride;
+  const int rank = rank_d(rng);
+  for (int k = 0; k < rank; ++k) {
+    shape.push_back(ext_d(rng) == 0 ? 1 + ext_d(rng) % 2 : ext_d(rng));
+    stride.push_back(stride_d(rng) % 4 == 0 ? 0 : stride_d(rng));
+  }
+  return make_view(base, off_d(rng), shape, stride);
+}
+
+}  // namespace
+
+TEST_CASE("may_overlap and is_injective equal brute-force enumeration on 100000 random view pairs") {
+  std::mt19937_64 rng(20261124);
+  int shared = 0, disjoint = 0, injective = 0, not_injective = 0;
+  for (int n = 0; n < 100000; ++n) {
+    const View a = random_view(rng, 0);
+    const View b = random_view(rng, 0);
+    std::vector<int64_t> ea = elements_of(a), eb = elements_of(b);
+    std::sort(ea.begin(), ea.end());
+    std::sort(eb.begin(), eb.end());
+    std::vector<int64_t> common;
+    std::set_intersection(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(common));
+    const bool truth = !common.empty();
+    if (may_overlap(a, b) != truth) FAIL_CHECK("overlap of " << to_string(a) << " and " << to_string(b));
+    (truth ? shared : disjoint)++;
+    const bool inj = std::adjacent_find(ea.begin(), ea.end()) == ea.end();
+    if (is_injective(a) != inj) FAIL_CHECK("injectivity of " << to_string(a));
+    (inj ? injective : not_injective)++;
+  }
+  // The generator covers both answers of both questions in quantity.
+  CHECK(shared > 5000);
+  CHECK(disjoint > 10000);
+  CHECK(injective > 10000);
+  CHECK(not_injective > 10000);
+}
+
+TEST_CASE("overlap: the view patterns of issue 18's rejected traces share no element") {
+  // sin: transposed output vs strided input of one base
+  CHECK_FALSE(may_overlap(view(0, 18, {3, 2}, {1, 36}), view(0, 26, {3, 2}, {36, 2})));
+  // identity: broadcast input vs interleaved output rows
+  CHECK_FALSE(may_overlap(view(1, 0, {6, 2}, {4, 1}), view(1, 3, {6, 2}, {4, 0})));
+  // absolute: broadcast input between strided output elements
+  CHECK_FALSE(may_overlap(view(0, 0, {3, 1, 7}, {13, 13, 2}), view(0, 3, {3, 1, 7}, {0, 13, 0})));
+  // a[::2] = a[1::2] and a column of a matrix against another column
+  CHECK_FALSE(may_overlap(view(0, 0, {5}, {2}), view(0, 1, {5}, {2})));
+  CHECK(may_overlap(view(0, 0, {4, 4}, {4, 1}), view(0, 0, {4, 4}, {1, 4})));  // a vs a.T
+  CHECK(is_injective(view(0, 0, {6, 2}, {4, 1})));
+  CHECK(is_injective(view(0, 0, {3, 3}, {2, 7})));   // no sorted-stride proof, still injective
+  CHECK(is_injective(view(0, 0, {3, 3}, {2, 3})));         // 0 2 4 3 5 7 6 8 10
+  CHECK_FALSE(is_injective(view(0, 0, {3, 3}, {2, 4})));   // 2*2 == 4*1
 }

@@ -17,6 +17,21 @@ int64_t parse_int(const std::string& name, const std::string& v) {
   return x;
 }
 
+// A byte count with an optional K, M or G suffix (powers of 1024); 0 allowed.
+int64_t parse_bytes(const std::string& name, const std::string& v) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  int64_t unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1LL << 10;
+  if (*end == 'M' || *end == 'm') unit = 1LL << 20;
+  if (*end == 'G' || *end == 'g') unit = 1LL << 30;
+  if (unit != 1) ++end;
+  if (v.empty() || end == v.c_str() || *end != '\0' || x < 0) {
+    throw Error("configuration: " + name + "='" + v + "' is not a byte count (e.g. 1048576 or 64M)");
+  }
+  return x * unit;
+}
+
 double parse_seconds(const std::string& name, const std::string& v) {
   char* end = nullptr;
   const double x = std::strtod(v.c_str(), &end);
@@ -78,6 +93,10 @@ void Config::set(const std::string& name, const std::string& value) {
   } else if (name == "anytime") {
     check_choice("anytime", value, {"on", "off"});
     anytime = value;
+  } else if (name == "mpi_node_backend") {
+    mpi_node_backend = value;
+  } else if (name == "mem_limit") {
+    mem_limit = parse_bytes("mem_limit", value);
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
@@ -95,6 +114,7 @@ Config Config::from_env() {
       {"ARRVM_CFLAGS", "cflags"},   {"ARRVM_OPENCL_DEVICE", "opencl_device"},
       {"ARRVM_FUSE_TIME_LIMIT", "fuse_time_limit"},
       {"ARRVM_MERGE_CACHE", "merge_cache"}, {"ARRVM_ANYTIME", "anytime"},
+      {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"}, {"ARRVM_MEM_LIMIT", "mem_limit"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -125,6 +145,8 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_FUSE_TIME_LIMIT", std::to_string(fuse_time_limit)},
       {"ARRVM_MERGE_CACHE", merge_cache.empty() ? cache : merge_cache},
       {"ARRVM_ANYTIME", anytime},
+      {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
+      {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
   };
 }
 

@@ -29,6 +29,11 @@ struct Config {
   // ARRVM_ANYTIME: on | off. With optimal or ilp, a merge-cache miss runs
   // greedy at once and the exact fuser in the background (fusion/anytime.hpp).
   std::string anytime = "on";
+  // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
+  std::string mpi_node_backend = "cpu";
+  // ARRVM_MEM_LIMIT: bytes of base arrays one rank of the mpi backend may
+  // hold (a test knob; K/M/G suffixes; 0: no limit).
+  int64_t mem_limit = 0;
 
   // Defaults overridden by the ARRVM_* environment variables. Throws Error
   // naming the variable if a value is malformed.

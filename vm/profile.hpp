@@ -25,6 +25,8 @@ struct Profile {
   double compile_s = 0;  // running the compiler and loading the result
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
+  uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
+  uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
 
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;   // compiler runs
@@ -45,6 +47,11 @@ struct Profile {
   // for device backends, between host and device memory.
   uint64_t bytes_from_host = 0, bytes_to_host = 0;
   uint64_t bytes_to_device = 0, bytes_from_device = 0;
+
+  // Communication between ranks (the mpi backend): bytes this rank sent and
+  // received, messages and collectives it took part in, time waiting in MPI.
+  uint64_t comm_bytes_sent = 0, comm_bytes_received = 0, comm_messages = 0;
+  double comm_wait_s = 0;
 
   void allocated(uint64_t bytes) {
     bytes_allocated += bytes;

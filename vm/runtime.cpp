@@ -112,6 +112,7 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   // instructions on it must run first.
   if (batch_uses(batch_, id)) flush();
   backend_->copy_from_host(id, data);
+  poisoned_.erase(id);
   profile_.bytes_from_host += bytes;
   if (trace_) trace_->data(id, data, bytes);
 }
@@ -119,19 +120,78 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
 void Runtime::issue(Instruction instr) {
   validate_instruction(instr, bases_, issued_);
   // Accepted: from here on the instruction is part of the stream.
-  ++issued_;
+  const uint64_t origin = issued_++;
   ++profile_.instructions;
-  if (instr.op == Opcode::Free) bases_.remove(instr.out.base);
   if (trace_ && instr.op != Opcode::Sync) trace_->instruction(instr);
+  if (!poisoned_.empty()) propagate_poison(instr);
+  if (instr.op == Opcode::Free) {
+    bases_.remove(instr.out.base);
+    poisoned_.erase(instr.out.base);
+  }
+  // NumPy's overlap rule: inputs are read before the output is written. A
+  // copy of each input that truly shares elements with the output (exact
+  // test) goes first, and is freed right after, so fusion can contract it
+  // where the views allow.
+  BaseId temps[3];
+  int ntemps = 0;
+  for (int i = 0; i < instr.nin; ++i) {
+    if (input_needs_copy(instr, i)) temps[ntemps++] = copy_input(&instr, i, origin);
+  }
   const bool is_sync = instr.op == Opcode::Sync;
   const BaseId synced = instr.out.base;
-  batch_.push_back(instr);
+  append(instr, origin);
+  for (int t = 0; t < ntemps; ++t) {
+    bases_.remove(temps[t]);
+    append(control(Opcode::Free, temps[t]), origin);
+  }
   if (is_sync) {
     flush();
+    rethrow_if_poisoned(synced);
     if (trace_) record_sync(synced);
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
     flush();
   }
+}
+
+void Runtime::append(const Instruction& instr, uint64_t origin) {
+  batch_.push_back(instr);
+  batch_origin_.push_back(origin);
+}
+
+BaseId Runtime::copy_input(Instruction* instr, int i, uint64_t origin) {
+  // The copy keeps only the axes the view moves along: a broadcast input is
+  // copied once, not once per output element.
+  const DType dtype = instr->in[i].view.dtype;
+  const int64_t n = copy_shape(instr->in[i].view).product();
+  const BaseId tmp = bases_.add(dtype, n);
+  backend_->declare(tmp, dtype, n);
+  append(redirect_to_copy(instr, i, tmp), origin);
+  ++profile_.overlap_copies;
+  return tmp;
+}
+
+void Runtime::propagate_poison(const Instruction& instr) {
+  if (is_control(instr.op)) return;
+  for (int i = 0; i < instr.nin; ++i) {
+    const Operand& o = instr.in[i];
+    if (o.is_const) continue;
+    const auto it = poisoned_.find(o.view.base);
+    if (it == poisoned_.end()) continue;
+    poisoned_[instr.out.base] = it->second;
+    return;
+  }
+  // Overwriting every element of a base cures it (a scatter writes only the
+  // elements its indices name).
+  const BaseInfo* b = bases_.find(instr.out.base);
+  if (b != nullptr && opcode_kind(instr.op) != OpKind::Scatter && is_injective(instr.out) &&
+      instr.out.nelem() == b->nelem) {
+    poisoned_.erase(instr.out.base);
+  }
+}
+
+void Runtime::rethrow_if_poisoned(BaseId id) const {
+  const auto it = poisoned_.find(id);
+  if (it != poisoned_.end()) std::rethrow_exception(it->second);
 }
 
 void Runtime::record_sync(BaseId id) {
@@ -148,19 +208,88 @@ void Runtime::flush() {
   try {
     ScopedTimer t(&profile_.exec_s);
     backend_->execute(batch_, partition);
-  } catch (...) {
-    // The program is at fault (or the backend failed) part-way through the
-    // batch; drop it so the VM stays usable, and release what it freed.
-    for (const Instruction& in : batch_) {
-      if (in.op == Opcode::Free) backend_->release(in.out.base);
-    }
+  } catch (const InternalError&) {
     batch_.clear();
+    batch_origin_.clear();
     throw;
+  } catch (...) {
+    contain_failure(partition, backend_->progress().done, std::current_exception());
   }
   ++profile_.batches;
   profile_.blocks += partition.blocks.size();
   if (observer_) observer_->on_flush(batch_, partition);
   batch_.clear();
+  batch_origin_.clear();
+}
+
+// Backends name the failing instruction by its text (`in `gather b3[...]``);
+// prefix the error with the instruction's number in the program's stream, as
+// validation errors are, so the user can find the operation that failed.
+std::exception_ptr Runtime::name_failure(const std::vector<uint32_t>& block, std::exception_ptr error) const {
+  try {
+    std::rethrow_exception(error);
+  } catch (const BackendError&) {
+    return error;
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    for (uint32_t i : block) {
+      if (msg.find("`" + to_string(batch_[i]) + "`") == std::string::npos) continue;
+      return std::make_exception_ptr(Error("instruction #" + std::to_string(batch_origin_[i]) + " (" +
+                                           std::string(opcode_name(batch_[i].op)) + "): " + msg));
+    }
+    return error;
+  } catch (...) {
+    return error;
+  }
+}
+
+// A block failed at run time (an index out of range, a failed compile): the
+// arrays it writes are poisoned with its error, and so is every array a
+// later block computes from a poisoned one; every other block still runs,
+// one at a time, so unrelated arrays stay correct. Frees are applied.
+void Runtime::contain_failure(const Partition& partition, std::size_t failed, std::exception_ptr error) {
+  ARRVM_ASSERT(failed < partition.blocks.size());
+  auto poison_block = [&](const Block& block, std::exception_ptr why) {
+    for (uint32_t i : block) {
+      if (!is_control(batch_[i].op)) poisoned_[batch_[i].out.base] = why;
+    }
+  };
+  auto release_frees = [&](const Block& block) {
+    for (uint32_t i : block) {
+      if (batch_[i].op != Opcode::Free) continue;
+      backend_->release(batch_[i].out.base);
+      poisoned_.erase(batch_[i].out.base);
+    }
+  };
+  poison_block(partition.blocks[failed], name_failure(partition.blocks[failed], error));
+  release_frees(partition.blocks[failed]);
+  for (std::size_t b = failed + 1; b < partition.blocks.size(); ++b) {
+    const Block& block = partition.blocks[b];
+    std::exception_ptr inherited;
+    for (uint32_t i : block) {
+      const Instruction& in = batch_[i];
+      for (int k = 0; k < in.nin && !inherited; ++k) {
+        if (in.in[k].is_const) continue;
+        const auto it = poisoned_.find(in.in[k].view.base);
+        if (it != poisoned_.end()) inherited = it->second;
+      }
+    }
+    if (inherited) {
+      poison_block(block, inherited);
+      release_frees(block);
+      continue;
+    }
+    try {
+      ScopedTimer t(&profile_.exec_s);
+      backend_->execute(batch_, Partition{{block}});
+    } catch (const InternalError&) {
+      throw;
+    } catch (...) {
+      poison_block(block, name_failure(block, std::current_exception()));
+      release_frees(block);
+    }
+  }
+  ++profile_.failed_batches;
 }
 
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
@@ -170,8 +299,9 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   validate_instruction(s, bases_, issued_);
   ++issued_;
   ++profile_.instructions;
-  batch_.push_back(s);
+  append(s, issued_ - 1);
   flush();
+  rethrow_if_poisoned(id);
   backend_->copy_to_host(id, dst);
   profile_.bytes_to_host += bytes;
   if (trace_) trace_->sync(id, dst, bytes);

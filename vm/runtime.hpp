@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -79,22 +80,36 @@ class Runtime {
   // and leaves the VM exactly as it was.
   void issue(Instruction instr);
 
-  // Runs everything pending. If execution fails, the batch is dropped, the
-  // bases it freed are released, and the error is rethrown.
+  // Runs everything pending. A run-time failure (an index out of range, a
+  // failed compile) does not throw here: it poisons the arrays the failing
+  // block writes and those computed from them; every other array is
+  // computed as usual.
   void flush();
 
   // sync + flush + copy all of a base to `dst` (`bytes` must be its size).
+  // Reading a poisoned base rethrows the error that poisoned it.
   void read(BaseId id, void* dst, std::size_t bytes);
 
   // Issues `free` for a base.
   void free_base(BaseId id);
 
   std::size_t pending() const { return batch_.size(); }
+  // For each instruction of the batch being flushed: the stream position
+  // (instructions_issued() before it was issued) of the instruction it comes
+  // from (the VM adds copies and frees for overlapping views).
+  std::span<const uint64_t> batch_origin() const { return batch_origin_; }
+  bool is_poisoned(BaseId id) const { return poisoned_.count(id) != 0; }
   uint64_t instructions_issued() const { return issued_; }
   void set_flush_observer(FlushObserver* o) { observer_ = o; }
 
  private:
   void record_sync(BaseId id);
+  void append(const Instruction& instr, uint64_t origin);
+  BaseId copy_input(Instruction* instr, int i, uint64_t origin);
+  void propagate_poison(const Instruction& instr);
+  void rethrow_if_poisoned(BaseId id) const;
+  std::exception_ptr name_failure(const std::vector<uint32_t>& block, std::exception_ptr error) const;
+  void contain_failure(const Partition& partition, std::size_t failed, std::exception_ptr error);
 
   Config config_;
   std::unique_ptr<FusionStage> fusion_;
@@ -102,7 +117,8 @@ class Runtime {
   std::unique_ptr<TraceWriter> trace_;
   BaseRegistry bases_;
   std::vector<Instruction> batch_;
-  std::vector<BaseId> batch_bases_;  // bases referenced by the batch (unsorted, may repeat)
+  std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
+  std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
   uint64_t issued_ = 0;              // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;

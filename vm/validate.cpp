@@ -90,16 +90,6 @@ std::string check_types(const Instruction& in, TypeRule rule) {
   return "";
 }
 
-void check_no_overlap(const Instruction& instr, const Rejection& reject) {
-  for (int i = 0; i < instr.nin; ++i) {
-    const Operand& o = instr.in[i];
-    if (!o.is_const && may_overlap(instr.out, o.view)) {
-      reject("output may overlap " + operand_name(i) + " (not allowed for " +
-             std::string(opcode_name(instr.op)) + ")");
-    }
-  }
-}
-
 void check_axis(const Instruction& instr, const View& in, const Rejection& reject) {
   if (in.rank() == 0) reject("cannot reduce or scan a 0-d input");
   if (instr.axis < 0 || instr.axis >= in.rank()) {
@@ -181,9 +171,6 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
           reject(operand_name(i) + " shape " + to_string(o.view.shape) +
                  " does not broadcast to output shape " + to_string(instr.out.shape));
         }
-        if (may_overlap(instr.out, o.view) && !same_elements(instr.out, b)) {
-          reject("output overlaps " + operand_name(i) + " without being the same view");
-        }
         o.view = b;
       }
       break;
@@ -202,7 +189,6 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
           in.shape[instr.axis] == 0) {
         reject("reduction over an empty axis has no identity");
       }
-      check_no_overlap(instr, reject);
       break;
     }
     case OpKind::Accumulate: {
@@ -212,7 +198,6 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       if (instr.out.shape != in.shape) {
         reject("output shape " + to_string(instr.out.shape) + " must equal input shape " + to_string(in.shape));
       }
-      check_no_overlap(instr, reject);
       break;
     }
     case OpKind::Gather:
@@ -240,7 +225,6 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
         }
         instr.in[0].view = b;
       }
-      check_no_overlap(instr, reject);
       break;
     }
     case OpKind::Free:
@@ -251,6 +235,37 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
     const std::string bad = check_types(instr, rule);
     if (!bad.empty()) reject(bad);
   }
+}
+
+bool input_needs_copy(const Instruction& instr, int i) {
+  const Operand& o = instr.in[i];
+  if (o.is_const || !may_overlap(instr.out, o.view)) return false;
+  // An elementwise op reads each element before it writes the same one.
+  return opcode_kind(instr.op) != OpKind::Elementwise || !same_elements(instr.out, o.view);
+}
+
+Dims copy_shape(const View& v) {
+  Dims shape;
+  for (int k = 0; k < v.rank(); ++k) shape.push_back(v.stride[k] == 0 ? 1 : v.shape[k]);
+  return shape;
+}
+
+Instruction redirect_to_copy(Instruction* instr, int i, BaseId tmp) {
+  View& view = instr->in[i].view;
+  const Dims shape = copy_shape(view);
+  Instruction copy;
+  copy.op = Opcode::Identity;
+  copy.out = contiguous_view(tmp, view.dtype, shape);
+  View src = view;
+  src.shape = shape;
+  copy.add_input(Operand::of(src));
+  View reread = contiguous_view(tmp, view.dtype, shape);
+  reread.shape = view.shape;
+  for (int k = 0; k < view.rank(); ++k) {
+    if (shape[k] == 1) reread.stride[k] = 0;
+  }
+  view = reread;
+  return copy;
 }
 
 }  // namespace arrvm

@@ -122,7 +122,9 @@ bool may_overlap(const View& a, const View& b) {
     }
   }
   if (g == 0) return a.offset == b.offset;
-  return (a.offset - b.offset) % g == 0;
+  if ((a.offset - b.offset) % g != 0) return false;
+  if (same_elements(a, b)) return true;
+  return exact_overlap(a, b);
 }
 
 bool is_injective(const View& v) {
@@ -145,7 +147,7 @@ bool is_injective(const View& v) {
   int64_t reach = 0;  // largest distance covered by the smaller axes
   for (int k = 0; k < n; ++k) {
     const int ax = order[k];
-    if (std::llabs(v.stride[ax]) <= reach) return false;
+    if (std::llabs(v.stride[ax]) <= reach) return exact_injective(v);
     reach += (v.shape[ax] - 1) * std::llabs(v.stride[ax]);
   }
   return true;

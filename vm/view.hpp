@@ -66,13 +66,19 @@ bool element_range(const View& v, int64_t* lo, int64_t* hi);
 // Same offset, shape and stride on every axis longer than one.
 bool same_elements(const View& a, const View& b);
 
-// Conservative overlap test: false only when the two views provably share no
-// element (different bases, disjoint element ranges, or an offset difference
-// that no combination of their strides can bridge).
+// Whether two views share an element. Exact (vm/overlap.cpp): interleaved,
+// transposed, broadcast and reversed views of one base that share no element
+// do not overlap. Only a pathological pair whose search exceeds a work bound
+// answers true without proof ("may"), the safe side for every caller.
 bool may_overlap(const View& a, const View& b);
 
-// True if no two indices of the view map to the same element.
+// True if no two indices of the view map to the same element (exact, with
+// the same work bound: past it, false).
 bool is_injective(const View& v);
+
+// The searches behind the two tests above, without their fast paths.
+bool exact_overlap(const View& a, const View& b);
+bool exact_injective(const View& v);
 
 // NumPy broadcasting of `v` to `shape` (right-aligned, size-1 or equal axes):
 // the result has `shape` and stride 0 on broadcast axes. False if impossible.

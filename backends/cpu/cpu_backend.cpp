@@ -22,10 +22,6 @@ using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 // Below this many iterations a parallel region costs more than it saves.
 constexpr int64_t kParallelThreshold = 1 << 15;
 
-// What a view of a never-written base reads (as stride-0 views): enough zero
-// bytes for any dtype.
-alignas(64) const uint64_t kZeros[8] = {};
-
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 
 bool is_sweep(Opcode op) {
@@ -83,11 +79,6 @@ bool writes_identity(const codegen::LoweredBlock& b) {
   return false;
 }
 
-void zero_view(View* v) {
-  v->offset = 0;
-  for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
-}
-
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config) : cache_(config), memoize_(config.cache != "off") {}
@@ -132,6 +123,7 @@ class CpuBackend final : public Backend {
   // kernel of its segment.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
+    progress_ = {};
     std::vector<uint32_t> segment;
     for (const Block& block : partition.blocks) {
       const Dims* shape = nullptr;
@@ -153,6 +145,7 @@ class CpuBackend final : public Backend {
         segment.push_back(i);
       }
       run_segment(batch, &segment);
+      ++progress_.done;
     }
   }
 
@@ -221,22 +214,19 @@ class CpuBackend final : public Backend {
     for (std::size_t j = 0; j < b->indexed.size(); ++j) {
       if (k.indexed[j].written) ptrs[b->views.size() + j] = memory_.for_write(b->indexed[j].base);
     }
+    // A base never written reads as zeros: it gets its zero-filled memory
+    // now. (Re-pointing the view at a small zero buffer with zero strides
+    // would contradict the stride classes the kernel was lowered for.)
     for (std::size_t v = 0; v < b->views.size(); ++v) {
       if (k.written[v]) continue;
       ptrs[v] = memory_.for_read(b->views[v].base);
-      if (ptrs[v] == nullptr) {
-        ptrs[v] = const_cast<uint64_t*>(kZeros);
-        zero_view(&b->views[v]);
-      }
+      if (ptrs[v] == nullptr) ptrs[v] = memory_.for_write(b->views[v].base);
     }
     for (std::size_t j = 0; j < b->indexed.size(); ++j) {
       void*& p = ptrs[b->views.size() + j];
       if (k.indexed[j].written) continue;
       p = memory_.for_read(b->indexed[j].base);
-      if (p == nullptr) {
-        p = const_cast<uint64_t*>(kZeros);
-        zero_view(&b->indexed[j]);  // the bounds stay those of the view
-      }
+      if (p == nullptr) p = memory_.for_write(b->indexed[j].base);
     }
     std::vector<int64_t> errors(2 * static_cast<std::size_t>(k.errors));
     for (int e = 0; e < k.errors; ++e) errors[2 * e] = kNoError;

@@ -121,13 +121,20 @@ class OpenClBackend final : public Backend {
   // source), build the kernels not built yet as one program, launch.
   // Nothing runs on the host.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
+    progress_ = {};
     std::vector<Step> plan = plan_batch(batch, partition);
     std::vector<std::string> sources;
     for (const Step& st : plan) {
       for (const Kernel& k : st.kernels) sources.push_back(k.source);
     }
     programs_->prepare(sources, profile());
-    for (Step& st : plan) run(st);
+    // Index checks are synchronous, so a failing step has no later step in
+    // flight: the blocks before its block are complete, none after it ran.
+    for (Step& st : plan) {
+      progress_.done = st.block_index;
+      run(st);
+    }
+    progress_.done = partition.blocks.size();
     // Wait for the device: its errors belong to this batch, and the
     // profile's execution time is the kernels' own.
     check(clFinish(queue_.get()), "running the batch's kernels (clFinish)");
@@ -282,13 +289,16 @@ class OpenClBackend final : public Backend {
     codegen::LoweredBlock block;         // Loop
     std::vector<BaseId> frees;           // Release: the frees of a segment, after its kernel
     std::vector<Kernel> kernels;         // Loop, Sweep, Tree: 1; Scan: 3; Gather: + check; Scatter: + winners, check
+    std::size_t block_index = 0;         // the partition block it belongs to
   };
 
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
     ScopedTimer t(&profile().codegen_s);
     std::vector<Step> plan;
     std::vector<uint32_t> segment;
+    std::size_t block_index = 0;
     for (const Block& block : partition.blocks) {
+      const std::size_t first_step = plan.size();
       bool have_shape = false;
       Dims shape;
       for (uint32_t i : block) {
@@ -309,6 +319,8 @@ class OpenClBackend final : public Backend {
         }
       }
       plan_segment(batch, &segment, &plan);
+      for (std::size_t s = first_step; s < plan.size(); ++s) plan[s].block_index = block_index;
+      ++block_index;
     }
     return plan;
   }

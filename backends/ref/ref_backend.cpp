@@ -60,11 +60,13 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
   void release(BaseId id) override { buffers_.erase(id); }
 
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
+    progress_ = {};
     for (const Block& block : partition.blocks) {
       for (uint32_t i : block) {
         ARRVM_ASSERT(i < batch.size());
         ref::run_instruction(batch[i], *this);
       }
+      ++progress_.done;
     }
   }
 

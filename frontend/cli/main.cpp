@@ -76,6 +76,8 @@ int cmd_replay(const std::vector<std::string>& args) {
     return study.verified() ? 0 : 1;
   }
   const arrvm::cli::ReplayResult result = arrvm::cli::replay(options);
+  // Under mpirun every rank replays and checks; rank 0 reports.
+  if (result.mpi && result.mpi->rank != 0) return result.verified() ? 0 : 1;
   if (!options.dot_dir.empty()) arrvm::cli::write_dot_files(options.dot_dir, result);
   if (options.json) {
     std::cout << arrvm::cli::report_json(options, result).dump() << "\n";

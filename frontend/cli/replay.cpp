@@ -44,15 +44,27 @@ class BatchRecorder : public FlushObserver {
   // solve time (the partition the run used may come from the merge cache).
   std::optional<double> ilp_time_limit;
 
-  std::deque<int64_t> pending;                       // -1: not from the trace
+  // (stream position, trace instruction index or -1 when not from the trace)
+  // of each instruction issued and not flushed yet.
+  std::deque<std::pair<uint64_t, int64_t>> pending;
+  const Runtime* runtime = nullptr;
   std::unordered_map<BaseId, BaseId> to_trace_base;  // runtime id -> trace id (for --dot)
   std::vector<BatchReport> batches;
   bool active = true;
 
   void on_flush(std::span<const Instruction> batch, const Partition& partition) override {
-    ARRVM_ASSERT(pending.size() >= batch.size());
-    std::vector<int64_t> index(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(batch.size()));
-    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+    // The VM may add copies (and their frees) for overlapping views: they
+    // count as the trace instruction they serve.
+    const std::span<const uint64_t> origin = runtime->batch_origin();
+    ARRVM_ASSERT(origin.size() == batch.size());
+    std::vector<int64_t> index(batch.size(), -1);
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      while (p < pending.size() && pending[p].first < origin[i]) ++p;
+      ARRVM_ASSERT(p < pending.size() && pending[p].first == origin[i]);
+      index[i] = pending[p].second;
+    }
+    while (!pending.empty() && !origin.empty() && pending.front().first <= origin.back()) pending.pop_front();
     if (!active) return;
     BatchReport b;
     b.instructions = batch.size();
@@ -126,7 +138,7 @@ class Replayer {
     rec_.active = false;
     for (const auto& [trace_id, b] : bases_) {
       if (rt_.bases().find(b.rt_id) == nullptr) continue;
-      rec_.pending.push_back(-1);
+      rec_.pending.push_back({rt_.instructions_issued(), -1});
       rt_.free_base(b.rt_id);
     }
     rt_.flush();
@@ -166,7 +178,7 @@ class Replayer {
         for (int i = 0; i < in.nin; ++i) {
           if (!in.in[i].is_const) in.in[i].view.base = base(in.in[i].view.base).rt_id;
         }
-        rec_.pending.push_back(index_++);
+        rec_.pending.push_back({rt_.instructions_issued(), index_++});
         rt_.issue(in);
         return;
       }
@@ -179,7 +191,7 @@ class Replayer {
   void sync(const TraceEvent& ev) {
     const TraceBase& b = base(ev.base);
     std::vector<uint8_t> got(b.bytes());
-    rec_.pending.push_back(index_++);
+    rec_.pending.push_back({rt_.instructions_issued(), index_++});
     rt_.read(b.rt_id, got.data(), got.size());
     if (ev.has_bytes) {
       if (ev.bytes.size() != got.size()) {
@@ -355,6 +367,7 @@ ReplayResult replay(const ReplayOptions& o) {
   BatchRecorder rec(!o.dot_dir.empty(), config.cost);
   if (config.fuser == "ilp" && o.ilp_report) rec.ilp_time_limit = config.fuse_time_limit;
   Runtime rt(config);
+  rec.runtime = &rt;
   rt.set_flush_observer(&rec);
 
   ReplayResult r;
@@ -386,6 +399,7 @@ ReplayResult replay(const ReplayOptions& o) {
     if (!r.verified()) break;
   }
   rt.set_flush_observer(nullptr);
+  r.mpi = mpi_backend_stats(rt.backend());
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/mpi/mpi_backend.hpp"
 #include "vm/instruction.hpp"
 
 namespace arrvm::cli {
@@ -69,6 +70,7 @@ struct ReplayResult {
   double wall_s = 0;         // the reported run, start to end
   uint64_t merge_hits = 0, merge_misses = 0, merge_upgrades = 0, kernel_hits = 0, kernel_misses = 0;
   uint64_t kernels_compiled = 0;
+  std::optional<MpiBackendStats> mpi;  // with --backend mpi: this rank's communication
 
   bool verified() const { return mismatches.empty(); }
   int64_t blocks() const;

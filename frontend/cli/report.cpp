@@ -140,6 +140,12 @@ nlohmann::ordered_json report_json(const ReplayOptions& o, const ReplayResult& r
                 {"merge_misses", r.merge_misses},
                 {"kernel_hits", r.kernel_hits},
                 {"kernel_misses", r.kernel_misses}};
+  if (r.mpi) {
+    j["mpi"] = {{"rank", r.mpi->rank},           {"ranks", r.mpi->ranks},
+                {"bytes_sent", r.mpi->bytes_sent}, {"bytes_received", r.mpi->bytes_received},
+                {"messages_sent", r.mpi->messages_sent}, {"collectives", r.mpi->collectives},
+                {"wait_s", r.mpi->wait_s}};
+  }
   return j;
 }
 

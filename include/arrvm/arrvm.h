@@ -310,14 +310,19 @@ static inline arrvm_operand arrvm_const_f64(arrvm_dtype dtype, double v) {
  * scans, `seed` by random; both are ignored otherwise. `free` and `sync` are
  * not issued this way (see arrvm_release, arrvm_copy_out): ARRVM_ERR_INVALID.
  * A rejected instruction returns ARRVM_ERR_INVALID with a message naming it
- * and changes nothing. If the batch becomes full it is run at once, so a
- * run-time failure of earlier instructions can surface here
- * (ARRVM_ERR_RUNTIME / ARRVM_ERR_BACKEND). */
+ * and changes nothing. An output that shares elements with an input is
+ * valid and means what NumPy means (inputs are read before the output is
+ * written). If the batch becomes full it is run at once. A failure while
+ * running (an index out of range, a failed compile) does not surface here or
+ * in arrvm_flush: it poisons the arrays the failing kernel writes, and
+ * arrvm_copy_out of one of them returns ARRVM_ERR_RUNTIME / ARRVM_ERR_BACKEND
+ * with the error (docs/semantics.md). */
 arrvm_status arrvm_issue(arrvm_vm* vm, arrvm_opcode op, const arrvm_array* out, int nin,
                          const arrvm_operand* in, int64_t axis, uint64_t seed);
 
 /* Runs what is pending and copies the view's elements, row-major, to dst.
- * dst_bytes must equal nelem * arrvm_dtype_size(dtype). */
+ * dst_bytes must equal nelem * arrvm_dtype_size(dtype). Reading an array
+ * poisoned by a run-time failure returns that failure's status and message. */
 arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes);
 
 /* ---- Array-level calls: NumPy's rules, as the C++ and Python APIs -------

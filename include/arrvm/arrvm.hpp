@@ -256,7 +256,8 @@ class Array {
 
   // ---- writing into this view ----
   // Broadcasts `src` to this view's shape and casts it to this dtype. Safe
-  // when `src` overlaps this view (it is copied to a temporary first).
+  // when `src` overlaps this view (the VM copies it first, only when they
+  // share an element).
   void assign(const Array& src);
   void assign(HostScalar value);
   // In place: compute op(*this, rhs) and cast the result into this view.

@@ -263,6 +263,46 @@ static void test_rejections(arrvm_vm* vm) {
   arrvm_release(out);
 }
 
+/* A gather with an index out of range poisons what it writes: reading that
+ * array fails with ARRVM_ERR_RUNTIME naming the gather; an unrelated array
+ * computed in the same batch reads back right. */
+static void test_poisoned(arrvm_vm* vm) {
+  const int64_t n3[1] = {3};
+  const int64_t n4[1] = {4};
+  const double src_v[4] = {1, 2, 3, 4};
+  const int64_t bad_idx[3] = {0, 9, 1};
+  double got[3];
+  arrvm_array *src = NULL, *idx = NULL, *out = NULL, *other = NULL;
+  arrvm_operand in[2];
+  arrvm_status st;
+
+  CHECK_OK(arrvm_from_host(vm, ARRVM_FLOAT64, 1, n4, src_v, &src));
+  CHECK_OK(arrvm_from_host(vm, ARRVM_INT64, 1, n3, bad_idx, &idx));
+  CHECK_OK(arrvm_empty(vm, ARRVM_FLOAT64, 1, n3, &out));
+  CHECK_OK(arrvm_empty(vm, ARRVM_FLOAT64, 1, n4, &other));
+  in[0] = arrvm_arr(src);
+  in[1] = arrvm_arr(idx);
+  CHECK_OK(arrvm_issue(vm, ARRVM_OP_GATHER, out, 2, in, 0, 0));
+  in[1] = arrvm_const_i64(ARRVM_FLOAT64, 1);
+  CHECK_OK(arrvm_issue(vm, ARRVM_OP_ADD, other, 2, in, 0, 0));
+  {
+    const double want[4] = {2, 3, 4, 5};
+    check_f64(other, want, 4, __LINE__);
+  }
+  st = arrvm_copy_out(out, got, sizeof got);
+  CHECK(st == ARRVM_ERR_RUNTIME);
+  CHECK(strstr(arrvm_last_error(), "gather") != NULL);
+  CHECK(strstr(arrvm_last_error(), "index 9 out of range") != NULL);
+  printf("  poisoned as expected: %s\n", arrvm_last_error());
+  st = arrvm_copy_out(out, got, sizeof got); /* the error stays with the array */
+  CHECK(st == ARRVM_ERR_RUNTIME);
+  check_f64(src, src_v, 4, __LINE__);
+  arrvm_release(src);
+  arrvm_release(idx);
+  arrvm_release(out);
+  arrvm_release(other);
+}
+
 int main(void) {
   arrvm_vm* vm = NULL;
   test_tables();
@@ -272,6 +312,7 @@ int main(void) {
     test_elementwise(vm);
     test_reductions(vm);
     test_rejections(vm);
+    test_poisoned(vm);
     CHECK_OK(arrvm_flush(vm));
     arrvm_vm_destroy(vm);
   }

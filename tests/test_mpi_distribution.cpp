@@ -1,0 +1,115 @@
+// The mpi backend's index arithmetic (backends/mpi/distribution.hpp), against
+// brute force: no MPI needed.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "backends/mpi/distribution.hpp"
+
+using namespace arrvm;  // tests only
+using namespace arrvm::mpi;
+
+namespace {
+
+// Every iteration point of v (as its row-major number) whose element is in [lo, hi).
+std::set<int64_t> brute_force(const View& v, int64_t lo, int64_t hi) {
+  std::set<int64_t> pts;
+  int64_t j = 0;
+  for_each_element(v, full_box(v.shape), [&](int64_t e) {
+    if (lo <= e && e < hi) pts.insert(j);
+    ++j;
+  });
+  return pts;
+}
+
+std::set<int64_t> from_boxes(const View& v, const std::vector<Box>& boxes, bool* disjoint) {
+  std::set<int64_t> pts;
+  const View index = make_view(0, 0, v.shape, row_major_strides(v.shape));
+  *disjoint = true;
+  for (const Box& b : boxes) {
+    for_each_element(index, b, [&](int64_t j) { *disjoint = pts.insert(j).second && *disjoint; });
+  }
+  return pts;
+}
+
+}  // namespace
+
+TEST_CASE("even distribution and owner") {
+  const Distribution d = Distribution::even(10, 4);
+  CHECK(d.bounds == std::vector<int64_t>{0, 2, 5, 7, 10});
+  CHECK(d.owner(0) == 0);
+  CHECK(d.owner(4) == 1);
+  CHECK(d.owner(9) == 3);
+  const Distribution e = Distribution::even(2, 4);  // ranks without elements
+  CHECK(e.owner(0) == 1);
+  CHECK(e.owner(1) == 3);
+}
+
+TEST_CASE("owned_boxes of a row-major interior view: at most three boxes") {
+  // The interior of a 6x6 grid, rows 1..4, columns 1..4; elements [14, 23).
+  const View v = make_view(0, 7, {4, 4}, {6, 1});
+  const auto boxes = owned_boxes(v, 14, 23);
+  CHECK(boxes.size() == 3);
+  bool disjoint = false;
+  CHECK(from_boxes(v, boxes, &disjoint) == brute_force(v, 14, 23));
+  CHECK(disjoint);
+}
+
+TEST_CASE("owned_boxes equals brute force on random views (strides of any sign, transposes, broadcasts)") {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
+  for (int iter = 0; iter < 3000; ++iter) {
+    const int rank = static_cast<int>(pick(0, 3));
+    Dims shape, stride;
+    for (int k = 0; k < rank; ++k) {
+      shape.push_back(pick(0, 5));
+      stride.push_back(pick(-7, 7));
+    }
+    View v = make_view(0, pick(0, 60), shape, stride);
+    int64_t lo = pick(-5, 70), hi = lo + pick(0, 40);
+    bool disjoint = false;
+    const auto boxes = owned_boxes(v, lo, hi);
+    INFO(to_string(v), " [", lo, ", ", hi, ")");
+    CHECK(from_boxes(v, boxes, &disjoint) == brute_force(v, lo, hi));
+    // Broadcast views may map two points to one element, never one point twice.
+    CHECK(disjoint);
+  }
+}
+
+TEST_CASE("aligned: a monotone view's element j goes to the owner of its j-th element") {
+  std::mt19937_64 rng(11);
+  auto pick = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
+  int tried = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    const int rank = static_cast<int>(pick(1, 3));
+    Dims shape, stride;
+    for (int k = 0; k < rank; ++k) {
+      shape.push_back(pick(1, 5));
+      stride.push_back(pick(0, 9));
+    }
+    const View v = make_view(0, pick(0, 10), shape, stride);
+    if (!is_monotone(v)) continue;
+    ++tried;
+    int64_t lo, hi;
+    REQUIRE(element_range(v, &lo, &hi));
+    const int ranks = static_cast<int>(pick(1, 5));
+    const Distribution d = Distribution::even(hi + 1 + pick(0, 5), ranks);
+    const Distribution a = aligned(v, d);
+    REQUIRE(a.nelem() == v.nelem());
+    int64_t j = 0;
+    for_each_element(v, full_box(v.shape), [&](int64_t e) {
+      CHECK(a.owner(j) == d.owner(e));
+      ++j;
+    });
+  }
+  CHECK(tried > 100);
+}
+
+TEST_CASE("is_monotone") {
+  CHECK(is_monotone(make_view(0, 7, {4, 4}, {6, 1})));
+  CHECK(is_monotone(make_view(0, 0, {4, 4}, {1, 0})));  // a broadcast column
+  CHECK_FALSE(is_monotone(make_view(0, 0, {4, 4}, {1, 4})));  // a transpose
+  CHECK_FALSE(is_monotone(make_view(0, 9, {4}, {-1})));
+}
