@@ -14,6 +14,8 @@ dependency chain per batch, fused into one kernel).
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/overhead.py [--chain] [OPS]
 """
 import json
+import os
+import subprocess
 import sys
 import time
 
@@ -21,6 +23,7 @@ import numpy
 
 import arrvm
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def loop(mod, ops, flush, chain):
     x = mod.ones(10)
@@ -53,10 +56,19 @@ def main(argv):
     t_np = min(loop(numpy, ops, lambda: None, chain)[0] for _ in range(3))
     t_av, t_flush = min(loop(arrvm, ops, arrvm.flush, chain) for _ in range(3))
     us = 1e6 / ops
-    print(json.dumps({'ops': ops, 'chain': chain, 'backend': arrvm.config()['backend'],
-                      'numpy_us_per_op': t_np * us, 'arrvm_us_per_op': t_av * us,
-                      'issue_us_per_op': (t_av - t_flush) * us, 'flush_us_per_op': t_flush * us,
-                      'ratio_all': t_av / t_np, 'ratio_issue': (t_av - t_flush) / t_np}))
+    row = {'ops': ops, 'chain': chain, 'backend': arrvm.config()['backend'],
+           'numpy_us_per_op': t_np * us, 'arrvm_us_per_op': t_av * us,
+           'issue_us_per_op': (t_av - t_flush) * us, 'flush_us_per_op': t_flush * us,
+           'ratio_all': t_av / t_np, 'ratio_issue': (t_av - t_flush) / t_np}
+    # The same loop from C++ (build/python_overhead_cpp), when built: the
+    # Python layer's own cost is the difference of the issue times.
+    cpp = os.path.join(ROOT, 'build', 'python_overhead_cpp')
+    if os.path.exists(cpp):
+        out = subprocess.run([cpp] + (['--chain'] if chain else []) + [str(ops)], capture_output=True, text=True)
+        if out.returncode == 0:
+            row.update(json.loads(out.stdout))
+            row['python_layer_us_per_op'] = row['issue_us_per_op'] - row['cpp_issue_us_per_op']
+    print(json.dumps(row))
     return 0
 
 
