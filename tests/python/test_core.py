@@ -461,3 +461,28 @@ def test_reduction_over_no_axis_is_a_new_array():
         r[...] = 0 if r.dtype != np.bool_ else False
         same(A, a)
     same(arrvm.sum(arrvm.array(3)), np.sum(np.array(3)))
+
+
+def test_numpy_functions_dispatch_to_arrvm():
+    x = np.arange(12.0).reshape(3, 4)
+    X = arrvm.array(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)  # none of these may fall back
+        for got, want in ((np.concatenate([X, X]), np.concatenate([x, x])),
+                          (np.where(X > 5, X, 0.0), np.where(x > 5, x, 0.0)),
+                          (np.mean(X, axis=0), np.mean(x, axis=0)),
+                          (np.std(X, axis=1, keepdims=True), np.std(x, axis=1, keepdims=True)),
+                          (np.transpose(X), np.transpose(x)),
+                          (np.roll(X, 2, axis=1), np.roll(x, 2, axis=1)),
+                          (np.add.reduce(X, axis=0), np.add.reduce(x, axis=0)),
+                          (np.dot(X, X.T), np.dot(x, x.T)),
+                          (np.clip(X, 2, 9), np.clip(x, 2, 9))):
+            assert isinstance(got, arrvm.ndarray)
+            same(got, want)
+
+
+def test_lazy_results_and_flush():
+    a = arrvm.arange(1000, dtype=np.float64)
+    s = (a * 2).sum()  # nothing has run yet; reading runs it
+    arrvm.flush()
+    assert float(s) == 999000.0
