@@ -235,10 +235,9 @@ class ARRVM_API Array {
   // copy the contents once and run the deleter at once.
   static Array adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
                      const Vm& vm = Vm::default_vm());
-  // A view of the caller's memory without copying (NumPy's frombuffer): adopt()
-  // with no deleter.
+  // A view of the caller's memory without copying: adopt() with no deleter.
   template <typename T>
-  static Array from_buffer(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
+  static Array view_of(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
     return adopt(static_cast<void*>(data), shape, dtype_of<T>(), nullptr, vm);
   }
   // Copies `data` (row-major, product(shape) elements) into a new array of T's dtype.
