@@ -167,7 +167,6 @@ int main(int argc, char** argv) {
       c.backend = "mpi";
       c.mpi_node_backend = node;
       c.fuser = fuser;
-      c.cache = "memory";
       const std::string label = std::string("node ") + node + ", " + fuser;
       try {
         gather_case(c, label);
