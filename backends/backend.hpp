@@ -3,6 +3,7 @@
 // names to factories.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -33,6 +34,17 @@ class Backend {
 
   // Sets all of a base from host memory (nelem * dtype_size bytes).
   virtual void copy_from_host(BaseId id, const void* src) = 0;
+
+  // Makes `data` (nelem * dtype_size bytes, the layout of copy_from_host)
+  // the memory of a base declared just before, without copying, and returns
+  // true; `deleter(data)` (if set) runs when the base is released. Backends
+  // whose memory is elsewhere (a device) copy it instead, run the deleter at
+  // once and return false: that is this default.
+  virtual bool adopt(BaseId id, void* data, std::function<void(void*)> deleter) {
+    copy_from_host(id, data);
+    if (deleter) deleter(data);
+    return false;
+  }
 
   // Copies all of a base to host memory; elements never written read as 0.
   virtual void copy_to_host(BaseId id, void* dst) = 0;

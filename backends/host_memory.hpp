@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,7 +26,8 @@ class HostMemory {
   struct Buffer {
     DType dtype = DType::Float64;
     int64_t nelem = 0;
-    std::unique_ptr<void, void (*)(void*)> data{nullptr, std::free};  // null until first written
+    std::unique_ptr<void, std::function<void(void*)>> data{nullptr, std::free};  // null until first written
+    bool adopted = false;  // data is the user's (Array::adopt): not counted as allocated
 
     std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
   };
@@ -40,10 +42,24 @@ class HostMemory {
 
   void track(Profile* profile) { profile_ = profile; }
 
+  // Makes `data` the base's memory (Backend::adopt); bools are normalized to
+  // 0/1 in place (kernels read them as C bools).
+  void adopt(BaseId id, void* data, std::function<void(void*)> deleter) {
+    Buffer& b = find(id);
+    if (b.data && !b.adopted && profile_ != nullptr) profile_->deallocated(b.bytes());
+    if (b.dtype == DType::Bool) {
+      auto* p = static_cast<unsigned char*>(data);
+      for (int64_t i = 0; i < b.nelem; ++i) p[i] = p[i] != 0;
+    }
+    if (!deleter) deleter = [](void*) {};
+    b.data = std::unique_ptr<void, std::function<void(void*)>>(data, std::move(deleter));
+    b.adopted = true;
+  }
+
   void release(BaseId id) {
     auto it = buffers_.find(id);
     if (it == buffers_.end()) return;
-    if (it->second.data && profile_ != nullptr) profile_->deallocated(it->second.bytes());
+    if (it->second.data && !it->second.adopted && profile_ != nullptr) profile_->deallocated(it->second.bytes());
     buffers_.erase(it);
   }
 

@@ -40,7 +40,12 @@ namespace detail {
 BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype_, int64_t nelem_)
     : rt(std::move(runtime)), id(rt->new_base(dtype_, nelem_)), dtype(dtype_), nelem(nelem_) {}
 
+BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id_, DType dtype_, int64_t nelem_,
+                     std::shared_ptr<void> keeper_)
+    : rt(std::move(runtime)), id(id_), dtype(dtype_), nelem(nelem_), keeper(std::move(keeper_)) {}
+
 BaseOwner::~BaseOwner() {
+  if (keeper) return;  // its owner frees it
   try {
     rt->free_base(id);
   } catch (const std::exception& e) {
@@ -289,6 +294,13 @@ Array Array::from_bytes(const void* data, std::size_t bytes, DType dtype, const 
   return r;
 }
 
+Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter, const Vm& vm) {
+  Array r = new_array(rt_of(vm), dtype, to_dims(shape));
+  const std::size_t bytes = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
+  rt_of(vm)->adopt(view_of(r).base, data, bytes, std::move(deleter));
+  return r;
+}
+
 // ---- properties ----
 
 DType Array::dtype() const { return detail::ArrayAccess::base(*this).dtype; }
@@ -316,26 +328,46 @@ Array Array::slice(const std::vector<Slice>& slices) const {
   return index(std::vector<Index>(slices.begin(), slices.end()));
 }
 
-Array Array::index(const std::vector<Index>& subscripts) const {
+Array Array::index(const std::vector<Index>& given) const {
   const View v = view_of(*this);
-  if (static_cast<int>(subscripts.size()) > v.rank()) {
-    throw Error("too many indices: " + std::to_string(subscripts.size()) + " for a " + std::to_string(v.rank()) +
-                "-d array");
+  // `...` becomes as many `:` as the other subscripts leave; `None` consumes no axis.
+  int consuming = 0, ellipses = 0;
+  for (const Index& ix : given) {
+    if (ix.is_ellipsis()) {
+      ++ellipses;
+    } else if (!ix.is_new_axis()) {
+      ++consuming;
+    }
   }
-  int64_t offset = v.offset;
-  Dims shape, stride;
-  for (int ax = 0; ax < v.rank(); ++ax) {
-    const int64_t n = v.shape[ax], s = v.stride[ax];
-    if (ax >= static_cast<int>(subscripts.size())) {
-      shape.push_back(n);
-      stride.push_back(s);
+  if (ellipses > 1) throw Error("an index can only have a single ellipsis ('...')");
+  if (consuming > v.rank()) {
+    throw Error("too many indices for array: array is " + std::to_string(v.rank()) + "-dimensional, but " +
+                std::to_string(consuming) + " were indexed");
+  }
+  std::vector<Index> subscripts;
+  for (const Index& ix : given) {
+    if (!ix.is_ellipsis()) {
+      subscripts.push_back(ix);
       continue;
     }
-    const Index& ix = subscripts[ax];
+    for (int k = 0; k < v.rank() - consuming; ++k) subscripts.push_back(Slice());
+  }
+  for (int k = ellipses ? v.rank() : consuming; k < v.rank(); ++k) subscripts.push_back(Slice());
+  int64_t offset = v.offset;
+  Dims shape, stride;
+  int ax = 0;
+  for (const Index& ix : subscripts) {
+    if (ix.is_new_axis()) {
+      shape.push_back(1);
+      stride.push_back(0);
+      continue;
+    }
+    const int64_t n = v.shape[ax], s = v.stride[ax];
+    ++ax;
     if (!ix.is_slice()) {
       int64_t i = ix.index();
       if (i < -n || i >= n) {
-        throw Error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax) +
+        throw Error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax - 1) +
                     " with size " + std::to_string(n));
       }
       if (i < 0) i += n;
@@ -429,6 +461,54 @@ Array Array::broadcast_to(const Shape& shape) const {
     throw Error("broadcast_to: cannot broadcast shape " + to_string(v.shape) + " to " + to_string(to_dims(shape)));
   }
   return detail::ArrayAccess::rebased(*this, b.offset, b.shape, b.stride);
+}
+
+Array Array::expand_dims(int axis) const {
+  const View v = view_of(*this);
+  const int ax = frontend::normalize_axis(axis, v.rank() + 1, "expand_dims");
+  Dims shape, stride;
+  for (int i = 0; i <= v.rank(); ++i) {
+    if (i == ax) {
+      shape.push_back(1);
+      stride.push_back(0);
+    }
+    if (i < v.rank()) {
+      shape.push_back(v.shape[i]);
+      stride.push_back(v.stride[i]);
+    }
+  }
+  return detail::ArrayAccess::rebased(*this, v.offset, shape, stride);
+}
+
+Array Array::squeeze(const std::vector<int>& axes) const {
+  const View v = view_of(*this);
+  std::vector<bool> drop(v.rank(), axes.empty());
+  for (int a : axes) {
+    const int ax = frontend::normalize_axis(a, v.rank(), "squeeze");
+    if (v.shape[ax] != 1) throw Error("cannot select an axis to squeeze out which has size not equal to one");
+    drop[ax] = true;
+  }
+  Dims shape, stride;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (drop[i] && v.shape[i] == 1) continue;
+    shape.push_back(v.shape[i]);
+    stride.push_back(v.stride[i]);
+  }
+  return detail::ArrayAccess::rebased(*this, v.offset, shape, stride);
+}
+
+Array Array::from_buffer(const void* data, std::size_t bytes, DType dtype, const Shape& shape, const Vm& vm) {
+  return from_bytes(data, bytes, dtype, shape, vm);
+}
+
+void Array::copy_to_host(void* dst, std::size_t bytes) const {
+  const std::size_t need = static_cast<std::size_t>(size()) * dtype_size(dtype());
+  if (bytes != need) {
+    throw Error("copy_to_host: the array has " + std::to_string(need) + " bytes, the buffer " +
+                std::to_string(bytes));
+  }
+  if (need == 0) return;
+  read_into(dst, bytes, dtype());
 }
 
 // ---- copies and assignment ----

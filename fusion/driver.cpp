@@ -104,6 +104,9 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
       // Anytime off wants the exact fuser's partition, not greedy's.
       if (e != nullptr && e->provisional && !worker_) e = nullptr;
       if (e != nullptr) {
+        logger().debug("merge cache: hit ({}{}) for a batch of {} instructions -> {} blocks",
+                       from_disk ? "disk" : "memory", e->provisional ? ", provisional" : "", batch.size(),
+                       e->partition.blocks.size());
         ++profile.merge_cache_hits;
         if (e->provisional && !e->upgrade_queued) e->upgrade_queued = submit(batch, key_, e->partition);
         return e->partition;
@@ -117,10 +120,14 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
 Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& profile) {
   const bool provisional = worker_ != nullptr;
   Partition p;
+  const double before = profile.fusion_s;
   {
     ScopedTimer t(&profile.fusion_s);
     p = fuse_with(provisional ? "greedy" : config_.fuser, batch, config_);
   }
+  logger().debug("fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
+                 batch.size(), p.blocks.size(), profile.fusion_s - before,
+                 provisional ? std::string(" (provisional; ") + config_.fuser + " runs in the background)" : "");
   if (!cache_.enabled()) return p;
   ScopedTimer t(&profile.merge_cache_s);
   MergeEntry* e = cache_.put(key_, p, provisional);

@@ -124,7 +124,8 @@ TEST_CASE("bench programs: a recorded tiny run replays and verifies under every 
   cputest::TempDir dir;
   // ARRVM_ANYTIME=off: optimal and ilp partition each batch themselves
   // rather than starting with greedy's (fusion/anytime.hpp).
-  const std::string env = "ARRVM_CACHE_DIR='" + dir.path() + "/cache' ARRVM_FUSE_TIME_LIMIT=0.2 ARRVM_ANYTIME=off " +
+  // ARRVM_LOG=error: the cold-compile notice on stderr would mix into the JSON.
+  const std::string env = "ARRVM_LOG=error ARRVM_CACHE_DIR='" + dir.path() + "/cache' ARRVM_FUSE_TIME_LIMIT=0.2 ARRVM_ANYTIME=off " +
                           "ARRVM_CFLAGS='-O0 -fopenmp -fno-math-errno -ffp-contract=off' ";
   for (const Program& p : arrvm::bench::programs()) {
     const std::string name = p.name;

@@ -95,7 +95,7 @@ struct CliResult {
 };
 
 CliResult run_cli(const std::string& env, const std::string& args) {
-  const std::string cmd = "ARRVM_TRACE= ARRVM_PROFILE= " + env + " '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
+  const std::string cmd = "ARRVM_TRACE= ARRVM_PROFILE= ARRVM_LOG=error " + env + " '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
   CliResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

@@ -1,5 +1,6 @@
 #include "vm/config.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "vm/error.hpp"
@@ -57,6 +58,25 @@ void check_choice(const std::string& name, const std::string& v,
   throw Error("configuration: " + name + "='" + v + "' is not one of " + list);
 }
 
+// ARRVM_PROFILE: "1" (text on stderr), "" (none) or a path for JSON. A
+// value is a path only if it looks like one, so that ARRVM_PROFILE=yes does
+// not write a file called "yes".
+std::string parse_profile(const std::string& v) {
+  std::string lower;
+  for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* on : {"1", "true", "on", "yes", "stderr"}) {
+    if (lower == on) return "1";
+  }
+  for (const char* off : {"", "0", "false", "off", "no"}) {
+    if (lower == off) return "";
+  }
+  const bool json = v.size() > 5 && v.compare(v.size() - 5, 5, ".json") == 0;
+  if (v.find('/') != std::string::npos || json) return v;
+  throw Error("configuration: profile='" + v +
+              "' is neither 1/true/on/yes/stderr (a profile on stderr), 0/false/off/no (none), nor a path "
+              "(one containing '/' or ending in .json, e.g. ./" + v + ".json)");
+}
+
 }  // namespace
 
 void Config::set(const std::string& name, const std::string& value) {
@@ -76,7 +96,7 @@ void Config::set(const std::string& name, const std::string& value) {
   } else if (name == "trace") {
     trace = value;
   } else if (name == "profile") {
-    profile = value;
+    profile = parse_profile(value);
   } else if (name == "log") {
     log = value;
   } else if (name == "cc") {
@@ -102,7 +122,9 @@ void Config::set(const std::string& name, const std::string& value) {
   }
 }
 
-Config Config::from_env() {
+Config Config::from_env() { return from_env(nullptr); }
+
+Config Config::from_env(std::vector<std::string>* problems) {
   Config c;
   c.cache_dir = default_cache_dir();
   static const std::pair<const char*, const char*> kVars[] = {
@@ -122,7 +144,8 @@ Config Config::from_env() {
     try {
       c.set(name, v);
     } catch (const Error& e) {
-      throw Error(std::string(e.what()) + " (from " + env + ")");
+      if (problems == nullptr) throw Error(std::string(e.what()) + " (from " + env + ")");
+      problems->push_back(std::string(env) + ": " + e.what());
     }
   }
   return c;
@@ -137,7 +160,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_CACHE_DIR", cache_dir},
       {"ARRVM_CACHE", cache},
       {"ARRVM_TRACE", trace},
-      {"ARRVM_PROFILE", profile},
+      {"ARRVM_PROFILE", profile == "1" ? "1 (text on stderr)" : profile.empty() ? "" : profile + " (JSON)"},
       {"ARRVM_LOG", log},
       {"ARRVM_CC", cc},
       {"ARRVM_CFLAGS", cflags},

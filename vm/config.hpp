@@ -17,7 +17,7 @@ struct Config {
   std::string cache_dir;              // ARRVM_CACHE_DIR
   std::string cache = "on";           // ARRVM_CACHE: on | memory | off
   std::string trace;                  // ARRVM_TRACE (empty: no trace)
-  std::string profile;                // ARRVM_PROFILE (empty, "1", or a path)
+  std::string profile;                // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
   std::string log = "warn";           // ARRVM_LOG
   std::string cc = "cc";              // ARRVM_CC
   std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
@@ -38,6 +38,9 @@ struct Config {
   // Defaults overridden by the ARRVM_* environment variables. Throws Error
   // naming the variable if a value is malformed.
   static Config from_env();
+  // The same, but a malformed variable is appended to `problems` (and left
+  // at its default) instead of thrown; `arrvm info` reports them all.
+  static Config from_env(std::vector<std::string>* problems);
 
   // Sets one option by its short name ("backend", "fuser", "batch", ...),
   // as used by the C ABI's option strings and the CLI. Throws Error on an

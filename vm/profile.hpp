@@ -10,7 +10,13 @@
 
 namespace arrvm {
 
+class Timeline;
+
 struct Profile {
+  // Where spans are recorded (vm/timeline.hpp: ScopedSpan); null: nowhere.
+  // `arrvm replay --timeline` sets it.
+  Timeline* timeline = nullptr;
+
   // Time. exec_s is the time inside Backend::execute, which includes the
   // backend's codegen_s and compile_s; execution proper is exec_s minus both.
   // total_s is the VM's lifetime (set when the profile is reported);

@@ -8,6 +8,7 @@
 #include "fusion/driver.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
+#include "vm/timeline.hpp"
 #include "vm/trace.hpp"
 #include "vm/validate.hpp"
 
@@ -30,12 +31,19 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   backend_ = make_backend(config_);
   backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
+  logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(), config_.fuser,
+                config_.cost, config_.batch, config_.cache, config_.cache_dir);
 }
 
 Runtime::~Runtime() {
   // Pending instructions have no observable effect any more (nothing can
   // sync after this), so they are dropped rather than run.
-  if (config_.profile.empty()) return;
+  if (!profile_reported_) report_profile();
+}
+
+void Runtime::report_profile() {
+  if (config_.profile.empty() || profile_reported_) return;
+  profile_reported_ = true;
   profile();  // brings total_s up to date
   try {
     if (config_.profile == "1") {
@@ -110,6 +118,19 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   poisoned_.erase(id);
   profile_.bytes_from_host += bytes;
   if (trace_) trace_->data(id, data, bytes);
+}
+
+bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void(void*)> deleter) {
+  const BaseInfo& b = live_base(bases_, id, "adopt");
+  check_size(b, id, bytes, "adopt");
+  if (data == nullptr && bytes > 0) throw Error("adopt: null data for base b" + std::to_string(id));
+  if (batch_uses(batch_, id)) flush();
+  // The trace records the contents as a write: a replay copies them.
+  if (trace_) trace_->data(id, data, bytes);
+  const bool shared = backend_->adopt(id, data, std::move(deleter));
+  poisoned_.erase(id);
+  if (!shared) profile_.bytes_from_host += bytes;
+  return shared;
 }
 
 void Runtime::issue(Instruction instr) {
@@ -198,10 +219,19 @@ void Runtime::record_sync(BaseId id) {
 
 void Runtime::flush() {
   if (batch_.empty()) return;
+  const Profile before = profile_;  // for the flush's log line
+  ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
+                        {{"index", static_cast<int64_t>(profile_.batches)},
+                         {"instructions", static_cast<int64_t>(batch_.size())}});
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
-  const Partition partition = fusion_->partition(batch_, profile_);
+  Partition partition;
+  {
+    ScopedSpan t(profile_, nullptr, "fusion");
+    partition = fusion_->partition(batch_, profile_);
+  }
+  batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   try {
-    ScopedTimer t(&profile_.exec_s);
+    ScopedSpan t(profile_, &profile_.exec_s, "execute");
     backend_->execute(batch_, partition);
   } catch (const InternalError&) {
     batch_.clear();
@@ -212,6 +242,7 @@ void Runtime::flush() {
   }
   ++profile_.batches;
   profile_.blocks += partition.blocks.size();
+  log_flush(before, partition);
   if (observer_) observer_->on_flush(batch_, partition);
   batch_.clear();
   batch_origin_.clear();
@@ -285,6 +316,18 @@ void Runtime::contain_failure(const Partition& partition, std::size_t failed, st
     }
   }
   ++profile_.failed_batches;
+}
+
+void Runtime::log_flush(const Profile& before, const Partition& partition) const {
+  if (!logger().should_log(spdlog::level::info)) return;  // the cost below is not free
+  const char* merge = profile_.merge_cache_hits > before.merge_cache_hits ? "hit" : "miss";
+  logger().info("flush #{}: {} instructions -> {} blocks, cost {} ({}), fusion {:.4f} s (merge cache {}), "
+                "{} kernels launched, {} compiled in {:.3f} s, exec {:.4f} s",
+                before.batches, batch_.size(), partition.blocks.size(),
+                partition_cost(batch_, partition, config_.cost), config_.cost, profile_.fusion_s - before.fusion_s,
+                merge, profile_.kernels_launched - before.kernels_launched,
+                profile_.kernels_compiled - before.kernels_compiled, profile_.compile_s - before.compile_s,
+                profile_.exec_s - before.exec_s);
 }
 
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -63,12 +64,22 @@ class Runtime {
   const BaseRegistry& bases() const { return bases_; }
   // Counters so far; total_s is brought up to date on each call.
   Profile& profile();
+  // Prints or writes the profile as ARRVM_PROFILE says, once: the destructor
+  // does it unless this was called (a binding whose arrays may outlive its
+  // interpreter calls it at exit).
+  void report_profile();
 
   // A new base array of nelem elements (no memory until first written).
   BaseId new_base(DType dtype, int64_t nelem);
 
   // Sets all of a live base from host memory (`bytes` must be its size).
   void write(BaseId id, const void* data, std::size_t bytes);
+
+  // Makes `data` (`bytes` must be the base's size) the memory of a live base
+  // without copying, where the backend allows (Backend::adopt); `deleter`
+  // runs when the base is released. Returns false if the backend copied
+  // (and ran the deleter already).
+  bool adopt(BaseId id, void* data, std::size_t bytes, std::function<void(void*)> deleter);
 
   // Validates `instr`, normalizes it (dtypes from the bases, inputs broadcast
   // to the iteration shape) and appends it to the batch; flushes on `sync`
@@ -100,6 +111,8 @@ class Runtime {
 
  private:
   void record_sync(BaseId id);
+  // Logs the flush that just ran (at info; counters since `before`).
+  void log_flush(const Profile& before, const Partition& partition) const;
   void append(const Instruction& instr, uint64_t origin);
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);
   void propagate_poison(const Instruction& instr);
@@ -118,6 +131,7 @@ class Runtime {
   uint64_t issued_ = 0;              // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;
+  bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

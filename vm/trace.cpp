@@ -13,7 +13,7 @@ namespace arrvm {
 
 namespace {
 
-// The writer keeps keys in the order DESIGN.md shows them (ordered_json), so
+// The writer keeps keys in the order docs/reference.md shows them (ordered_json), so
 // traces read naturally and diff well; the reader does not care about order.
 using OJson = nlohmann::ordered_json;
 using Json = nlohmann::json;

@@ -1,4 +1,4 @@
-// Traces: the bytecode stream of a run as JSON Lines (format: DESIGN.md
+// Traces: the bytecode stream of a run as JSON Lines (format: docs/reference.md
 // "Traces"). The Runtime writes one under ARRVM_TRACE; `arrvm replay` reads it.
 #pragma once
 

@@ -1,7 +1,9 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -12,6 +14,8 @@
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
 #include "vm/error.hpp"
+#include "vm/log.hpp"
+#include "vm/timeline.hpp"
 
 namespace arrvm {
 
@@ -81,11 +85,17 @@ bool writes_identity(const codegen::LoweredBlock& b) {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Config& config) : cache_(config), memoize_(config.cache != "off") {}
+  explicit CpuBackend(const Config& config)
+      : cache_(config), memoize_(config.cache != "off"), cache_dir_(config.cache == "on" ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
+
+  bool adopt(BaseId id, void* data, std::function<void(void*)> deleter) override {
+    memory_.adopt(id, data, std::move(deleter));
+    return true;
+  }
 
   void copy_from_host(BaseId id, const void* src) override {
     memory_.track(&profile());
@@ -176,7 +186,7 @@ class CpuBackend final : public Backend {
     if (work == 0) return;  // a piece of frees and syncs
     codegen::LoweredBlock b;
     {
-      ScopedTimer t(&profile().codegen_s);
+      ScopedSpan t(profile(), &profile().codegen_s, "codegen");
       b = codegen::lower_fused_block(batch, segment);
     }
     if (work > 1 && !slots_compatible(b)) {
@@ -238,7 +248,10 @@ class CpuBackend final : public Backend {
     ++profile().kernels_launched;
     stats_.contracted += b->contracted.size();
     profile().arrays_contracted += b->contracted.size();
-    fn(ptrs.data(), args.data(), b->consts.data());
+    {
+      ScopedSpan span(profile(), nullptr, "kernel", "kernel", {{"elements", b->shape.product()}});
+      fn(ptrs.data(), args.data(), b->consts.data());
+    }
     for (int e = 0; e < k.errors; ++e) {
       if (errors[2 * e] == kNoError) continue;
       const Instruction& in = batch[b->error_instr[e]];
@@ -267,19 +280,27 @@ class CpuBackend final : public Backend {
     const std::string name = "arrvm_kernel";
     std::string source;
     {
-      ScopedTimer t(&profile().codegen_s);
+      ScopedSpan t(profile(), &profile().codegen_s, "codegen");
       source = codegen::emit_fused_c(k, name);
     }
     const KernelCacheStats before = cache_.stats();
     void* fn = nullptr;
+    const auto start = std::chrono::steady_clock::now();
     try {
-      ScopedTimer t(&profile().compile_s);
+      ScopedSpan t(profile(), &profile().compile_s, "compile");
       fn = cache_.get(source, name);
     } catch (...) {
       account(before);
       throw;
     }
     account(before);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (cache_.stats().compiled > before.compiled) {
+      log_compile("cpu", cache_.stats().compiled - before.compiled, seconds, profile().compile_s, cache_dir_);
+    } else {
+      logger().debug("cpu: kernel loaded from the {} cache in {:.4f} s",
+                     cache_.stats().disk_hits > before.disk_hits ? "disk" : "memory", seconds);
+    }
     if (memoize_) memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
     return reinterpret_cast<KernelFn>(fn);
   }
@@ -297,6 +318,7 @@ class CpuBackend final : public Backend {
   HostMemory memory_;
   KernelCache cache_;
   bool memoize_;
+  std::string cache_dir_;  // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
   uint64_t memo_hits_ = 0;
   CpuBackendStats stats_;

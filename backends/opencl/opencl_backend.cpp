@@ -15,6 +15,7 @@
 #include "cache/kernel_cache.hpp"
 #include "vm/trace.hpp"
 #include "vm/error.hpp"
+#include "vm/timeline.hpp"
 
 namespace arrvm {
 
@@ -270,8 +271,13 @@ class OpenClBackend final : public Backend {
       groups = sequential ? 1 : std::clamp<std::size_t>(need, 1, max_groups_);
     }
     const std::size_t global = groups * local;
-    check(clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
-          "clEnqueueNDRangeKernel");
+    {
+      // Launches are asynchronous: the span is the enqueue; the device's
+      // time shows in the batch's `execute` span, which waits for the queue.
+      ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel", {{"elements", total}});
+      check(clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
+    }
     ++launched_;
     ++profile().kernels_launched;
     if (sequential) ++sequential_;
@@ -293,7 +299,7 @@ class OpenClBackend final : public Backend {
   };
 
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
-    ScopedTimer t(&profile().codegen_s);
+    ScopedSpan t(profile(), &profile().codegen_s, "codegen");
     std::vector<Step> plan;
     std::vector<uint32_t> segment;
     std::size_t block_index = 0;

@@ -1,6 +1,7 @@
 #include "backends/opencl/opencl_runtime.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
@@ -8,6 +9,8 @@
 #include "cache/kernel_cache.hpp"
 #include "vm/trace.hpp"
 #include "vm/error.hpp"
+#include "vm/log.hpp"
+#include "vm/timeline.hpp"
 
 namespace arrvm::opencl {
 
@@ -301,7 +304,7 @@ std::shared_ptr<ProgramCache::Entry> ProgramCache::load(const std::string& key, 
   }
   Program p;
   {
-    ScopedTimer timer(&profile.compile_s);
+    ScopedSpan timer(profile, &profile.compile_s, "load binary");
     p = from_binary(blob);
   }
   if (!p) {
@@ -332,7 +335,8 @@ Program ProgramCache::from_binary(const std::string& binary) {
 
 std::shared_ptr<ProgramCache::Entry> ProgramCache::build(const std::string& source, std::size_t sources,
                                                          Profile& profile) {
-  ScopedTimer timer(&profile.compile_s);
+  const auto start = std::chrono::steady_clock::now();
+  ScopedSpan timer(profile, &profile.compile_s, "compile", "arrvm", {{"kernels", static_cast<int64_t>(sources)}});
   ++stats_.built;
   stats_.sources_built += sources;
   ++profile.kernels_compiled;
@@ -354,6 +358,9 @@ std::shared_ptr<ProgramCache::Entry> ProgramCache::build(const std::string& sour
                            ", options '" + options_ + "'); build log:",
                        log + "\nsource:\n" + source);
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // compile_s gets this build when `timer` ends: count it here already.
+  log_compile("opencl", sources, seconds, profile.compile_s + seconds, dir_);
   return e;
 }
 

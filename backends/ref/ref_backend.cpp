@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -14,14 +15,11 @@ namespace {
 
 constexpr std::size_t kAlignment = 64;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 struct Buffer {
   DType dtype;
   int64_t nelem;
-  std::unique_ptr<void, FreeDeleter> data;  // null until first written
+  // Null until first written; std::free, or the user's deleter (adopt).
+  std::unique_ptr<void, std::function<void(void*)>> data{nullptr, std::free};
 };
 
 class RefBackend final : public Backend, private ref::MemoryAccess {
@@ -30,7 +28,18 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
 
   void declare(BaseId id, DType dtype, int64_t nelem) override {
     ARRVM_ASSERT(nelem >= 0);
-    buffers_[id] = Buffer{dtype, nelem, nullptr};
+    buffers_[id] = Buffer{dtype, nelem, {nullptr, std::free}};
+  }
+
+  bool adopt(BaseId id, void* data, std::function<void(void*)> deleter) override {
+    Buffer& b = find(id);
+    if (b.dtype == DType::Bool) {  // kernels read C++ bools: normalize in place
+      auto* p = static_cast<unsigned char*>(data);
+      for (int64_t i = 0; i < b.nelem; ++i) p[i] = p[i] != 0;
+    }
+    if (!deleter) deleter = [](void*) {};
+    b.data = std::unique_ptr<void, std::function<void(void*)>>(data, std::move(deleter));
+    return true;
   }
 
   void copy_from_host(BaseId id, const void* src) override {

@@ -1,4 +1,4 @@
-// The scalar semantics of every elementwise opcode (DESIGN.md "Semantics"),
+// The scalar semantics of every elementwise opcode (docs/reference.md "Semantics"),
 // as small templates over the element type. This is the definition the
 // reference interpreter runs and every other backend is tested against.
 //

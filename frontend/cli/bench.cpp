@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <span>
@@ -60,10 +61,25 @@ struct NumpyResult {
   double seconds = 0;
 };
 
+// The NumPy programs: in the source tree this binary was built from, else
+// where `cmake --install` put them (PREFIX/share/arrvm, next to PREFIX/bin).
+std::string default_numpy_script() {
+  if (std::filesystem::exists(ARRVM_NUMPY_PROGRAMS)) return ARRVM_NUMPY_PROGRAMS;
+#ifdef ARRVM_NUMPY_PROGRAMS_INSTALLED
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path().parent_path() / ARRVM_NUMPY_PROGRAMS_INSTALLED;
+    if (std::filesystem::exists(installed)) return installed.string();
+  }
+#endif
+  return ARRVM_NUMPY_PROGRAMS;
+}
+
 // Runs the NumPy twins of `progs` at `size` in one Python process. Throws
 // Error with what to do when Python or NumPy is missing or the script fails.
 std::map<std::string, NumpyResult> run_numpy(const BenchOptions& o, const std::vector<const Program*>& progs) {
-  const std::string script = o.numpy_script.empty() ? ARRVM_NUMPY_PROGRAMS : o.numpy_script;
+  const std::string script = o.numpy_script.empty() ? default_numpy_script() : o.numpy_script;
   const std::string probe = quoted(o.python) + " -c 'import numpy' >/dev/null 2>&1";
   if (std::system(probe.c_str()) != 0) {
     throw Error("arrvm bench needs NumPy for the reference checksums and times, but '" + o.python +
@@ -297,6 +313,83 @@ void print_row(std::ostream& out, const Program& p, const Size& size, const Row&
       << (r.mismatch.empty() ? "ok" : "MISMATCH: " + r.mismatch) << "\n";
 }
 
+// ---- --json and --csv ----
+
+struct Record {
+  const Program* program;
+  Size size;
+  Row row;
+  NumpyResult numpy;
+};
+
+std::string status_of(const Row& r) { return !r.error.empty() ? "error" : !r.mismatch.empty() ? "mismatch" : "ok"; }
+
+nlohmann::ordered_json records_json(const BenchOptions& o, const std::string& cost_model,
+                                    const std::vector<Record>& records) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const Record& rec : records) {
+    const Row& r = rec.row;
+    nlohmann::ordered_json j;
+    j["program"] = rec.program->name;
+    j["title"] = rec.program->title;
+    j["n"] = rec.size.n;
+    j["iterations"] = rec.size.iterations;
+    j["backend"] = r.backend;
+    j["fuser"] = r.fuser;
+    j["status"] = status_of(r);
+    j["message"] = !r.error.empty() ? r.error : r.mismatch;
+    const bool ok = r.error.empty();
+    j["time_s"] = ok ? nlohmann::ordered_json(r.timed.seconds) : nlohmann::ordered_json();
+    j["cost"] = r.cost;
+    j["batches"] = r.batches;
+    j["kernels"] = r.timed.kernels;
+    j["fusion_s"] = r.fusion_s;
+    j["numpy_s"] = rec.numpy.seconds;
+    j["speedup"] = ok && r.timed.seconds > 0 ? nlohmann::ordered_json(rec.numpy.seconds / r.timed.seconds)
+                                            : nlohmann::ordered_json();
+    j["checksum"] = r.timed.checksum;
+    j["numpy_checksum"] = rec.numpy.checksum;
+    rows.push_back(std::move(j));
+  }
+  nlohmann::ordered_json doc;
+  doc["size"] = bench::size_class_name(o.size);
+  doc["repeat"] = o.repeat;
+  doc["cost_model"] = cost_model;
+  doc["rows"] = std::move(rows);
+  return doc;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string records_csv(const std::vector<Record>& records) {
+  std::string out =
+      "program,n,iterations,backend,fuser,status,time_s,cost,batches,kernels,fusion_s,numpy_s,speedup,message\n";
+  for (const Record& rec : records) {
+    const Row& r = rec.row;
+    const bool ok = r.error.empty();
+    out += std::string(rec.program->name) + "," + std::to_string(rec.size.n) + "," +
+           std::to_string(rec.size.iterations) + "," + csv_field(r.backend) + "," + csv_field(r.fuser) + "," +
+           status_of(r) + "," + (ok ? fmt("%.6g", r.timed.seconds) : "") + "," + fmt("%.6g", r.cost) + "," +
+           std::to_string(r.batches) + "," + std::to_string(r.timed.kernels) + "," + fmt("%.6g", r.fusion_s) +
+           "," + fmt("%.6g", rec.numpy.seconds) + "," +
+           (ok && r.timed.seconds > 0 ? fmt("%.6g", rec.numpy.seconds / r.timed.seconds) : "") + "," +
+           csv_field(!r.error.empty() ? r.error : r.mismatch) + "\n";
+  }
+  return out;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw Error("cannot write " + path);
+  f << text;
+  if (!f) throw Error("write failed: " + path);
+}
+
 }  // namespace
 
 BenchOptions parse_bench_args(const std::vector<std::string>& args) {
@@ -345,6 +438,12 @@ BenchOptions parse_bench_args(const std::vector<std::string>& args) {
       if (o.record_dir.empty()) throw UsageError("--record needs a directory");
     } else if (a == "--cost") {
       o.config.emplace_back("cost", need_value());
+    } else if (a == "--json") {
+      o.json_path = need_value();
+      if (o.json_path.empty()) throw UsageError("--json needs a file");
+    } else if (a == "--csv") {
+      o.csv_path = need_value();
+      if (o.csv_path.empty()) throw UsageError("--csv needs a file");
     } else if (a == "--python") {
       o.python = need_value();
     } else if (a == "--numpy-script") {
@@ -393,6 +492,7 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
       << "cost (summed over batches), batches, fusion: the warm-up's (merge cache cold at its start)\n\n";
   print_header(out);
   int failures = 0, rows = 0;
+  std::vector<Record> records;
   for (const Program* p : progs) {
     const NumpyResult& np = numpy.at(p->name);
     bool first = true;
@@ -400,12 +500,21 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
       for (const std::string& fuser : o.fusers) {
         const Row row = measure(o, *p, backend, fuser, np);
         print_row(out, *p, p->size(o.size), row, np, first);
+        records.push_back(Record{p, p->size(o.size), row, np});
         out.flush();
         first = false;
         ++rows;
         if (!row.error.empty() || !row.mismatch.empty()) ++failures;
       }
     }
+  }
+  if (!o.json_path.empty()) {
+    write_file(o.json_path, records_json(o, shown.cost, records).dump(2) + "\n");
+    out << "\nwrote " << o.json_path << "\n";
+  }
+  if (!o.csv_path.empty()) {
+    write_file(o.csv_path, records_csv(records));
+    out << "\nwrote " << o.csv_path << "\n";
   }
   if (!o.record_dir.empty()) {
     out << "\n";

@@ -1,22 +1,27 @@
 // The `arrvm` program: replay a trace, run benchmarks, describe the build.
 // Exit codes: 0 success, 1 replay mismatch, 2 usage, trace or runtime error.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "arrvm/arrvm.h"
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #include "frontend/cli/bench.hpp"
 #include "frontend/cli/cache_study.hpp"
+#include "frontend/cli/compare.hpp"
 #include "frontend/cli/replay.hpp"
+#include "fusion/driver.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-
-#ifndef ARRVM_VERSION
-#define ARRVM_VERSION "unknown"
-#endif
 
 namespace {
 
@@ -25,16 +30,21 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  replay TRACE [--backend B] [--fuser F] [--cost C] [--repeat N] [--json]\n"
-    "               [--rtol X] [--atol X] [--dot DIR] [--anytime on|off] [--cache-study]\n"
+    "               [--rtol X] [--atol X] [--dot DIR] [--timeline FILE] [--anytime on|off]\n"
+    "               [--fusers F1,F2,... --backends B1,B2,...] [--cache-study]\n"
     "      run a trace, check every sync against it, print a report;\n"
-    "      exit 0 if verified, 1 on a mismatch, 2 on an error. --cache-study:\n"
-    "      time it with no / cold / warm merge cache for linear, greedy, optimal, ilp\n"
+    "      exit 0 if verified, 1 on a mismatch, 2 on an error. --dot: Graphviz\n"
+    "      files (and SVG if `dot` is installed); --timeline: a Chrome trace\n"
+    "      (Perfetto); --fusers/--backends: one verified row per combination;\n"
+    "      --cache-study: time it with no / cold / warm merge cache for linear,\n"
+    "      greedy, optimal, ilp\n"
     "  bench [NAME...] [--fusers F1,F2,...] [--backends B1,...] [--size tiny|default|paper]\n"
-    "        [--repeat N] [--record DIR] [--cost C] [--python PATH]\n"
+    "        [--repeat N] [--record DIR] [--cost C] [--python PATH] [--json FILE] [--csv FILE]\n"
     "      run the benchmark programs (default: all) under each backend and fuser,\n"
     "      check their checksums against NumPy, print time, partition cost,\n"
     "      kernels, fusion time and speed-up over NumPy; --record DIR writes\n"
-    "      DIR/NAME.trace; exit 0 if all match, 1 on a mismatch, 2 on an error\n"
+    "      DIR/NAME.trace; --json/--csv FILE also write the rows (bench/plot.py\n"
+    "      draws the JSON); exit 0 if all match, 1 on a mismatch, 2 on an error\n"
     "  info              version, backends, devices, configuration in force\n"
     "\n"
     "The ARRVM_* environment variables set the configuration; flags override them.\n";
@@ -44,19 +54,101 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
+// Is `cmd` (the first word of ARRVM_CC) an executable, directly or on the PATH?
+bool on_path(const std::string& cc) {
+  const std::string cmd = cc.substr(0, cc.find(' '));
+  if (cmd.empty()) return false;
+  if (cmd.find('/') != std::string::npos) return ::access(cmd.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, colon - start);
+    if (::access(((dir.empty() ? "." : dir) + "/" + cmd).c_str(), X_OK) == 0) return true;
+    start = colon + 1;
+  }
+  return false;
+}
+
+// What is wrong with `config` beyond malformed values: names that do not
+// exist, a cache directory that cannot be written, a compiler that is not
+// there, an OpenCL device that does not match.
+std::vector<std::string> check_config(const arrvm::Config& config) {
+  std::vector<std::string> problems;
+  const std::vector<std::string> backends = arrvm::backend_names();
+  if (std::find(backends.begin(), backends.end(), config.backend) == backends.end()) {
+    std::string known;
+    for (const std::string& b : backends) known += (known.empty() ? "" : ", ") + b;
+    problems.push_back("ARRVM_BACKEND: '" + config.backend + "' is not one of " + known);
+  }
+  try {
+    arrvm::check_fuser_name(config.fuser);
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("ARRVM_FUSER: ") + e.what());
+  }
+  try {
+    arrvm::check_cost_name(config.cost);
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("ARRVM_COST: ") + e.what());
+  }
+  try {
+    arrvm::configure_logging(config.log);
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("ARRVM_LOG: ") + e.what());
+  }
+  if (config.cache == "on") {
+    std::error_code ec;
+    std::filesystem::create_directories(config.cache_dir, ec);
+    const std::string probe = config.cache_dir + "/.arrvm-info-probe-" + std::to_string(::getpid());
+    if (ec || !std::ofstream(probe)) {
+      problems.push_back("ARRVM_CACHE_DIR: '" + config.cache_dir + "' cannot be created or written" +
+                         (ec ? " (" + ec.message() + ")" : std::string()) + "; set another or ARRVM_CACHE=memory");
+    }
+    std::filesystem::remove(probe, ec);
+  }
+  if (config.backend == "mpi" &&
+      (config.mpi_node_backend == "mpi" ||
+       std::find(backends.begin(), backends.end(), config.mpi_node_backend) == backends.end())) {
+    problems.push_back("ARRVM_MPI_NODE_BACKEND: '" + config.mpi_node_backend + "' is not a backend a rank can run");
+  }
+  if ((config.backend == "cpu" || (config.backend == "mpi" && config.mpi_node_backend == "cpu")) &&
+      !on_path(config.cc)) {
+    problems.push_back("ARRVM_CC: '" + config.cc + "' is not an executable (on the PATH): the cpu backend "
+                       "cannot compile kernels");
+  }
+  if (config.backend == "opencl") {
+    try {
+      (void)arrvm::make_backend(config);  // selects the device named by ARRVM_OPENCL_DEVICE
+    } catch (const std::exception& e) {
+      problems.push_back(std::string("ARRVM_OPENCL_DEVICE: ") + e.what());
+    }
+  }
+  return problems;
+}
+
 int cmd_info() {
-  std::cout << "arrvm " << ARRVM_VERSION << "\n";
+  std::cout << "arrvm " << arrvm_version() << "\n";
   std::cout << "backends:";
   for (const std::string& b : arrvm::backend_names()) std::cout << " " << b;
   std::cout << "\n";
   std::cout << arrvm::opencl_devices_report();
-  // Config::from_env throws for a malformed variable; that is worth seeing here.
-  const arrvm::Config config = arrvm::Config::from_env();
+  std::vector<std::string> problems;
+  const arrvm::Config config = arrvm::Config::from_env(&problems);
   std::cout << "configuration:\n";
   for (const auto& [name, value] : config.describe()) {
     std::cout << "  " << name << "=" << value << "\n";
   }
-  return 0;
+  for (const std::string& p : check_config(config)) problems.push_back(p);
+  if (problems.empty()) {
+    std::cout << "configuration OK\n";
+    return 0;
+  }
+  std::cout << "configuration problems:\n";
+  for (const std::string& p : problems) std::cout << "  " << p << "\n";
+  std::cerr << "arrvm info: " << problems.size() << " configuration problem" << (problems.size() == 1 ? "" : "s")
+            << " (listed above)\n";
+  return 2;
 }
 
 int cmd_replay(const std::vector<std::string>& args) {
@@ -65,6 +157,21 @@ int cmd_replay(const std::vector<std::string>& args) {
     options = arrvm::cli::parse_replay_args(args);
   } catch (const arrvm::cli::UsageError& e) {
     return usage_error(e.what());
+  }
+  if (!options.fusers.empty() || !options.backends.empty()) {
+    if (options.cache_study || !options.dot_dir.empty() || !options.timeline.empty()) {
+      return usage_error("--fusers/--backends do not combine with --cache-study, --dot or --timeline");
+    }
+    const std::vector<arrvm::cli::ComparisonRow> rows = arrvm::cli::compare(options);
+    if (options.json) {
+      std::cout << arrvm::cli::comparison_json(options, rows).dump() << "\n";
+    } else {
+      std::cout << arrvm::cli::comparison_text(options, rows);
+    }
+    for (const arrvm::cli::ComparisonRow& row : rows) {
+      if (!row.ok()) return 1;
+    }
+    return 0;
   }
   if (options.cache_study) {
     const arrvm::cli::CacheStudy study = arrvm::cli::cache_study(options);

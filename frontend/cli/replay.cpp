@@ -1,5 +1,6 @@
 #include "frontend/cli/replay.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 #include "vm/runtime.hpp"
+#include "vm/timeline.hpp"
 #include "vm/trace.hpp"
 
 namespace arrvm::cli {
@@ -338,6 +340,19 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       o.cache_study = true;
     } else if (a == "--anytime") {
       o.config.emplace_back("anytime", need_value());
+    } else if (a == "--timeline") {
+      o.timeline = need_value();
+      if (o.timeline.empty()) throw UsageError("--timeline needs a file");
+    } else if (a == "--fusers" || a == "--backends") {
+      std::vector<std::string>& list = a == "--fusers" ? o.fusers : o.backends;
+      const std::string v = need_value();
+      std::size_t start = 0;
+      while (start <= v.size()) {
+        const std::size_t comma = std::min(v.find(',', start), v.size());
+        if (comma == start) throw UsageError(a + ": empty name in '" + v + "'");
+        list.push_back(v.substr(start, comma - start));
+        start = comma + 1;
+      }
     } else if (a == "--dot") {
       o.dot_dir = need_value();
       if (o.dot_dir.empty()) throw UsageError("--dot needs a directory");
@@ -369,6 +384,8 @@ ReplayResult replay(const ReplayOptions& o) {
   Runtime rt(config);
   rec.runtime = &rt;
   rt.set_flush_observer(&rec);
+  Timeline timeline;
+  if (!o.timeline.empty()) rt.profile().timeline = &timeline;
 
   ReplayResult r;
   r.backend = config.backend;
@@ -390,6 +407,12 @@ ReplayResult replay(const ReplayOptions& o) {
     r.merge_misses = after.merge_cache_misses - before.merge_cache_misses;
     r.merge_upgrades = after.merge_cache_upgrades - before.merge_cache_upgrades;
     r.exec_s = after.exec_s - before.exec_s;
+    r.codegen_s = after.codegen_s - before.codegen_s;
+    r.compile_s = after.compile_s - before.compile_s;
+    r.kernels_compiled = after.kernels_compiled - before.kernels_compiled;
+    r.kernels_launched = after.kernels_launched - before.kernels_launched;
+    r.kernel_hits = after.kernel_cache_hits - before.kernel_cache_hits;
+    r.kernel_misses = after.kernel_cache_misses - before.kernel_cache_misses;
     r.instructions = run.instructions();
     r.batches = std::move(rec.batches);
     rec.batches.clear();
@@ -400,6 +423,10 @@ ReplayResult replay(const ReplayOptions& o) {
   }
   rt.set_flush_observer(nullptr);
   r.mpi = mpi_backend_stats(rt.backend());
+  if (!o.timeline.empty()) {
+    rt.profile().timeline = nullptr;
+    timeline.write(o.timeline);
+  }
   return r;
 }
 

@@ -24,6 +24,9 @@ struct ReplayOptions {
   bool json = false;
   std::optional<double> rtol, atol;  // unset: per-dtype defaults
   std::string dot_dir;               // empty: no Graphviz output
+  std::string timeline;              // --timeline FILE: a Chrome trace of the run (empty: none)
+  // --fusers / --backends: the comparison table (frontend/cli/compare.hpp).
+  std::vector<std::string> fusers, backends;
   bool cache_study = false;          // --cache-study: frontend/cli/cache_study.hpp
   // With --fuser ilp: solve each batch once more for the report's proof and
   // solve time (inside the timed run; the cache study turns it off).
@@ -69,7 +72,8 @@ struct ReplayResult {
   double merge_cache_s = 0;  // hashing, looking up and re-binding partitions
   double wall_s = 0;         // the reported run, start to end
   uint64_t merge_hits = 0, merge_misses = 0, merge_upgrades = 0, kernel_hits = 0, kernel_misses = 0;
-  uint64_t kernels_compiled = 0;
+  uint64_t kernels_compiled = 0;  // the profile's, for the reported run
+  uint64_t kernels_launched = 0;
   std::optional<MpiBackendStats> mpi;  // with --backend mpi: this rank's communication
 
   bool verified() const { return mismatches.empty(); }

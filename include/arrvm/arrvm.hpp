@@ -28,15 +28,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
+#include <functional>
 #include <initializer_list>
+#include <iosfwd>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "arrvm/export.h"
 #include "arrvm/types.hpp"
+#include "arrvm/version.h"
 
 namespace arrvm {
 
@@ -51,7 +59,7 @@ struct ArrayAccess;  // the implementation's door into Array
 using Shape = std::vector<int64_t>;
 
 // A handle on one VM (shared: copies refer to the same VM).
-class Vm {
+class ARRVM_API Vm {
  public:
   using Option = std::pair<std::string, std::string>;
   using Options = std::vector<Option>;
@@ -94,19 +102,34 @@ struct Slice {
 };
 
 // One subscript: an integer (selects one element and drops the axis; negative
-// counts from the end) or a Slice (keeps the axis).
+// counts from the end), a Slice (keeps the axis), NumPy's `None`
+// (Index::new_axis(): inserts an axis of length 1) or `...`
+// (Index::ellipsis(): as many `:` as the other subscripts leave; at most one).
 class Index {
  public:
   Index(const Slice& s) : is_slice_(true), slice_(s) {}
   template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   Index(T i) : index_(static_cast<int64_t>(i)) {}
+  static Index new_axis() {
+    Index i(0);
+    i.special_ = 1;
+    return i;
+  }
+  static Index ellipsis() {
+    Index i(0);
+    i.special_ = 2;
+    return i;
+  }
 
   bool is_slice() const { return is_slice_; }
+  bool is_new_axis() const { return special_ == 1; }
+  bool is_ellipsis() const { return special_ == 2; }
   int64_t index() const { return index_; }
   const Slice& slice() const { return slice_; }
 
  private:
   bool is_slice_ = false;
+  uint8_t special_ = 0;
   int64_t index_ = 0;
   Slice slice_;
 };
@@ -148,7 +171,7 @@ class HostScalar {
   double f_ = 0;
 };
 
-class Array {
+class ARRVM_API Array {
  public:
   // An empty handle (no base, no VM); using it throws Error, assigning to it rebinds.
   Array() = default;
@@ -193,6 +216,22 @@ class Array {
   // float64 uniform in [0, 1): Philox-4x32-10 of the flat index under `seed`,
   // identical on every backend.
   static Array random_uniform(const Shape& shape, uint64_t seed, const Vm& vm = Vm::default_vm());
+  // An array on the caller's memory `data` (row-major, product(shape)
+  // elements of `dtype`), not copied, on the host backends (cpu, ref): what
+  // the VM writes into the array is in `data` once it has run (after a read
+  // or Vm::flush()). The caller must not write `data` while instructions on
+  // the array may be pending (before a read or flush). `deleter(data)` runs
+  // when the last array on it is gone and its `free` has run (empty: the
+  // caller keeps ownership, and `data` must outlive the arrays). Bools must
+  // be bytes; they are normalized to 0/1 in place. Device backends (opencl)
+  // copy the contents once and run the deleter at once.
+  static Array adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
+                     const Vm& vm = Vm::default_vm());
+  // A view of the caller's memory without copying: adopt() with no deleter.
+  template <typename T>
+  static Array view_of(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
+    return adopt(static_cast<void*>(data), shape, dtype_of<T>(), nullptr, vm);
+  }
   // Copies `data` (row-major, product(shape) elements) into a new array of T's dtype.
   template <typename T>
   static Array from_host(const T* data, const Shape& shape, const Vm& vm = Vm::default_vm());
@@ -291,12 +330,27 @@ class Array {
   // The elements in row-major order; T must be the dtype's C++ type.
   template <typename T>
   std::vector<T> to_vector() const;
-  // The one element of a size-1 array.
+  // The one element of a size-1 array, converted to T as Python converts
+  // NumPy's item(): int(x) truncates a float toward zero, bool(x) is x != 0,
+  // float(x) rounds; a NaN, an infinity or a value outside T's range
+  // converted to an integer type throws Error.
   template <typename T>
   T item() const;
 
   // A short description: "Array(float64, shape=[2,3], base=b4)".
   std::string describe() const;
+
+  // ---- for bindings (the Python package) ----
+  // Copies `bytes` (size() * dtype size) of host memory, row-major, into a new array.
+  static Array from_buffer(const void* data, std::size_t bytes, DType dtype, const Shape& shape,
+                           const Vm& vm = Vm::default_vm());
+  // Runs what is pending and copies the elements, row-major, to `dst`
+  // (`bytes` must be size() * dtype size).
+  void copy_to_host(void* dst, std::size_t bytes) const;
+  // Views: an axis of length 1 inserted at `axis` (in [-ndim-1, ndim]);
+  // axes of length 1 removed (`axes` empty: all of them).
+  Array expand_dims(int axis) const;
+  Array squeeze(const std::vector<int>& axes = {}) const;
 
  private:
   static Array arange_int(int64_t start, int64_t stop, int64_t step, DType dtype, const Vm& vm);
@@ -313,9 +367,9 @@ class Array {
 
 // ---- elementwise functions: NumPy's ufuncs, broadcasting and promoting ----
 #define ARRVM_DECLARE_BINARY(name)                  \
-  Array name(const Array& a, const Array& b);       \
-  Array name(const Array& a, HostScalar b);         \
-  Array name(HostScalar a, const Array& b);
+  ARRVM_API Array name(const Array& a, const Array& b); \
+  ARRVM_API Array name(const Array& a, HostScalar b);   \
+  ARRVM_API Array name(HostScalar a, const Array& b);
 ARRVM_DECLARE_BINARY(add)
 ARRVM_DECLARE_BINARY(subtract)
 ARRVM_DECLARE_BINARY(multiply)
@@ -345,7 +399,7 @@ ARRVM_DECLARE_BINARY(arctan2)       // bools and integers are cast to float64
 #undef ARRVM_DECLARE_BINARY
 
 // Functions of floats (sqrt ... rint) cast bools and integers to float64 first.
-#define ARRVM_DECLARE_UNARY(name) Array name(const Array& a);
+#define ARRVM_DECLARE_UNARY(name) ARRVM_API Array name(const Array& a);
 ARRVM_DECLARE_UNARY(logical_not)
 ARRVM_DECLARE_UNARY(invert)    // bitwise not; logical not on bool
 ARRVM_DECLARE_UNARY(negative)  // not defined for bool (use invert), as in NumPy
@@ -379,10 +433,10 @@ ARRVM_DECLARE_UNARY(isfinite)
 
 // cond ? a : b elementwise; cond is cast to bool, a and b are promoted, all
 // three broadcast together.
-Array where(const Array& cond, const Array& a, const Array& b);
-Array where(const Array& cond, const Array& a, HostScalar b);
-Array where(const Array& cond, HostScalar a, const Array& b);
-Array where(const Array& cond, HostScalar a, HostScalar b);
+ARRVM_API Array where(const Array& cond, const Array& a, const Array& b);
+ARRVM_API Array where(const Array& cond, const Array& a, HostScalar b);
+ARRVM_API Array where(const Array& cond, HostScalar a, const Array& b);
+ARRVM_API Array where(const Array& cond, HostScalar a, HostScalar b);
 
 // Free-function forms of the members.
 inline Array take(const Array& a, const Array& indices) { return a.take(indices); }
@@ -415,6 +469,28 @@ ARRVM_DECLARE_OPERATOR(>=, greater_equal)
 #undef ARRVM_DECLARE_OPERATOR
 inline Array operator-(const Array& a) { return negative(a); }
 inline Array operator~(const Array& a) { return invert(a); }
+
+// ---- NumPy by name: the entry points bindings use (one place for the rules) ----
+
+// An operand of a ufunc: an array or a (weak) number.
+using ArrayOrScalar = std::variant<Array, HostScalar>;
+
+// The number of operands of ufunc `name` (NumPy's names and aliases:
+// add ... arctan2, true_divide, floor_divide, remainder, fabs, abs,
+// bitwise_not, conjugate ...); 0 if this layer does not compute it.
+int ufunc_arity(std::string_view name);
+// NumPy's ufunc `name` on `args` (at least one an Array), with NumPy's type
+// promotion and broadcasting. With `out`, the result is cast into out's view
+// (broadcast to it) and `*out` is returned. Throws Error for an unknown name,
+// a wrong operand count, or operands the ufunc does not support.
+Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out = nullptr);
+
+// NumPy's reduction `name` (sum prod min max all any mean) over `axes`
+// (nullopt: all axes; negative counts from the end; repeats are an error),
+// keeping reduced axes as length 1 if `keepdims`. `dtype`: the dtype to
+// accumulate in and return (sum, prod, mean), as NumPy's dtype= argument.
+Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
+             bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 
 // ---- template definitions ----
 template <typename T>
@@ -454,10 +530,55 @@ std::vector<T> Array::to_vector() const {
   }
 }
 
+namespace detail {
+// item<T>()'s conversion of the element x (of the array's own type U) to T.
+template <typename T, typename U>
+T convert_item(U x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x != U(0);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(x);
+  } else {
+    static_assert(std::is_integral_v<T>, "item<T>(): T must be a number type");
+    long double v;  // holds every int64/uint64 and the truncated float exactly enough to range-check
+    if constexpr (std::is_floating_point_v<U>) {
+      if (!(x == x) || x - x != U(0)) throw Error("item(): cannot convert " + std::to_string(x) + " to an integer");
+      v = std::trunc(static_cast<long double>(x));
+    } else {
+      v = static_cast<long double>(x);
+    }
+    if (v < static_cast<long double>(std::numeric_limits<T>::min()) ||
+        v > static_cast<long double>(std::numeric_limits<T>::max())) {
+      throw Error("item(): " + std::to_string(x) + " is out of range for the requested integer type");
+    }
+    return static_cast<T>(v);
+  }
+}
+}  // namespace detail
+
 template <typename T>
 T Array::item() const {
   if (size() != 1) throw Error("item(): the array has " + std::to_string(size()) + " elements, not 1");
-  return to_vector<T>()[0];
+  switch (dtype()) {
+    case DType::Bool: return detail::convert_item<T>(static_cast<bool>(to_vector<bool>()[0]));
+    case DType::Int8: return detail::convert_item<T>(to_vector<int8_t>()[0]);
+    case DType::Int16: return detail::convert_item<T>(to_vector<int16_t>()[0]);
+    case DType::Int32: return detail::convert_item<T>(to_vector<int32_t>()[0]);
+    case DType::Int64: return detail::convert_item<T>(to_vector<int64_t>()[0]);
+    case DType::UInt8: return detail::convert_item<T>(to_vector<uint8_t>()[0]);
+    case DType::UInt16: return detail::convert_item<T>(to_vector<uint16_t>()[0]);
+    case DType::UInt32: return detail::convert_item<T>(to_vector<uint32_t>()[0]);
+    case DType::UInt64: return detail::convert_item<T>(to_vector<uint64_t>()[0]);
+    case DType::Float32: return detail::convert_item<T>(to_vector<float>()[0]);
+    case DType::Float64: return detail::convert_item<T>(to_vector<double>()[0]);
+  }
+  throw Error("item(): unknown dtype");
 }
+
+// Prints `a` as NumPy's print(a) / str(a) does: nested brackets, columns
+// aligned, floats with at most 8 digits after the point (scientific when
+// the magnitudes call for it), long rows wrapped at 75 characters, arrays of
+// more than 1000 elements summarized with "...". Runs what is pending.
+ARRVM_API std::ostream& operator<<(std::ostream& os, const Array& a);
 
 }  // namespace arrvm

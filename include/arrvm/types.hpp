@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "arrvm/export.h"
+
 namespace arrvm {
 
 // Element types, in the order of vm/dtypes.def (vm/dtype.cpp checks that the
@@ -31,8 +33,8 @@ enum class DType : uint8_t {
   Float64,
 };
 
-std::size_t dtype_size(DType t);
-std::string_view dtype_name(DType t);  // NumPy's name: "int32", "float64", ...
+ARRVM_API std::size_t dtype_size(DType t);
+ARRVM_API std::string_view dtype_name(DType t);  // NumPy's name: "int32", "float64", ...
 
 namespace detail {
 template <typename T>
@@ -65,13 +67,13 @@ constexpr DType dtype_of() {
 
 // A user error: bad bytecode, bad trace, API misuse, an index out of range.
 // The message names what is wrong; the VM stays usable afterwards.
-class Error : public std::runtime_error {
+class ARRVM_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // A backend failed (e.g. a kernel did not compile); carries the backend's log.
-class BackendError : public Error {
+class ARRVM_API BackendError : public Error {
  public:
   BackendError(const std::string& what, std::string log)
       : Error(log.empty() ? what : what + "\n" + log), log_(std::move(log)) {}
