@@ -12,7 +12,7 @@
 #     every one must verify.
 #  2. ROUNDS times (default 3): 8 processes replay into a fresh cold
 #     directory, and about 3 in 4 of them are killed with SIGKILL at a random
-#     moment (0-2 s) while they fill it; then 8 processes replay again from
+#     moment (0-0.8 s) while they fill it; then 8 processes replay again from
 #     the directory the killed ones left, every one must verify, and a lone
 #     replay of each trace must find every kernel on disk.
 #
@@ -85,7 +85,7 @@ for ((r = 0; r < rounds; ++r)); do
     pids+=($!)
   done
   # While the cold directory fills (on a loaded machine that takes seconds).
-  sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", rand() * 2 }')"
+  sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", rand() * 0.8 }')"
   victims=0
   for ((i = 0; i < procs; ++i)); do
     [ $((RANDOM % 4)) -eq 0 ] && continue  # a quarter run on to the end
