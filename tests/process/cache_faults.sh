@@ -10,12 +10,11 @@
 #
 #  1. 8 processes replay the traces at once into one cold ARRVM_CACHE_DIR:
 #     every one must verify.
-#  2. ROUNDS times (default 3): 8 processes replay into another cold
-#     directory, and some of them are killed with SIGKILL at a random moment
-#     (0-3 s) while they fill it.
-#  3. 8 processes replay again from the directory the killed ones left: every
-#     one must verify, and a last sequential replay must run with every
-#     kernel from the disk cache.
+#  2. ROUNDS times (default 3): 8 processes replay into a fresh cold
+#     directory, and about 3 in 4 of them are killed with SIGKILL at a random
+#     moment (0-0.8 s) while they fill it; then 8 processes replay again from
+#     the directory the killed ones left, every one must verify, and a lone
+#     replay of each trace must find every kernel on disk.
 #
 # Prints the figures (runs, kills, outcomes, cache entries, leftovers) and
 # exits non-zero if any replay that was not killed failed.
@@ -76,14 +75,17 @@ all_verify "$work/cold" cold
 
 # Kill rounds: each process is a subshell running the replays one after the
 # other; SIGKILL goes to the running arrvm (the subshell stops with it).
-cache=$work/killed
+# Every round fills its own cold directory, then verifies from it.
+entries_total=0 tmp_total=0 cc_total=0
 for ((r = 0; r < rounds; ++r)); do
+  cache=$work/killed$r
   pids=()
   for ((i = 0; i < procs; ++i)); do
     replay_all "$cache" "$i" "$work/round$r.$i.log" &
     pids+=($!)
   done
-  sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", rand() * 3 }')"
+  # While the cold directory fills (on a loaded machine that takes seconds).
+  sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", rand() * 0.8 }')"
   victims=0
   for ((i = 0; i < procs; ++i)); do
     [ $((RANDOM % 4)) -eq 0 ] && continue  # a quarter run on to the end
@@ -94,7 +96,7 @@ for ((r = 0; r < rounds; ++r)); do
     kill -KILL "${pids[$i]}" 2>/dev/null
   done
   for ((i = 0; i < procs; ++i)); do
-    wait "${pids[$i]}"
+    wait "${pids[$i]}" 2>/dev/null
     st=$?
     runs=$((runs + 1))
     case $st in
@@ -109,44 +111,45 @@ for ((r = 0; r < rounds; ++r)); do
     esac
   done
   killed=$((killed + victims))
-done
-# Compilers of killed processes run on as orphans and remove their work
-# directories when done: give them a moment.
-for _ in $(seq 100); do
-  [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' -print -quit)" ] && break
-  sleep 0.2
-done
-entries=$(find "$cache" -name '*.kernel' | wc -l)
-merges=$(find "$cache" -name '*.merge' | wc -l)
-tmp_left=$(find "$cache" -name '*.tmp.*' | wc -l)
-cc_left=$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' | wc -l)
-# A kill in the instant a disk hit is being loaded (its own directory lives
-# for that dlopen) or between a compile and its cleanup may leave one: the
-# next process removes those of dead processes once 10 minutes old. Age
-# them, and check that the next run (below) removes them.
-[ "$cc_left" -gt 0 ] && find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' -exec touch -d '1 hour ago' {} +
-echo "kill rounds: $rounds rounds, $killed arrvm processes killed, $finished_before_kill replayers completed (not killed, all verified), $died_other failed on their own"
-echo "cache after the kills: $entries kernels, $merges partitions, $tmp_left temporary files of killed writers, $cc_left work directories of killed processes (removed by the next run: $([ "$cc_left" -gt 0 ] && echo checked below || echo none to remove))"
+  # Compilers of killed processes run on as orphans and remove their work
+  # directories when done: give them a moment.
+  for _ in $(seq 100); do
+    [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' -print -quit)" ] && break
+    sleep 0.2
+  done
+  entries=$(find "$cache" -name '*.kernel' 2>/dev/null | wc -l)
+  tmp_left=$(find "$cache" -name '*.tmp.*' 2>/dev/null | wc -l)
+  cc_left=$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' | wc -l)
+  entries_total=$((entries_total + entries)) tmp_total=$((tmp_total + tmp_left)) cc_total=$((cc_total + cc_left))
+  # A kill in the instant a disk hit is being loaded (its own directory
+  # lives for that dlopen) or between a compile and its cleanup may leave
+  # one: the next process removes those of dead processes once 10 minutes
+  # old. Age them, and check that the next run removes them.
+  [ "$cc_left" -gt 0 ] && find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' -exec touch -d '1 hour ago' {} +
+  echo "round $r: $victims arrvm processes killed; left $entries kernels, $tmp_left temporary files, $cc_left work directories"
 
-all_verify "$cache" after-kills
-cc_after=$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' | wc -l)
-if [ "$cc_after" -ne 0 ]; then
-  echo "FAILED: compiler work directories still in TMPDIR after the next run:"
-  find "$TMPDIR" -mindepth 1
-  failed=1
-fi
-# One more, alone, with --json: everything the killed processes stored must load.
-for t in "${traces[@]}"; do
-  out=$(ARRVM_CACHE_DIR=$cache "$arrvm" replay "$t" --backend cpu --fuser greedy --json 2>>"$work/final.err")
-  st=$?
-  runs=$((runs + 1))
-  misses=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["cache"]["kernel_misses"])' 2>/dev/null)
-  if [ $st -ne 0 ] || [ "$misses" != "0" ]; then
-    echo "FAILED: final replay of $(basename "$t"): status $st, kernel misses ${misses:-?}"
+  all_verify "$cache" "after-kills$r"
+  if [ -n "$(find "$TMPDIR" -maxdepth 1 -name 'arrvm-cc-*' -print -quit)" ]; then
+    echo "FAILED: compiler work directories still in TMPDIR after the next run:"
+    find "$TMPDIR" -mindepth 1
     failed=1
-  else
-    verified=$((verified + 1))
   fi
+  # One more, alone, with --json: every kernel must now come from the disk.
+  for t in "${traces[@]}"; do
+    out=$(ARRVM_CACHE_DIR=$cache "$arrvm" replay "$t" --backend cpu --fuser greedy --json 2>>"$work/final.err")
+    st=$?
+    runs=$((runs + 1))
+    misses=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["cache"]["kernel_misses"])' 2>/dev/null)
+    if [ $st -ne 0 ] || [ "$misses" != "0" ]; then
+      echo "FAILED: round $r: lone replay of $(basename "$t"): status $st, kernel misses ${misses:-?}"
+      failed=1
+    else
+      verified=$((verified + 1))
+    fi
+  done
+  rm -rf "$cache"
 done
-echo "figures: runs=$runs verified=$verified killed=$killed failed_unkilled=$died_other work_dirs_left=$cc_left tmp_files_left=$tmp_left result=$([ $failed -eq 0 ] && echo PASS || echo FAIL)"
+echo "kill rounds: $rounds, $killed arrvm processes killed while filling a cold directory, $finished_before_kill replayers completed (not killed, all verified), $died_other failed on their own"
+echo "left by the killed processes, over all rounds: $tmp_total temporary cache files, $cc_total work directories (each removed by the next run)"
+echo "figures: runs=$runs verified=$verified killed=$killed failed_unkilled=$died_other work_dirs_left=$cc_total tmp_files_left=$tmp_total result=$([ $failed -eq 0 ] && echo PASS || echo FAIL)"
 exit $failed
