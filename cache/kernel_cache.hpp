@@ -40,14 +40,16 @@ class KernelCache {
 
  private:
   std::string key_of(const std::string& source) const;
-  std::string compile(const std::string& source);  // returns the .so path
+  // Compiles into `work_dir` (a WorkDir the caller removes); returns the .so path.
+  std::string compile(const std::string& source, const std::string& work_dir);
   void* load(const std::string& so_path, const std::string& symbol);
-  bool load_from_disk(const std::string& key, const std::string& file, std::string* so_path);
+  // The shared object of a valid disk entry (a corrupt one is removed).
+  bool load_from_disk(const std::string& key, const std::string& file, std::string* object);
+  static void remove_stale_work_dirs();
   void store_to_disk(const std::string& key, const std::string& file, const std::string& so_path);
 
   std::string cc_, cflags_, mode_, dir_, host_;
-  std::string work_dir_;  // this process's temporary directory
-  uint64_t counter_ = 0;
+  uint64_t counter_ = 0;  // makes every .so path this process loads unique
   std::unordered_map<std::string, void*> loaded_;  // key -> symbol
   std::vector<void*> handles_;
   KernelCacheStats stats_;

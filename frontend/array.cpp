@@ -35,12 +35,39 @@ Vm Vm::from_runtime(std::shared_ptr<Runtime> runtime) {
 
 void Vm::flush() const { rt_->flush(); }
 
+std::string Vm::profile_json() const { return rt_->profile().to_json(); }
+
+void Vm::report_profile() const { rt_->report_profile(); }
+
+std::string Vm::config_value(const std::string& key) const {
+  const Config& c = rt_->config();
+  if (key == "backend") return c.backend;
+  if (key == "fuser") return c.fuser;
+  if (key == "cost") return c.cost;
+  if (key == "batch") return std::to_string(c.batch);
+  if (key == "cache_dir") return c.cache_dir;
+  if (key == "cache") return c.cache;
+  if (key == "trace") return c.trace;
+  if (key == "profile") return c.profile;
+  if (key == "log") return c.log;
+  if (key == "cc") return c.cc;
+  if (key == "cflags") return c.cflags;
+  if (key == "opencl_device") return c.opencl_device;
+  if (key == "fuse_time_limit") return std::to_string(c.fuse_time_limit);
+  return "";
+}
+
 namespace detail {
 
 BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype_, int64_t nelem_)
     : rt(std::move(runtime)), id(rt->new_base(dtype_, nelem_)), dtype(dtype_), nelem(nelem_) {}
 
+BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id_, DType dtype_, int64_t nelem_,
+                     std::shared_ptr<void> keeper_)
+    : rt(std::move(runtime)), id(id_), dtype(dtype_), nelem(nelem_), keeper(std::move(keeper_)) {}
+
 BaseOwner::~BaseOwner() {
+  if (keeper) return;  // its owner frees it
   try {
     rt->free_base(id);
   } catch (const std::exception& e) {
@@ -220,7 +247,7 @@ const std::shared_ptr<Runtime>& rt_of(const Vm& vm) { return detail::ArrayAccess
 
 Array filled(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
-  issue(*rt_of(vm), Opcode::Identity, view_of(r), {Operand::of(frontend::to_scalar(value, dtype))});
+  issue(*rt_of(vm), Opcode::Identity, frontend::view_of(r), {Operand::of(frontend::to_scalar(value, dtype))});
   return r;
 }
 
@@ -228,7 +255,7 @@ Array filled(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
 Array affine_range(int64_t n, HostScalar start, HostScalar step, bool unit_step, bool zero_start, DType dtype,
                    const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, Dims{std::max<int64_t>(n, 0)});
-  const View v = view_of(r);
+  const View v = frontend::view_of(r);
   Runtime& rt = *rt_of(vm);
   issue(rt, Opcode::Range, v, {});
   if (!unit_step) issue(rt, Opcode::Multiply, v, {Operand::of(v), Operand::of(frontend::to_scalar(step, dtype))});
@@ -250,7 +277,7 @@ Array Array::full(const Shape& shape, HostScalar value, DType dtype, const Vm& v
 Array Array::arange(int64_t n, DType dtype, const Vm& vm) {
   if (n < 0) n = 0;
   Array r = new_array(rt_of(vm), dtype, Dims{n});
-  issue(*rt_of(vm), Opcode::Range, view_of(r), {});
+  issue(*rt_of(vm), Opcode::Range, frontend::view_of(r), {});
   return r;
 }
 
@@ -274,7 +301,7 @@ Array Array::arange_float(double start, double stop, double step, DType dtype, c
 
 Array Array::random_uniform(const Shape& shape, uint64_t seed, const Vm& vm) {
   Array r = new_array(rt_of(vm), DType::Float64, to_dims(shape));
-  issue(*rt_of(vm), Opcode::Random, view_of(r), {}, 0, seed);
+  issue(*rt_of(vm), Opcode::Random, frontend::view_of(r), {}, 0, seed);
   return r;
 }
 
@@ -285,14 +312,14 @@ Array Array::from_bytes(const void* data, std::size_t bytes, DType dtype, const 
     throw Error("from_host: shape " + to_string(to_dims(shape)) + " needs " + std::to_string(need / dtype_size(dtype)) +
                 " elements, got " + std::to_string(bytes / dtype_size(dtype)));
   }
-  rt_of(vm)->write(view_of(r).base, data, bytes);
+  rt_of(vm)->write(frontend::view_of(r).base, data, bytes);
   return r;
 }
 
 Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter, const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
   const std::size_t bytes = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
-  rt_of(vm)->adopt(view_of(r).base, data, bytes, std::move(deleter));
+  rt_of(vm)->adopt(frontend::view_of(r).base, data, bytes, std::move(deleter));
   return r;
 }
 
@@ -308,7 +335,7 @@ int64_t Array::size() const {
 
 int64_t Array::base_id() const { return detail::ArrayAccess::base(*this).id; }
 int64_t Array::base_size() const { return detail::ArrayAccess::base(*this).nelem; }
-bool Array::is_contiguous() const { return frontend::is_row_major(view_of(*this)); }
+bool Array::is_contiguous() const { return frontend::is_row_major(frontend::view_of(*this)); }
 Vm Array::vm() const { return detail::ArrayAccess::make_vm(frontend::runtime_ptr(*this)); }
 
 std::string Array::describe() const {
@@ -323,26 +350,46 @@ Array Array::slice(const std::vector<Slice>& slices) const {
   return index(std::vector<Index>(slices.begin(), slices.end()));
 }
 
-Array Array::index(const std::vector<Index>& subscripts) const {
-  const View v = view_of(*this);
-  if (static_cast<int>(subscripts.size()) > v.rank()) {
-    throw Error("too many indices: " + std::to_string(subscripts.size()) + " for a " + std::to_string(v.rank()) +
-                "-d array");
+Array Array::index(const std::vector<Index>& given) const {
+  const View v = frontend::view_of(*this);
+  // `...` becomes as many `:` as the other subscripts leave; `None` consumes no axis.
+  int consuming = 0, ellipses = 0;
+  for (const Index& ix : given) {
+    if (ix.is_ellipsis()) {
+      ++ellipses;
+    } else if (!ix.is_new_axis()) {
+      ++consuming;
+    }
   }
-  int64_t offset = v.offset;
-  Dims shape, stride;
-  for (int ax = 0; ax < v.rank(); ++ax) {
-    const int64_t n = v.shape[ax], s = v.stride[ax];
-    if (ax >= static_cast<int>(subscripts.size())) {
-      shape.push_back(n);
-      stride.push_back(s);
+  if (ellipses > 1) throw Error("an index can only have a single ellipsis ('...')");
+  if (consuming > v.rank()) {
+    throw Error("too many indices for array: array is " + std::to_string(v.rank()) + "-dimensional, but " +
+                std::to_string(consuming) + " were indexed");
+  }
+  std::vector<Index> subscripts;
+  for (const Index& ix : given) {
+    if (!ix.is_ellipsis()) {
+      subscripts.push_back(ix);
       continue;
     }
-    const Index& ix = subscripts[ax];
+    for (int k = 0; k < v.rank() - consuming; ++k) subscripts.push_back(Slice());
+  }
+  for (int k = ellipses ? v.rank() : consuming; k < v.rank(); ++k) subscripts.push_back(Slice());
+  int64_t offset = v.offset;
+  Dims shape, stride;
+  int ax = 0;
+  for (const Index& ix : subscripts) {
+    if (ix.is_new_axis()) {
+      shape.push_back(1);
+      stride.push_back(0);
+      continue;
+    }
+    const int64_t n = v.shape[ax], s = v.stride[ax];
+    ++ax;
     if (!ix.is_slice()) {
       int64_t i = ix.index();
       if (i < -n || i >= n) {
-        throw Error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax) +
+        throw Error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax - 1) +
                     " with size " + std::to_string(n));
       }
       if (i < 0) i += n;
@@ -378,7 +425,7 @@ Array Array::index(const std::vector<Index>& subscripts) const {
 }
 
 Array Array::reshape(const Shape& new_shape) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   Dims shape;
   int infer = -1;
   int64_t known = 1;
@@ -415,7 +462,7 @@ Array Array::transpose() const {
 }
 
 Array Array::transpose(const std::vector<int>& axes) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   if (static_cast<int>(axes.size()) != v.rank()) throw Error("transpose: axes don't match the array's rank");
   std::vector<bool> seen(axes.size(), false);
   Dims shape, stride;
@@ -430,12 +477,60 @@ Array Array::transpose(const std::vector<int>& axes) const {
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   View b;
   if (!arrvm::broadcast_to(v, to_dims(shape), &b)) {
     throw Error("broadcast_to: cannot broadcast shape " + to_string(v.shape) + " to " + to_string(to_dims(shape)));
   }
   return detail::ArrayAccess::rebased(*this, b.offset, b.shape, b.stride);
+}
+
+Array Array::expand_dims(int axis) const {
+  const View v = frontend::view_of(*this);
+  const int ax = frontend::normalize_axis(axis, v.rank() + 1, "expand_dims");
+  Dims shape, stride;
+  for (int i = 0; i <= v.rank(); ++i) {
+    if (i == ax) {
+      shape.push_back(1);
+      stride.push_back(0);
+    }
+    if (i < v.rank()) {
+      shape.push_back(v.shape[i]);
+      stride.push_back(v.stride[i]);
+    }
+  }
+  return detail::ArrayAccess::rebased(*this, v.offset, shape, stride);
+}
+
+Array Array::squeeze(const std::vector<int>& axes) const {
+  const View v = frontend::view_of(*this);
+  std::vector<bool> drop(v.rank(), axes.empty());
+  for (int a : axes) {
+    const int ax = frontend::normalize_axis(a, v.rank(), "squeeze");
+    if (v.shape[ax] != 1) throw Error("cannot select an axis to squeeze out which has size not equal to one");
+    drop[ax] = true;
+  }
+  Dims shape, stride;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (drop[i] && v.shape[i] == 1) continue;
+    shape.push_back(v.shape[i]);
+    stride.push_back(v.stride[i]);
+  }
+  return detail::ArrayAccess::rebased(*this, v.offset, shape, stride);
+}
+
+Array Array::from_buffer(const void* data, std::size_t bytes, DType dtype, const Shape& shape, const Vm& vm) {
+  return from_bytes(data, bytes, dtype, shape, vm);
+}
+
+void Array::copy_to_host(void* dst, std::size_t bytes) const {
+  const std::size_t need = static_cast<std::size_t>(size()) * dtype_size(dtype());
+  if (bytes != need) {
+    throw Error("copy_to_host: the array has " + std::to_string(need) + " bytes, the buffer " +
+                std::to_string(bytes));
+  }
+  if (need == 0) return;
+  read_into(dst, bytes, dtype());
 }
 
 // ---- copies and assignment ----
@@ -446,7 +541,7 @@ Array Array::astype(DType dtype) const { return frontend::copy_as(*this, dtype);
 void Array::assign(const Array& src) { frontend::write_into(*this, src); }
 
 void Array::assign(HostScalar value) {
-  const View out = view_of(*this);
+  const View out = frontend::view_of(*this);
   issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(frontend::to_scalar(value, out.dtype))});
 }
 
@@ -468,7 +563,7 @@ Array& Array::operator=(HostScalar value) && {
 // ---- reading back ----
 
 void Array::read_into(void* dst, std::size_t bytes, DType as) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   if (as != v.dtype) {
     throw Error("to_vector: the array holds " + std::string(dtype_name(v.dtype)) + ", not " +
                 std::string(dtype_name(as)) + " (use astype)");

@@ -16,6 +16,8 @@ namespace detail {
 // One base array. The last Array on it destroys it, which issues `free`.
 struct BaseOwner {
   BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype, int64_t nelem);
+  // A base someone else owns (a C ABI handle, kept alive by `keeper`): never freed from here.
+  BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id, DType dtype, int64_t nelem, std::shared_ptr<void> keeper);
   ~BaseOwner();
   BaseOwner(const BaseOwner&) = delete;
   BaseOwner& operator=(const BaseOwner&) = delete;
@@ -24,6 +26,7 @@ struct BaseOwner {
   BaseId id;
   DType dtype;
   int64_t nelem;
+  std::shared_ptr<void> keeper;  // set: the base is owned elsewhere
 };
 
 struct ArrayAccess {

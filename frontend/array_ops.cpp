@@ -394,3 +394,121 @@ ARRVM_DEFINE_INPLACE(>>=, RightShift, None)
 #undef ARRVM_DEFINE_INPLACE
 
 }  // namespace arrvm
+
+// ---- ufuncs by name (bindings: the Python package) ----
+
+namespace arrvm {
+namespace {
+
+struct UfuncEntry {
+  const char* name;
+  int arity;
+  Opcode op;
+  frontend::Division div;
+  bool floats_only;  // fabs: NumPy's loop is for floats (ints are cast to float64)
+};
+
+using frontend::Division;
+
+// NumPy's ufunc names (and aliases) with the instruction each one is.
+const UfuncEntry kUfuncs[] = {
+    {"add", 2, Opcode::Add, Division::None, false},
+    {"subtract", 2, Opcode::Subtract, Division::None, false},
+    {"multiply", 2, Opcode::Multiply, Division::None, false},
+    {"divide", 2, Opcode::Divide, Division::True, false},
+    {"true_divide", 2, Opcode::Divide, Division::True, false},
+    {"floor_divide", 2, Opcode::Divide, Division::Floor, false},
+    {"power", 2, Opcode::Power, Division::None, false},
+    {"mod", 2, Opcode::Mod, Division::None, false},
+    {"remainder", 2, Opcode::Mod, Division::None, false},
+    {"maximum", 2, Opcode::Maximum, Division::None, false},
+    {"minimum", 2, Opcode::Minimum, Division::None, false},
+    {"equal", 2, Opcode::Equal, Division::None, false},
+    {"not_equal", 2, Opcode::NotEqual, Division::None, false},
+    {"less", 2, Opcode::Less, Division::None, false},
+    {"less_equal", 2, Opcode::LessEqual, Division::None, false},
+    {"greater", 2, Opcode::Greater, Division::None, false},
+    {"greater_equal", 2, Opcode::GreaterEqual, Division::None, false},
+    {"logical_and", 2, Opcode::LogicalAnd, Division::None, false},
+    {"logical_or", 2, Opcode::LogicalOr, Division::None, false},
+    {"logical_xor", 2, Opcode::LogicalXor, Division::None, false},
+    {"bitwise_and", 2, Opcode::BitwiseAnd, Division::None, false},
+    {"bitwise_or", 2, Opcode::BitwiseOr, Division::None, false},
+    {"bitwise_xor", 2, Opcode::BitwiseXor, Division::None, false},
+    {"left_shift", 2, Opcode::LeftShift, Division::None, false},
+    {"right_shift", 2, Opcode::RightShift, Division::None, false},
+    {"arctan2", 2, Opcode::Arctan2, Division::None, false},
+    {"logical_not", 1, Opcode::LogicalNot, Division::None, false},
+    {"invert", 1, Opcode::Invert, Division::None, false},
+    {"bitwise_not", 1, Opcode::Invert, Division::None, false},
+    {"negative", 1, Opcode::Negative, Division::None, false},
+    {"absolute", 1, Opcode::Absolute, Division::None, false},
+    {"abs", 1, Opcode::Absolute, Division::None, false},
+    {"fabs", 1, Opcode::Absolute, Division::None, true},
+    {"sign", 1, Opcode::Sign, Division::None, false},
+    {"sqrt", 1, Opcode::Sqrt, Division::None, false},
+    {"exp", 1, Opcode::Exp, Division::None, false},
+    {"exp2", 1, Opcode::Exp2, Division::None, false},
+    {"expm1", 1, Opcode::Expm1, Division::None, false},
+    {"log", 1, Opcode::Log, Division::None, false},
+    {"log2", 1, Opcode::Log2, Division::None, false},
+    {"log10", 1, Opcode::Log10, Division::None, false},
+    {"log1p", 1, Opcode::Log1p, Division::None, false},
+    {"sin", 1, Opcode::Sin, Division::None, false},
+    {"cos", 1, Opcode::Cos, Division::None, false},
+    {"tan", 1, Opcode::Tan, Division::None, false},
+    {"arcsin", 1, Opcode::Arcsin, Division::None, false},
+    {"arccos", 1, Opcode::Arccos, Division::None, false},
+    {"arctan", 1, Opcode::Arctan, Division::None, false},
+    {"sinh", 1, Opcode::Sinh, Division::None, false},
+    {"cosh", 1, Opcode::Cosh, Division::None, false},
+    {"tanh", 1, Opcode::Tanh, Division::None, false},
+    {"floor", 1, Opcode::Floor, Division::None, false},
+    {"ceil", 1, Opcode::Ceil, Division::None, false},
+    {"trunc", 1, Opcode::Trunc, Division::None, false},
+    {"rint", 1, Opcode::Rint, Division::None, false},
+    {"isnan", 1, Opcode::Isnan, Division::None, false},
+    {"isinf", 1, Opcode::Isinf, Division::None, false},
+    {"isfinite", 1, Opcode::Isfinite, Division::None, false},
+};
+
+const UfuncEntry* find_ufunc(std::string_view name) {
+  for (const UfuncEntry& e : kUfuncs) {
+    if (name == e.name) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int ufunc_arity(std::string_view name) {
+  const UfuncEntry* e = find_ufunc(name);
+  return e ? e->arity : 0;
+}
+
+Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out) {
+  const UfuncEntry* e = find_ufunc(name);
+  const std::string what(name);
+  if (!e) throw Error("ufunc: '" + what + "' is not a ufunc libarrvm computes");
+  if (static_cast<int>(args.size()) != e->arity) {
+    throw Error(what + ": takes " + std::to_string(e->arity) + " operand(s), got " + std::to_string(args.size()));
+  }
+  auto arg = [](const ArrayOrScalar& x) {
+    return std::holds_alternative<Array>(x) ? frontend::Arg(std::get<Array>(x)) : frontend::Arg(std::get<HostScalar>(x));
+  };
+  if (e->arity == 2) {
+    if (!std::holds_alternative<Array>(args[0]) && !std::holds_alternative<Array>(args[1])) {
+      throw Error(what + ": at least one operand must be an array");
+    }
+    return frontend::binary(e->op, e->div, arg(args[0]), arg(args[1]), out);
+  }
+  if (!std::holds_alternative<Array>(args[0])) throw Error(what + ": the operand must be an array");
+  Array a = std::get<Array>(args[0]);
+  if (e->floats_only && !is_float(a.dtype())) a = a.astype(DType::Float64);
+  Array r = frontend::unary(e->op, a);
+  if (!out) return r;
+  frontend::write_into(*out, r);
+  return *out;
+}
+
+}  // namespace arrvm

@@ -25,12 +25,16 @@ struct BaseHandle {
   std::shared_ptr<arrvm::Runtime> rt;
   arrvm::BaseId id;
   int64_t nelem;
+  // Set for the result of an array-level call (c_api_numpy.cpp): the base
+  // belongs to the C++ Array frontend's owner, which frees it.
+  std::shared_ptr<void> owner;
 
-  BaseHandle(std::shared_ptr<arrvm::Runtime> r, arrvm::BaseId i, int64_t n)
-      : rt(std::move(r)), id(i), nelem(n) {}
+  BaseHandle(std::shared_ptr<arrvm::Runtime> r, arrvm::BaseId i, int64_t n, std::shared_ptr<void> o = nullptr)
+      : rt(std::move(r)), id(i), nelem(n), owner(std::move(o)) {}
   BaseHandle(const BaseHandle&) = delete;
   BaseHandle& operator=(const BaseHandle&) = delete;
   ~BaseHandle() {
+    if (owner) return;
     // Releasing never fails for the caller. The free itself cannot be
     // rejected (the base is live while a handle holds it), but it may fill
     // the batch and run it; an error of that run has no caller to go to.
@@ -453,7 +457,13 @@ arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes) {
     const char* fn = "arrvm_copy_out";
     require(a, fn, "array");
     const arrvm::View& v = a->view;
-    const std::size_t bytes = static_cast<std::size_t>(v.nelem()) * arrvm::dtype_size(v.dtype);
+    std::size_t bytes = 0;
+    // A broadcast view may have more elements than memory has bytes: its
+    // size must not wrap around into a small one that dst_bytes matches.
+    if (__builtin_mul_overflow(static_cast<std::size_t>(v.nelem()), arrvm::dtype_size(v.dtype), &bytes)) {
+      invalid(std::string(fn) + ": the view has " + std::to_string(v.nelem()) + " elements of " +
+              std::string(arrvm::dtype_name(v.dtype)) + ", more bytes than memory can hold");
+    }
     if (dst_bytes != bytes) {
       invalid(std::string(fn) + ": the view has " + std::to_string(v.nelem()) + " elements of " +
               std::string(arrvm::dtype_name(v.dtype)) + " (" + std::to_string(bytes) +
@@ -481,3 +491,7 @@ arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes) {
 }
 
 }  // extern "C"
+
+// The array-level calls (NumPy's rules, through the C++ Array frontend) share
+// this file's handles and exception boundary.
+#include "frontend/c_api_numpy.inc"

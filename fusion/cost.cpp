@@ -43,6 +43,7 @@ Cost intersection_size(const std::vector<uint32_t>& x, const std::vector<uint32_
 class BohriumCost final : public CostModel {
  public:
   std::string_view name() const override { return "bohrium"; }
+  bool counts_external_accesses() const override { return true; }
 
   Cost block_cost(const Graph& g, const BlockSummary& b) const override {
     Cost c = 0;

@@ -37,6 +37,10 @@ class CostModel {
   // robinson's |P| term, 0 otherwise). A merge whose saving exceeds it is
   // "related": the blocks share an array.
   virtual Cost merge_bonus(const Graph& g) const { return 0; }
+  // Whether the cost counts each array's external accesses (Def. 13), which
+  // pairwise savings do not add up to: the ILP then models per-array access
+  // terms instead of a saving per fused pair.
+  virtual bool counts_external_accesses() const { return false; }
 
   Cost cost(const Graph& g, const Partition& p) const;
   Cost block_cost(const Graph& g, std::span<const uint32_t> members) const;

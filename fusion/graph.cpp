@@ -267,7 +267,10 @@ bool Graph::fusible(uint32_t i, uint32_t j) const {
     }
     return x.write != kNone && pred(x.write);
   };
-  for (const auto& [p, q] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+  for (const auto& pq : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    // Not a structured binding: clang < 16 cannot capture one in a lambda.
+    const Access* p = pq.first;
+    const Access* q = pq.second;
     // Def. 12: p's output against q's inputs and output.
     if (any_view(*q, [&](ArrayId x) { return conflict(p->write, x); })) return false;
     if (p->reduce_out != kNone && any_view(*q, [&](ArrayId x) { return overlap(p->reduce_out, x); })) {

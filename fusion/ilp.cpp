@@ -130,7 +130,7 @@ Partition fuse_report(const Graph& g, const CostModel& cost, const Options& opti
     for (uint32_t i = 0; i < order.blocks.size(); ++i) unit_pos[ug.index[order.blocks[i].front()]] = i;
   }
 
-  const bool bohrium = cost.name() == "bohrium";
+  const bool bohrium = cost.counts_external_accesses();
   const bool verbose = logger().should_log(spdlog::level::debug);
   int big_parts = 0;
   for (const auto& part : parts) big_parts += part.size() >= 2;

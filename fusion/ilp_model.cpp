@@ -108,7 +108,6 @@ struct MipSolver {
     model.setUseElapsedTime(true);
     model.setMaximumSeconds(std::max(seconds, 0.0));
     CbcStrategyDefault strategy(1, 5, 0, 0);
-    if (std::getenv("ILPX_PRE") != nullptr) strategy.setupPreProcessing(1, 10);  // EXPERIMENT
     model.setStrategy(strategy);
     model.initialSolve();
     if (model.solver()->isProvenPrimalInfeasible()) {

@@ -16,3 +16,6 @@ echo "== arrvm bench --size tiny --fusers singleton,linear,greedy"
 # The benchmark table at tiny sizes (times are too short to mean much; the
 # partition costs and the checksums against NumPy are the point here).
 "$build_dir/arrvm" bench --size tiny --fusers singleton,linear,greedy
+echo
+echo "== python3 -m arrvm examples/python/heat.py: an unmodified NumPy script, NumPy vs arrvm"
+PYTHONPATH="$PWD/$build_dir/python" /usr/bin/python3 bench/python/speedup.py examples/python/heat.py 1000 100

@@ -9,3 +9,8 @@ build_dir=${ARRVM_BUILD_DIR:-build}
 # A private kernel/merge cache, so the run neither depends on nor pollutes ~/.cache.
 export ARRVM_CACHE_DIR=${ARRVM_CACHE_DIR:-$PWD/$build_dir/test-cache}
 ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
+# A short fuzzing smoke run (tests/fuzz/run.sh: 2 x 20 s, ASan + UBSan, in
+# build-fuzz/) when clang is installed; ARRVM_FUZZ_SMOKE=0 skips it.
+if [ "${ARRVM_FUZZ_SMOKE:-1}" = "1" ] && command -v clang++ >/dev/null; then
+  tests/fuzz/run.sh 20
+fi

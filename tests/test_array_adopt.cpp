@@ -1,4 +1,4 @@
-// Array::adopt and Array::from_buffer: arrays on the caller's memory, not
+// Array::adopt and Array::view_of: arrays on the caller's memory, not
 // copied, on the host backends (ref and cpu); values checked by hand.
 #include <doctest/doctest.h>
 
@@ -21,7 +21,7 @@ TEST_CASE("array_adopt: a view of user memory reads it and writes back into it")
     Vm vm = host_vm(backend);
     double buf[6] = {0, 1, 2, 3, 4, 5};
     {
-      Array a = Array::from_buffer(buf, {2, 3}, vm);
+      Array a = Array::view_of(buf, {2, 3}, vm);
       CHECK(a.shape() == Shape{2, 3});
       CHECK((a * 2.0).sum().item<double>() == 30.0);  // reads the caller's numbers
       a += 1.0;                                      // in place: into buf

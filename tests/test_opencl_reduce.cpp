@@ -451,9 +451,10 @@ TEST_CASE("opencl: a gather or scatter index out of range poisons its output wit
     CHECK(error_reading(out, 20).find("gather: index 8 out of range [0, 8)") != std::string::npos);
     rt.issue(make2(Opcode::Scatter, contiguous_view(src, t, {8}), view(out, t, 0, {5}, {1}),
                    contiguous_view(ib, DType::Int64, {5})));
-    // The scatter reads the poisoned `out`: its target inherits the gather's error.
-    CHECK(error_reading(src, 32).find("gather: index 8 out of range [0, 8)") != std::string::npos);
-    // With good values, the scatter's own error.
+    // The scatter reads the poisoned `out` and fails itself: its target is
+    // poisoned (with the latest error, the scatter's).
+    CHECK(error_reading(src, 32).find("scatter: index 8 out of range [0, 8)") != std::string::npos);
+    // With good values, the same error.
     rt.write(src, data.data(), 32);
     rt.write(out, before.data(), 20);
     rt.issue(make2(Opcode::Scatter, contiguous_view(src, t, {8}), view(out, t, 0, {5}, {1}),

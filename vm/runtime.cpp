@@ -38,7 +38,12 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
 Runtime::~Runtime() {
   // Pending instructions have no observable effect any more (nothing can
   // sync after this), so they are dropped rather than run.
-  if (config_.profile.empty()) return;
+  if (!profile_reported_) report_profile();
+}
+
+void Runtime::report_profile() {
+  if (config_.profile.empty() || profile_reported_) return;
+  profile_reported_ = true;
   profile();  // brings total_s up to date
   try {
     if (config_.profile == "1") {

@@ -64,6 +64,10 @@ class Runtime {
   const BaseRegistry& bases() const { return bases_; }
   // Counters so far; total_s is brought up to date on each call.
   Profile& profile();
+  // Prints or writes the profile as ARRVM_PROFILE says, once: the destructor
+  // does it unless this was called (a binding whose arrays may outlive its
+  // interpreter calls it at exit).
+  void report_profile();
 
   // A new base array of nelem elements (no memory until first written).
   BaseId new_base(DType dtype, int64_t nelem);
@@ -127,6 +131,7 @@ class Runtime {
   uint64_t issued_ = 0;              // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;
+  bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

@@ -60,7 +60,9 @@ Dims row_major_strides(const Dims& shape) {
   int64_t acc = 1;
   for (int i = shape.size() - 1; i >= 0; --i) {
     s[i] = acc;
-    acc *= shape[i];
+    // Overflow only for a shape with a zero extent (a larger product is
+    // rejected before), whose strides address nothing.
+    if (__builtin_mul_overflow(acc, shape[i], &acc)) acc = 0;
   }
   return s;
 }

@@ -855,19 +855,19 @@ class MpiBackend final : public Backend {
     const int64_t limit = src.nelem();
     std::vector<std::vector<int64_t>> want(P());
     std::vector<std::pair<int, int64_t>> where(index.size());  // (owner, position in its list)
-    int64_t bad = -1;
+    BadIndex bad;
     for (std::size_t i = 0; i < index.size(); ++i) {
       if (index[i] < 0 || index[i] >= limit) {
-        bad = index[i];
-        break;
+        bad.note(point_position(idx.shape, boxes[me()], static_cast<int64_t>(i)), index[i]);
+        continue;
       }
+      if (bad.found()) continue;
       const int64_t e = element_of(src, index[i]);
       const int q = s.dist.owner(e);
       where[i] = {q, static_cast<int64_t>(want[q].size())};
       want[q].push_back(e);
     }
-    const std::vector<int64_t> asked = exchange_lists(&want, bad >= 0, in, bad, limit);
-    (void)asked;
+    exchange_lists(&want, bad, in, limit);
     // want[q] now holds what q asks of me; serve it with a node gather.
     const std::size_t size = dtype_size(o.dtype);
     std::vector<std::vector<uint8_t>> reply(P()), got(P());
@@ -899,23 +899,58 @@ class MpiBackend final : public Backend {
     return c;
   }
 
+  // The first out-of-range index a rank found: its row-major position in the
+  // index array and its value.
+  struct BadIndex {
+    int64_t position = std::numeric_limits<int64_t>::max(), value = 0;
+    bool found() const { return position != std::numeric_limits<int64_t>::max(); }
+    void note(int64_t pos, int64_t v) {
+      if (pos < position) {
+        position = pos;
+        value = v;
+      }
+    }
+  };
+
+  // The row-major position in `shape` of the i-th point of `boxes` (each box
+  // in row-major order, the boxes one after another).
+  static int64_t point_position(const Dims& shape, const std::vector<Box>& boxes, int64_t i) {
+    for (const Box& b : boxes) {
+      const int64_t n = b.nelem();
+      if (i >= n) {
+        i -= n;
+        continue;
+      }
+      std::vector<int64_t> coord(static_cast<std::size_t>(shape.size()));
+      for (int k = shape.size() - 1; k >= 0; --k) {
+        coord[k] = b.start[k] + i % b.count[k];
+        i /= b.count[k];
+      }
+      int64_t pos = 0;
+      for (int k = 0; k < shape.size(); ++k) pos = pos * shape[k] + coord[k];
+      return pos;
+    }
+    throw InternalError("mpi: point outside its boxes");
+  }
+
   // Swaps the lists of element numbers: on return (*lists)[q] holds what q
-  // sent me. Throws the same Error on every rank if any rank found a bad index.
-  std::vector<int64_t> exchange_lists(std::vector<std::vector<int64_t>>* lists, bool bad_here, const Instruction& in,
-                                      int64_t bad, int64_t limit) {
+  // sent me. If any rank found a bad index, every rank throws the same Error,
+  // naming the bad index that comes first in row-major order (as ref does).
+  void exchange_lists(std::vector<std::vector<int64_t>>* lists, const BadIndex& bad, const Instruction& in,
+                      int64_t limit) {
     std::vector<int64_t> counts(P());
-    for (int q = 0; q < P(); ++q) counts[q] = bad_here ? kBadIndex : static_cast<int64_t>((*lists)[q].size());
+    for (int q = 0; q < P(); ++q) counts[q] = bad.found() ? kBadIndex : static_cast<int64_t>((*lists)[q].size());
     const std::vector<int64_t> theirs = comm_.alltoall(counts);
-    bool bad_anywhere = bad_here;
+    bool bad_anywhere = bad.found();
     for (int q = 0; q < P(); ++q) bad_anywhere = bad_anywhere || theirs[q] == kBadIndex;
     if (bad_anywhere) {
       release_temps();
-      if (bad_here) {
-        throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(bad) + " out of range [0, " +
-                    std::to_string(limit) + ") in `" + to_string(in) + "`");
-      }
-      throw Error(std::string(opcode_name(in.op)) + ": index out of range (found on another rank) in `" +
-                  to_string(in) + "`");
+      int64_t first = bad.position;
+      comm_.allreduce(&first, 1, DType::Int64, Opcode::MinimumReduce);
+      int64_t value = bad.found() && bad.position == first ? bad.value : std::numeric_limits<int64_t>::min();
+      comm_.allreduce(&value, 1, DType::Int64, Opcode::MaximumReduce);
+      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) + " out of range [0, " +
+                  std::to_string(limit) + ") in `" + to_string(in) + "`");
     }
     std::vector<std::vector<uint8_t>> send(P()), recv(P());
     for (int q = 0; q < P(); ++q) {
@@ -928,7 +963,6 @@ class MpiBackend final : public Backend {
       (*lists)[q].resize(theirs[q]);
       std::memcpy((*lists)[q].data(), recv[q].data(), recv[q].size());
     }
-    return theirs;
   }
 
   // The values of the listed elements of a base, all owned by this rank.
@@ -971,18 +1005,19 @@ class MpiBackend final : public Backend {
     const int64_t limit = o.nelem();
     std::vector<std::vector<int64_t>> to(P());
     std::vector<std::vector<uint8_t>> payload(P());
-    int64_t bad = -1;
+    BadIndex bad;
     for (std::size_t i = 0; i < index.size(); ++i) {
       if (index[i] < 0 || index[i] >= limit) {
-        bad = index[i];
-        break;
+        bad.note(point_position(idx.shape, boxes[me()], static_cast<int64_t>(i)), index[i]);
+        continue;
       }
+      if (bad.found()) continue;
       const int64_t e = element_of(o, index[i]);
       const int q = t.dist.owner(e);
       to[q].push_back(e);
       payload[q].insert(payload[q].end(), vraw.begin() + i * size, vraw.begin() + (i + 1) * size);
     }
-    exchange_lists(&to, bad >= 0, in, bad, limit);
+    exchange_lists(&to, bad, in, limit);
     std::vector<std::vector<uint8_t>> got(P());
     for (int q = 0; q < P(); ++q) got[q].resize(to[q].size() * size);
     comm_.alltoallv(payload, &got);

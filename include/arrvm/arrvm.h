@@ -335,6 +335,61 @@ arrvm_status arrvm_issue(arrvm_vm* vm, arrvm_opcode op, const arrvm_array* out, 
  * poisoned by a run-time failure returns that failure's status and message. */
 arrvm_status arrvm_copy_out(const arrvm_array* a, void* dst, size_t dst_bytes);
 
+/* ---- Array-level calls: NumPy's rules, as the C++ and Python APIs -------
+ * These compute with NumPy's type promotion (constants are weak numbers of
+ * their dtype's kind, like Python numbers: an int32 array plus an int64
+ * constant stays int32, plus a float64 constant becomes float64),
+ * broadcasting, true division, reduction dtypes and indexing arithmetic,
+ * issuing the casts and instructions that needs. Results are new handles
+ * (release them with arrvm_release). */
+
+/* The configuration value of `key` (the short names of arrvm_vm_create) as
+ * text, or NULL for an unknown key or a NULL argument. Valid until the next
+ * call on this thread or until the VM is destroyed. */
+const char* arrvm_vm_config(arrvm_vm* vm, const char* key);
+
+/* NumPy's ufunc `name` (add ... arctan2, sqrt ... isfinite, and NumPy's
+ * aliases true_divide, floor_divide, remainder, fabs, absolute, bitwise_not
+ * ...) on nin (1 or 2) operands, at least one an array. out NULL: *result
+ * is a new array. Otherwise the result is cast into out's view (broadcast
+ * to it) and *result, if result is not NULL, is a new handle on out's view. */
+arrvm_status arrvm_ufunc(arrvm_vm* vm, const char* name, int nin, const arrvm_operand* in, const arrvm_array* out,
+                         arrvm_array** result);
+
+/* NumPy's reduction `name` (sum prod min max all any mean) over naxes axes
+ * (negative count from the end; naxes < 0: all axes), keeping them as
+ * length 1 if keepdims; dtype < 0: NumPy's default (sum/prod of bools and
+ * integers in int64/uint64, mean of integers in float64), else the dtype to
+ * accumulate in. */
+arrvm_status arrvm_reduce(const arrvm_array* a, const char* name, int naxes, const int* axes, int keepdims,
+                          int dtype, arrvm_array** result);
+
+/* A contiguous copy of a in `dtype` (NumPy's astype). */
+arrvm_status arrvm_cast(const arrvm_array* a, arrvm_dtype dtype, arrvm_array** result);
+
+/* One subscript of basic indexing: an integer (drops the axis), a slice
+ * start:stop:step (an omitted part has has_* = 0), a new axis (NumPy's None)
+ * or an ellipsis. */
+typedef enum arrvm_subscript_kind {
+  ARRVM_INDEX_INT = 0,
+  ARRVM_INDEX_SLICE = 1,
+  ARRVM_INDEX_NEWAXIS = 2,
+  ARRVM_INDEX_ELLIPSIS = 3
+} arrvm_subscript_kind;
+
+typedef struct arrvm_subscript {
+  int kind; /* arrvm_subscript_kind */
+  int64_t index;
+  int64_t start, stop, step;
+  int has_start, has_stop, has_step;
+} arrvm_subscript;
+
+/* NumPy's a[s0, s1, ...] with basic subscripts: a new handle on a view of a's base. */
+arrvm_status arrvm_index(const arrvm_array* a, int n, const arrvm_subscript* subscripts, arrvm_array** result);
+
+/* NumPy's dst[...] = src: src (an array, broadcast, or a constant) cast into
+ * dst's view; an overlapping source is read completely first. */
+arrvm_status arrvm_assign(const arrvm_array* dst, arrvm_operand src);
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -37,7 +37,9 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "arrvm/export.h"
@@ -78,6 +80,14 @@ class ARRVM_API Vm {
   // Runs everything issued so far.
   void flush() const;
 
+  // For bindings: the profile counters so far as JSON (ARRVM_PROFILE's
+  // format); reporting the profile now as ARRVM_PROFILE says (once: the
+  // VM's destruction then reports nothing); a configuration value by its
+  // short name (as in Vm(options)), "" for an unknown name.
+  std::string profile_json() const;
+  void report_profile() const;
+  std::string config_value(const std::string& key) const;
+
   Runtime& runtime() const { return *rt_; }
   bool operator==(const Vm& o) const { return rt_ == o.rt_; }
   bool operator!=(const Vm& o) const { return rt_ != o.rt_; }
@@ -100,19 +110,34 @@ struct Slice {
 };
 
 // One subscript: an integer (selects one element and drops the axis; negative
-// counts from the end) or a Slice (keeps the axis).
+// counts from the end), a Slice (keeps the axis), NumPy's `None`
+// (Index::new_axis(): inserts an axis of length 1) or `...`
+// (Index::ellipsis(): as many `:` as the other subscripts leave; at most one).
 class Index {
  public:
   Index(const Slice& s) : is_slice_(true), slice_(s) {}
   template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   Index(T i) : index_(static_cast<int64_t>(i)) {}
+  static Index new_axis() {
+    Index i(0);
+    i.special_ = 1;
+    return i;
+  }
+  static Index ellipsis() {
+    Index i(0);
+    i.special_ = 2;
+    return i;
+  }
 
   bool is_slice() const { return is_slice_; }
+  bool is_new_axis() const { return special_ == 1; }
+  bool is_ellipsis() const { return special_ == 2; }
   int64_t index() const { return index_; }
   const Slice& slice() const { return slice_; }
 
  private:
   bool is_slice_ = false;
+  uint8_t special_ = 0;
   int64_t index_ = 0;
   Slice slice_;
 };
@@ -210,10 +235,9 @@ class ARRVM_API Array {
   // copy the contents once and run the deleter at once.
   static Array adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
                      const Vm& vm = Vm::default_vm());
-  // A view of the caller's memory without copying (NumPy's frombuffer): adopt()
-  // with no deleter.
+  // A view of the caller's memory without copying: adopt() with no deleter.
   template <typename T>
-  static Array from_buffer(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
+  static Array view_of(T* data, const Shape& shape, const Vm& vm = Vm::default_vm()) {
     return adopt(static_cast<void*>(data), shape, dtype_of<T>(), nullptr, vm);
   }
   // Copies `data` (row-major, product(shape) elements) into a new array of T's dtype.
@@ -323,6 +347,18 @@ class ARRVM_API Array {
 
   // A short description: "Array(float64, shape=[2,3], base=b4)".
   std::string describe() const;
+
+  // ---- for bindings (the Python package) ----
+  // Copies `bytes` (size() * dtype size) of host memory, row-major, into a new array.
+  static Array from_buffer(const void* data, std::size_t bytes, DType dtype, const Shape& shape,
+                           const Vm& vm = Vm::default_vm());
+  // Runs what is pending and copies the elements, row-major, to `dst`
+  // (`bytes` must be size() * dtype size).
+  void copy_to_host(void* dst, std::size_t bytes) const;
+  // Views: an axis of length 1 inserted at `axis` (in [-ndim-1, ndim]);
+  // axes of length 1 removed (`axes` empty: all of them).
+  Array expand_dims(int axis) const;
+  Array squeeze(const std::vector<int>& axes = {}) const;
 
  private:
   static Array arange_int(int64_t start, int64_t stop, int64_t step, DType dtype, const Vm& vm);
@@ -441,6 +477,28 @@ ARRVM_DECLARE_OPERATOR(>=, greater_equal)
 #undef ARRVM_DECLARE_OPERATOR
 inline Array operator-(const Array& a) { return negative(a); }
 inline Array operator~(const Array& a) { return invert(a); }
+
+// ---- NumPy by name: the entry points bindings use (one place for the rules) ----
+
+// An operand of a ufunc: an array or a (weak) number.
+using ArrayOrScalar = std::variant<Array, HostScalar>;
+
+// The number of operands of ufunc `name` (NumPy's names and aliases:
+// add ... arctan2, true_divide, floor_divide, remainder, fabs, abs,
+// bitwise_not, conjugate ...); 0 if this layer does not compute it.
+ARRVM_API int ufunc_arity(std::string_view name);
+// NumPy's ufunc `name` on `args` (at least one an Array), with NumPy's type
+// promotion and broadcasting. With `out`, the result is cast into out's view
+// (broadcast to it) and `*out` is returned. Throws Error for an unknown name,
+// a wrong operand count, or operands the ufunc does not support.
+ARRVM_API Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out = nullptr);
+
+// NumPy's reduction `name` (sum prod min max all any mean) over `axes`
+// (nullopt: all axes; negative counts from the end; repeats are an error),
+// keeping reduced axes as length 1 if `keepdims`. `dtype`: the dtype to
+// accumulate in and return (sum, prod, mean), as NumPy's dtype= argument.
+ARRVM_API Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
+             bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 
 // ---- template definitions ----
 template <typename T>

@@ -8,50 +8,21 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "fusion/driver.hpp"
+#include "tests/mpi/mpi_compare.hpp"
 #include "tests/random_program.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 #include "vm/instruction.hpp"
 
-namespace {
-
 using namespace arrvm;
-
-template <typename T>
-bool close(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-    if (a == b) return true;
-    if (std::isinf(a) || std::isinf(b)) return false;
-    const double rtol = sizeof(T) == 4 ? 1e-5 : 1e-12, atol = sizeof(T) == 4 ? 1e-6 : 1e-14;
-    return std::fabs(double(a) - double(b)) <= atol + rtol * std::fabs(double(b));
-  } else {
-    return a == b;
-  }
-}
-
-// The first differing element, or -1.
-int64_t first_difference(DType dtype, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  return visit_dtype(dtype, [&](auto t) -> int64_t {
-    using T = std::conditional_t<std::is_same_v<decltype(t), bool>, uint8_t, decltype(t)>;
-    const int64_t n = static_cast<int64_t>(want.size() / sizeof(T));
-    for (int64_t i = 0; i < n; ++i) {
-      T a, b;
-      std::memcpy(&a, got.data() + i * sizeof(T), sizeof(T));
-      std::memcpy(&b, want.data() + i * sizeof(T), sizeof(T));
-      if (!close(a, b)) return i;
-    }
-    return -1;
-  });
-}
-
-}  // namespace
+using arrvm::mpitest::first_difference;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -63,7 +34,9 @@ int main(int argc, char** argv) {
   int failures = 0, errors_agree = 0;
   {
     Config base = Config::from_env();
-    base.cache = "memory";
+    // A memory cache by default (no disk state); ARRVM_CACHE=on with
+    // ARRVM_CACHE_DIR shares compiled kernels between ranks and runs (node cpu).
+    if (std::getenv("ARRVM_CACHE") == nullptr) base.cache = "memory";
     Config ref_config = base;
     ref_config.backend = "ref";
     Config mpi_config = base;

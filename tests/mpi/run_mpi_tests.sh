@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The mpi backend against ref (backends/mpi/README.md):
-#   run_mpi_tests.sh BUILD_DIR share   -np 2 and -np 3: every trace, 60 random programs (CTest: mpi_share)
-#   run_mpi_tests.sh BUILD_DIR full    -np 1, 2, 3, 4: every trace, 300 random programs
+#   run_mpi_tests.sh BUILD_DIR share   -np 2 and -np 3 (CTest mpi_share, run by scripts/test.sh;
+#                                      about 2 minutes on 2 cores)
+#   run_mpi_tests.sh BUILD_DIR full    -np 1, 2, 3, 4, node cpu and node ref, 300 random programs
+#                                      (on demand; about 15 minutes on 2 cores)
 # Traces: tests/data/*.trace and the 15 benchmark programs recorded at their
-# tiny size (arrvm bench --record, with ref), each replayed with
-# `mpirun -np N arrvm replay TRACE --backend mpi` (node backend: cpu, or
-# ARRVM_MPI_NODE_BACKEND), which checks every sync.
+# tiny size (arrvm bench --record, with ref). Each is replayed with
+# `mpirun -np N arrvm replay TRACE --backend mpi`, which checks every sync
+# against the contents the trace carries, and run by arrvm_mpi_trace_check,
+# which runs it on ref and mpi side by side and compares every sync and every
+# base left live (so traces whose syncs carry no contents are checked too).
+# Random programs (arrvm_mpi_random_test, singleton and greedy partitions),
+# the poisoning test (arrvm_mpi_poison_test) complete the set.
 set -euo pipefail
 build=$(cd "${1:?usage: run_mpi_tests.sh BUILD_DIR share|full}" && pwd)
 mode=${2:-share}
@@ -23,23 +29,44 @@ if [ ! -f "$traces_dir/heat_equation.trace" ]; then
 fi
 traces=("$src"/tests/data/*.trace "$traces_dir"/*.trace)
 
+# Per rank count: the node backend of the replays, that of the side-by-side
+# check, the random programs on node ref, and those on node cpu.
 case $mode in
-  share) ranks=(2 3); seeds=60 ;;
-  full) ranks=(1 2 3 4); seeds=300 ;;
+  share) runs=("2 cpu ref 60 0" "3 ref cpu 60 0") ;;
+  full) runs=()
+        for np in 1 2 3 4; do runs+=("$np cpu ref 300 30" "$np ref cpu 0 0"); done ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 
 fail=0
-for np in "${ranks[@]}"; do
+start=$SECONDS
+for run in "${runs[@]}"; do
+  read -r np replay_node check_node seeds_ref seeds_cpu <<< "$run"
+  n_ok=0
   for t in "${traces[@]}"; do
-    if out=$("${mpirun[@]}" -np "$np" "$build/arrvm" replay "$t" --backend mpi 2>&1); then
-      echo "ok   np=$np $(basename "$t")"
+    if out=$(ARRVM_MPI_NODE_BACKEND=$replay_node "${mpirun[@]}" -np "$np" "$build/arrvm" replay "$t" --backend mpi 2>&1); then
+      n_ok=$((n_ok + 1))
     else
-      echo "FAIL np=$np $(basename "$t")"; echo "$out" | tail -20; fail=1
+      echo "FAIL np=$np node=$replay_node replay $(basename "$t")"; echo "$out" | tail -20; fail=1
     fi
   done
-  # Random programs run on node backend ref: each builds two fresh backends,
-  # and the distribution logic, not the node's kernels, is what they test.
-  if ARRVM_MPI_NODE_BACKEND=ref "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_random_test" 0 "$seeds"; then :; else fail=1; fi
+  echo "np=$np node=$replay_node: arrvm replay verified $n_ok of ${#traces[@]} traces"
+  if out=$(ARRVM_MPI_NODE_BACKEND=$check_node "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_trace_check" "${traces[@]}" 2>&1); then
+    echo "np=$np node=$check_node: side by side with ref: $(grep -c '^ok' <<< "$out") of ${#traces[@]} traces equal"
+  else
+    echo "FAIL np=$np node=$check_node side-by-side check:"; echo "$out" | grep -v '^ok' | tail -20; fail=1
+  fi
+  # Random programs mostly on node ref: each builds two fresh backends, and
+  # the distribution logic, not the node's kernels, is what they test.
+  if [ "$seeds_ref" -gt 0 ]; then
+    ARRVM_MPI_NODE_BACKEND=ref "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_random_test" 0 "$seeds_ref" || fail=1
+  fi
+  if [ "$seeds_cpu" -gt 0 ]; then
+    ARRVM_CACHE=on ARRVM_MPI_NODE_BACKEND=cpu "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_random_test" 1000 "$seeds_cpu" || fail=1
+  fi
+  if [ "$seeds_ref" -gt 0 ]; then  # once per rank count
+    "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_poison_test" || fail=1
+  fi
 done
+echo "mpi tests ($mode): $([ $fail = 0 ] && echo passed || echo FAILED) in $((SECONDS - start)) s"
 exit $fail

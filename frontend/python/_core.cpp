@@ -1,0 +1,417 @@
+// arrvm._core: the Python binding's extension module. It binds arrvm::Array
+// (the C++ array API, where NumPy's promotion, broadcasting, indexing and
+// reduction rules live) as `ndarray`, with the hot paths (operators, basic
+// indexing) in C++ so that one NumPy operation costs one Python call. What
+// the fast paths do not take (NumPy scalars of other kinds, integers that do
+// not fit, NumPy 1.x value-based casting of 0-d operands, lists, integer and
+// boolean array indices) goes to hooks the Python package registers
+// (arrvm/_ndarray.py), which normalize the operands and call back in.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arrvm/arrvm.hpp"
+
+namespace py = pybind11;
+using arrvm::Array;
+using arrvm::ArrayOrScalar;
+using arrvm::DType;
+using arrvm::HostScalar;
+
+namespace {
+
+// Python functions of the package (set once by arrvm/_ndarray.py). Handles
+// holding a reference that is never dropped: a static py::object would
+// decrement after the interpreter is gone.
+py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
+
+bool is_int_dtype(DType d) { return d != DType::Bool && d != DType::Float32 && d != DType::Float64; }
+
+bool fits(int64_t v, DType d) {
+  switch (d) {
+    case DType::Int8: return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::Int16: return v >= INT16_MIN && v <= INT16_MAX;
+    case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::Int64: return true;
+    case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
+    case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
+    case DType::UInt32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
+    case DType::UInt64: return v >= 0;
+    default: return true;
+  }
+}
+
+Array* as_array(py::handle h) {
+  py::detail::make_caster<Array> c;
+  if (!c.load(h, false)) return nullptr;
+  return &py::detail::cast_op<Array&>(c);
+}
+
+// A Python bool, int or float as a weak number; false for anything else.
+bool as_scalar(py::handle h, HostScalar* out) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) {
+    *out = HostScalar(o == Py_True);
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return false;
+    *out = HostScalar(static_cast<int64_t>(v));
+    return true;
+  }
+  if (PyFloat_Check(o)) {  // also numpy.float64, a float subclass
+    *out = HostScalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  return false;
+}
+
+// True if a number can be taken weakly next to an array of dtype d exactly as
+// NumPy 1.24 would (value-based casting would pick another dtype otherwise).
+bool weak_ok(const HostScalar& s, DType d) {
+  if (s.kind() == HostScalar::Kind::Int && is_int_dtype(d)) return fits(s.as_int(), d);
+  if (s.kind() == HostScalar::Kind::Float && d == DType::Float32) {
+    const double v = std::fabs(s.as_double());
+    return !(std::isfinite(v) && v > FLT_MAX);
+  }
+  return true;
+}
+
+// The operands of a ufunc if the fast path takes all of them.
+bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>* out) {
+  py::handle h[2] = {a, b};
+  Array* arr[2] = {nullptr, nullptr};
+  HostScalar sc[2] = {HostScalar(0), HostScalar(0)};
+  for (int i = 0; i < n; ++i) {
+    arr[i] = as_array(h[i]);
+    if (!arr[i] && !as_scalar(h[i], &sc[i])) return false;
+  }
+  if (n == 2) {
+    if (arr[0] && arr[1]) {
+      // NumPy 1.x: a 0-d operand next to an n-d one is value-based.
+      if ((arr[0]->ndim() == 0) != (arr[1]->ndim() == 0) && arr[0]->dtype() != arr[1]->dtype()) return false;
+    } else if (arr[0]) {
+      if (!weak_ok(sc[1], arr[0]->dtype())) return false;
+    } else if (arr[1]) {
+      if (!weak_ok(sc[0], arr[1]->dtype())) return false;
+    } else {
+      return false;
+    }
+  } else if (!arr[0]) {
+    return false;
+  }
+  out->clear();
+  for (int i = 0; i < n; ++i) {
+    if (arr[i]) {
+      out->emplace_back(*arr[i]);
+    } else {
+      out->emplace_back(sc[i]);
+    }
+  }
+  return true;
+}
+
+py::object wrap(Array a) { return py::cast(std::move(a)); }
+
+// ufunc `name` on (a[, b]) into a new array or `out` (None: new). Returns the
+// result object (out's own Python object when given).
+py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::handle out) {
+  std::vector<ArrayOrScalar> args;
+  Array* o = out.is_none() ? nullptr : as_array(out);
+  if ((!out.is_none() && !o) || !fast_operands(a, b, n, &args)) {
+    if (!g_ufunc_slow) throw py::type_error(std::string(name) + ": import the arrvm package, not arrvm._core alone");
+    py::tuple t(n);
+    t[0] = py::reinterpret_borrow<py::object>(a);
+    if (n == 2) t[1] = py::reinterpret_borrow<py::object>(b);
+    return g_ufunc_slow(name, t, py::reinterpret_borrow<py::object>(out));
+  }
+  Array r = arrvm::ufunc(name, args, o);
+  if (o) return py::reinterpret_borrow<py::object>(out);
+  return wrap(std::move(r));
+}
+
+#define ARRVM_BINOP(name, rname, iname, ufname)                                                    \
+  cls.def(name, [](py::handle self, py::handle other) {                                            \
+    return call_ufunc(ufname, 2, self, other, py::none());                                         \
+  });                                                                                              \
+  cls.def(rname, [](py::handle self, py::handle other) {                                           \
+    return call_ufunc(ufname, 2, other, self, py::none());                                         \
+  });                                                                                              \
+  cls.def(iname, [](py::handle self, py::handle other) {                                           \
+    return call_ufunc(ufname, 2, self, other, self);                                               \
+  });
+
+// A subscript of basic indexing; false for anything else (arrays, lists, bools).
+bool basic_index(py::handle k, std::vector<arrvm::Index>* out) {
+  PyObject* o = k.ptr();
+  if (o == Py_None) {
+    out->push_back(arrvm::Index::new_axis());
+    return true;
+  }
+  if (o == Py_Ellipsis) {
+    out->push_back(arrvm::Index::ellipsis());
+    return true;
+  }
+  if (PySlice_Check(o)) {
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    auto part = [](PyObject* x) -> std::optional<int64_t> {
+      if (x == Py_None) return std::nullopt;
+      const Py_ssize_t v = PyNumber_AsSsize_t(x, PyExc_IndexError);
+      if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+      return static_cast<int64_t>(v);
+    };
+    out->push_back(arrvm::Slice(part(s->start), part(s->stop), part(s->step)));
+    return true;
+  }
+  if (PyBool_Check(o) || as_array(k)) return false;
+  if (PyLong_Check(o) || (PyIndex_Check(o) && !PySequence_Check(o))) {
+    const Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_IndexError);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    out->push_back(arrvm::Index(static_cast<int64_t>(v)));
+    return true;
+  }
+  return false;
+}
+
+bool basic_key(py::handle key, std::vector<arrvm::Index>* out) {
+  if (PyTuple_Check(key.ptr())) {
+    for (py::handle k : py::reinterpret_borrow<py::tuple>(key)) {
+      if (!basic_index(k, out)) return false;
+    }
+    return true;
+  }
+  return basic_index(key, out);
+}
+
+py::tuple to_tuple(const std::vector<int64_t>& v) {
+  py::tuple t(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
+  return t;
+}
+
+std::vector<int64_t> to_shape(py::handle h) {
+  std::vector<int64_t> s;
+  if (PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !PySequence_Check(h.ptr()))) {
+    s.push_back(PyNumber_AsSsize_t(h.ptr(), PyExc_OverflowError));
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return s;
+  }
+  for (py::handle x : py::reinterpret_borrow<py::iterable>(h)) {
+    const Py_ssize_t v = PyNumber_AsSsize_t(x.ptr(), PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    s.push_back(v);
+  }
+  return s;
+}
+
+HostScalar scalar_of(py::handle h) {
+  HostScalar s(0);
+  if (!as_scalar(h, &s)) throw py::type_error("expected a Python bool, int or float");
+  return s;
+}
+
+// libarrvm's messages into NumPy's exception classes.
+void translate(const arrvm::Error& e) {
+  const std::string m = e.what();
+  auto has = [&](const char* w) { return m.find(w) != std::string::npos; };
+  PyObject* cls = PyExc_ValueError;
+  if (dynamic_cast<const arrvm::BackendError*>(&e)) {
+    cls = PyExc_RuntimeError;
+  } else if (has("axis") && has("out of range for a")) {
+    cls = g_error_class ? g_error_class.ptr() : PyExc_ValueError;
+  } else if (has("out of bounds") || has("too many indices") || has("out of range")) {
+    cls = PyExc_IndexError;
+  } else if (has("not supported for") || has("is not a ufunc")) {
+    cls = PyExc_TypeError;
+  }
+  PyErr_SetString(cls, m.c_str());
+}
+
+arrvm::Vm& vm() { return arrvm::Vm::default_vm(); }
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "libarrvm's Python binding (the arrvm package wraps it)";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const arrvm::Error& e) {
+      translate(e);
+    }
+  });
+
+  py::class_<Array> cls(m, "ndarray");
+  cls.def_property_readonly("_dt", [](const Array& a) { return static_cast<int>(a.dtype()); });
+  cls.def_property_readonly("shape", [](const Array& a) { return to_tuple(a.shape()); });
+  cls.def_property_readonly("_strides", [](const Array& a) { return to_tuple(a.strides()); });
+  cls.def_property_readonly("ndim", &Array::ndim);
+  cls.def_property_readonly("size", &Array::size);
+  cls.def_property_readonly("_offset", &Array::offset);
+  cls.def_property_readonly("_base_id", &Array::base_id);
+  cls.def_property_readonly("_base_size", &Array::base_size);
+  cls.def("_describe", &Array::describe);
+
+  ARRVM_BINOP("__add__", "__radd__", "__iadd__", "add")
+  ARRVM_BINOP("__sub__", "__rsub__", "__isub__", "subtract")
+  ARRVM_BINOP("__mul__", "__rmul__", "__imul__", "multiply")
+  ARRVM_BINOP("__truediv__", "__rtruediv__", "__itruediv__", "true_divide")
+  ARRVM_BINOP("__floordiv__", "__rfloordiv__", "__ifloordiv__", "floor_divide")
+  ARRVM_BINOP("__mod__", "__rmod__", "__imod__", "remainder")
+  ARRVM_BINOP("__pow__", "__rpow__", "__ipow__", "power")
+  ARRVM_BINOP("__and__", "__rand__", "__iand__", "bitwise_and")
+  ARRVM_BINOP("__or__", "__ror__", "__ior__", "bitwise_or")
+  ARRVM_BINOP("__xor__", "__rxor__", "__ixor__", "bitwise_xor")
+  ARRVM_BINOP("__lshift__", "__rlshift__", "__ilshift__", "left_shift")
+  ARRVM_BINOP("__rshift__", "__rrshift__", "__irshift__", "right_shift")
+  cls.def("__eq__", [](py::handle s, py::handle o) { return call_ufunc("equal", 2, s, o, py::none()); });
+  cls.def("__ne__", [](py::handle s, py::handle o) { return call_ufunc("not_equal", 2, s, o, py::none()); });
+  cls.def("__lt__", [](py::handle s, py::handle o) { return call_ufunc("less", 2, s, o, py::none()); });
+  cls.def("__le__", [](py::handle s, py::handle o) { return call_ufunc("less_equal", 2, s, o, py::none()); });
+  cls.def("__gt__", [](py::handle s, py::handle o) { return call_ufunc("greater", 2, s, o, py::none()); });
+  cls.def("__ge__", [](py::handle s, py::handle o) { return call_ufunc("greater_equal", 2, s, o, py::none()); });
+  cls.def("__neg__", [](py::handle s) { return call_ufunc("negative", 1, s, py::none(), py::none()); });
+  cls.def("__abs__", [](py::handle s) { return call_ufunc("absolute", 1, s, py::none(), py::none()); });
+  cls.def("__invert__", [](py::handle s) { return call_ufunc("invert", 1, s, py::none(), py::none()); });
+  cls.attr("__hash__") = py::none();
+
+  cls.def("__getitem__", [](py::handle self, py::handle key) -> py::object {
+    std::vector<arrvm::Index> ix;
+    if (!basic_key(key, &ix)) {
+      if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
+      return g_getitem_slow(self, key);
+    }
+    return wrap(as_array(self)->index(ix));
+  });
+  cls.def("__setitem__", [](py::handle self, py::handle key, py::handle value) {
+    std::vector<arrvm::Index> ix;
+    HostScalar s(0);
+    Array* v = as_array(value);
+    if (!basic_key(key, &ix) || (!v && !as_scalar(value, &s))) {
+      if (!g_setitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
+      g_setitem_slow(self, key, value);
+      return;
+    }
+    Array view = as_array(self)->index(ix);
+    if (v) {
+      view.assign(*v);
+    } else {
+      view.assign(s);
+    }
+  });
+
+  cls.def("_reshape", [](const Array& a, py::handle shape) { return a.reshape(to_shape(shape)); });
+  cls.def("_transpose", [](const Array& a, const std::vector<int>& axes) {
+    return axes.empty() ? a.transpose() : a.transpose(axes);
+  });
+  cls.def("_broadcast_to", [](const Array& a, py::handle shape) { return a.broadcast_to(to_shape(shape)); });
+  cls.def("copy", [](const Array& a) { return a.copy(); });
+  cls.def("_astype", [](const Array& a, int dt) { return a.astype(static_cast<DType>(dt)); });
+  cls.def("_expand_dims", &Array::expand_dims);
+  cls.def("_squeeze", [](const Array& a, const std::vector<int>& axes) { return a.squeeze(axes); });
+  cls.def("_take", [](const Array& a, const Array& idx) { return a.take(idx); });
+  cls.def("_put", [](Array& a, const Array& idx, const Array& v) { a.put(idx, v); });
+  cls.def("_assign", [](Array& a, py::handle v) {
+    if (Array* x = as_array(v)) {
+      a.assign(*x);
+    } else {
+      a.assign(scalar_of(v));
+    }
+  });
+  cls.def("_cumsum", [](const Array& a, std::optional<int> axis) { return a.cumsum(axis); });
+  cls.def("_cumprod", [](const Array& a, std::optional<int> axis) { return a.cumprod(axis); });
+  cls.def("_read_into", [](const Array& a, py::buffer b) {
+    py::buffer_info info = b.request(true);
+    a.copy_to_host(info.ptr, static_cast<std::size_t>(info.size * info.itemsize));
+  });
+
+  m.def("ufunc", [](const char* name, py::tuple args, py::handle out) {
+    const int n = static_cast<int>(args.size());
+    if (n < 1 || n > 2 || arrvm::ufunc_arity(name) != n) {
+      throw arrvm::Error(std::string(name) + ": takes " + std::to_string(arrvm::ufunc_arity(name)) +
+                         " operand(s), got " + std::to_string(n));
+    }
+    return call_ufunc(name, n, args[0], n == 2 ? py::handle(args[1]) : py::handle(py::none()), out);
+  }, py::arg("name"), py::arg("args"), py::arg("out") = py::none());
+  // The ufunc on operands the caller has already normalized (no hooks).
+  m.def("ufunc_direct", [](const std::string& name, py::tuple args, py::handle out) {
+    std::vector<ArrayOrScalar> ops;
+    for (py::handle h : args) {
+      if (Array* x = as_array(h)) {
+        ops.emplace_back(*x);
+      } else {
+        ops.emplace_back(scalar_of(h));
+      }
+    }
+    Array* o = out.is_none() ? nullptr : as_array(out);
+    Array r = arrvm::ufunc(name, ops, o);
+    if (o) return py::reinterpret_borrow<py::object>(out);
+    return wrap(std::move(r));
+  }, py::arg("name"), py::arg("args"), py::arg("out") = py::none());
+  m.def("ufunc_arity", [](const std::string& name) { return arrvm::ufunc_arity(name); });
+  m.def("reduce", [](const std::string& name, const Array& a, std::optional<std::vector<int>> axes, bool keepdims,
+                     int dt) {
+    std::optional<DType> d;
+    if (dt >= 0) d = static_cast<DType>(dt);
+    return arrvm::reduce(name, a, axes, keepdims, d);
+  });
+  m.def("where", [](const Array& c, py::handle a, py::handle b) {
+    Array* x = as_array(a);
+    Array* y = as_array(b);
+    if (x && y) return arrvm::where(c, *x, *y);
+    if (x) return arrvm::where(c, *x, scalar_of(b));
+    if (y) return arrvm::where(c, scalar_of(a), *y);
+    return arrvm::where(c, scalar_of(a), scalar_of(b));
+  });
+  m.def("empty", [](py::handle shape, int dt) { return Array::empty(to_shape(shape), static_cast<DType>(dt), vm()); });
+  m.def("full", [](py::handle shape, py::handle v, int dt) {
+    return Array::full(to_shape(shape), scalar_of(v), static_cast<DType>(dt), vm());
+  });
+  m.def("arange", [](py::handle start, py::handle stop, py::handle step, int dt) {
+    const HostScalar a = scalar_of(start), b = scalar_of(stop), c = scalar_of(step);
+    const auto f = HostScalar::Kind::Float;
+    const auto d = static_cast<DType>(dt);
+    if (a.kind() != f && b.kind() != f && c.kind() != f) {
+      return Array::arange<int64_t, int64_t, int64_t>(a.as_int(), b.as_int(), c.as_int(), d, vm());
+    }
+    auto num = [](const HostScalar& s) { return s.kind() == HostScalar::Kind::Float ? s.as_double() : static_cast<double>(s.as_int()); };
+    return Array::arange<double, double, double>(num(a), num(b), num(c), d, vm());
+  });
+  m.def("random_uniform", [](py::handle shape, uint64_t seed) { return Array::random_uniform(to_shape(shape), seed, vm()); });
+  m.def("from_buffer", [](py::buffer b, int dt, py::handle shape) {
+    py::buffer_info info = b.request();
+    return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize), static_cast<DType>(dt),
+                              to_shape(shape), vm());
+  });
+  m.def("flush", []() { vm().flush(); });
+  m.def("profile_json", []() { return vm().profile_json(); });
+  m.def("write_profile", []() {
+    if (vm().config_value("profile").empty()) return;
+    try {
+      vm().flush();  // at exit: an error of a pending batch has no reader left
+    } catch (const std::exception&) {
+    }
+    vm().report_profile();
+  });
+  m.def("config", []() {
+    py::dict d;
+    for (const char* k : {"backend", "fuser", "cost", "batch", "trace", "profile", "cache", "cache_dir"}) {
+      d[k] = vm().config_value(k);
+    }
+    return d;
+  });
+  m.def("set_hooks", [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {
+    g_ufunc_slow = ufunc_slow.release();
+    g_getitem_slow = getitem_slow.release();
+    g_setitem_slow = setitem_slow.release();
+    g_error_class = axis_error.release();
+  });
+  m.attr("__version__") = ARRVM_VERSION;
+}

@@ -1,0 +1,58 @@
+"""arrvm: NumPy on libarrvm. Every operation becomes bytecode that the VM
+batches, fuses and runs when data is read (float(), repr, numpy.asarray ...)
+or on arrvm.flush(). `python3 -m arrvm script.py` runs a NumPy script with
+`import numpy` resolving to this package. Names arrvm does not implement come
+from NumPy itself (with one warning per function that ran in NumPy)."""
+import atexit as _atexit
+import types as _types
+
+import numpy as _np
+
+from . import _core
+from ._ndarray import ndarray, asarray, to_numpy
+from ._functions import *  # noqa: F401,F403
+from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, flush, wrap_numpy as _wrap,
+                         ArrvmFallbackWarning, sum, min, max, all, any, round_, abs)  # noqa: F401
+from . import random  # noqa: F401
+
+__version__ = _core.__version__
+
+# NumPy's dtype objects and constants are NumPy's own (arrvm.float64 is numpy.float64).
+from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,  # noqa: F401
+                   dtype, pi, e, inf, nan, newaxis, errstate, seterr, geterr, finfo, iinfo, integer, floating,
+                   number, generic, signedinteger, unsignedinteger, AxisError)
+float_, int_, intp, uint, double, single = float64, int64, int64, uint64, float64, float32
+Inf = PINF = infty = inf
+NaN = NAN = nan
+NINF = -inf
+little_endian = _np.little_endian
+
+globals().update(_IMPLEMENTED)
+for _n, _u in _UFUNCS.items():
+    globals()[_n] = _u
+ndarray.__module__ = 'arrvm'
+
+
+def config():
+    """The VM's configuration (backend, fuser, cost, trace, profile, cache)."""
+    return _core.config()
+
+
+def profile():
+    """The VM's profile counters so far, as a dict."""
+    import json
+    return json.loads(_core.profile_json())
+
+
+def __getattr__(name):
+    # Anything else comes from NumPy: functions run there (with a warning, on
+    # synced data, results back as arrvm arrays); modules, classes and
+    # constants as they are.
+    attr = getattr(_np, name)
+    if isinstance(attr, (_types.FunctionType, _types.BuiltinFunctionType, _np.ufunc)) or (
+            callable(attr) and type(attr).__name__ == '_ArrayFunctionDispatcher'):
+        return _wrap(name, attr)
+    return attr
+
+
+_atexit.register(_core.write_profile)

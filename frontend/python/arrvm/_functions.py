@@ -1,0 +1,855 @@
+"""NumPy's functions on arrvm arrays: ufunc objects, creation, shape
+manipulation, reductions, dot/matmul. Each is a thin layer over the
+extension, whose C++ frontend holds NumPy's rules (promotion, broadcasting,
+indexing arithmetic, reduction dtypes)."""
+import builtins
+import math as _math
+import operator as _operator
+
+import numpy as _np
+
+from . import _core
+from ._ndarray import ndarray, asarray, to_numpy, dtype_code, _is_scalar
+
+_float64 = _np.dtype(_np.float64)
+
+
+def _operand(x):
+    """An operand for the extension: arrvm arrays and Python numbers pass, NumPy
+    arrays and lists become arrvm arrays, NumPy scalars pass (the slow path
+    promotes them like NumPy)."""
+    if isinstance(x, (ndarray, bool, int, float, _np.generic)):
+        return x
+    return asarray(x)
+
+
+class ufunc:
+    """A NumPy ufunc computed by libarrvm: __call__ (with out=), reduce, accumulate, outer."""
+
+    _REDUCTIONS = {'add': 'sum', 'multiply': 'prod', 'minimum': 'min', 'maximum': 'max',
+                   'logical_and': 'all', 'logical_or': 'any'}
+
+    def __init__(self, name, core_name=None):
+        self.__name__ = name
+        self._core_name = core_name or name
+        self.nin = _core.ufunc_arity(self._core_name)
+        self.nout = 1
+        self.nargs = self.nin + 1
+        self._np = getattr(_np, name, None)
+
+    def __repr__(self):
+        return "<arrvm ufunc '%s'>" % self.__name__
+
+    def __call__(self, *args, out=None, dtype=None, **kwargs):
+        if len(args) == self.nin + 1 and out is None:
+            out, args = args[-1], args[:-1]
+        if isinstance(out, tuple):
+            out = out[0]
+        if len(args) != self.nin:
+            raise TypeError("%s() takes %d positional arguments, got %d" % (self.__name__, self.nin, len(args)))
+        if kwargs.get('where', True) is not True:
+            return _fallback(self._np, self.__name__, args, dict(kwargs, out=out, dtype=dtype))
+        if out is None and not builtins.any(isinstance(a, ndarray) for a in args) and builtins.all(_is_scalar(a) for a in args):
+            return self._np(*args, dtype=dtype) if dtype is not None else self._np(*args)
+        args = tuple(_operand(a) for a in args)
+        if dtype is not None:
+            args = tuple(a.astype(dtype) if isinstance(a, ndarray) else a for a in args)
+        if out is not None and not isinstance(out, ndarray):
+            return _fallback(self._np, self.__name__, args, {'out': out})
+        return _core.ufunc(self._core_name, args, out)
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
+        name = self._REDUCTIONS.get(self._core_name)
+        if name is None or kwargs:
+            return _fallback(self._np.reduce, self.__name__ + '.reduce', (a,),
+                             dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+        return _reduce(name, a, axis, dtype, out, keepdims)
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        a = asarray(a)
+        if self._core_name == 'add':
+            r = a._cumsum(axis)
+        elif self._core_name == 'multiply':
+            r = a._cumprod(axis)
+        else:
+            return _fallback(self._np.accumulate, self.__name__ + '.accumulate', (a,), {'axis': axis})
+        if dtype is not None:
+            r = r.astype(dtype)
+        return _into(r, out)
+
+    def outer(self, a, b, **kwargs):
+        a, b = asarray(a), asarray(b)
+        return self(a.reshape(a.shape + (1,) * b.ndim), b, **kwargs)
+
+
+_UFUNC_NAMES = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'floor_divide', 'power', 'remainder',
+                'mod', 'maximum', 'minimum', 'equal', 'not_equal', 'less', 'less_equal', 'greater',
+                'greater_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or',
+                'bitwise_xor', 'left_shift', 'right_shift', 'arctan2', 'logical_not', 'invert', 'bitwise_not',
+                'negative', 'absolute', 'fabs', 'sign', 'sqrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10',
+                'log1p', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'floor', 'ceil',
+                'trunc', 'rint', 'isnan', 'isinf', 'isfinite']
+UFUNCS = {n: ufunc(n) for n in _UFUNC_NAMES}
+UFUNCS['abs'] = UFUNCS['absolute']
+globals().update(UFUNCS)
+
+
+def _into(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def square(x, out=None):
+    x = asarray(x)
+    return _core.ufunc('multiply', (x, x), out)
+
+
+def reciprocal(x, out=None):
+    x = asarray(x)
+    return _core.ufunc('true_divide' if x.dtype.kind == 'f' else 'floor_divide', (1, x), out)
+
+
+def positive(x, out=None):
+    return _into(asarray(x).copy(), out)
+
+
+def conjugate(x, out=None):
+    return _into(asarray(x).copy(), out)
+
+
+conj = conjugate
+
+
+def hypot(x, y, out=None):
+    x, y = _operand(x), _operand(y)
+    return _core.ufunc('sqrt', (x * x + y * y,), out)
+
+
+def deg2rad(x, out=None):
+    return _core.ufunc('multiply', (_operand(x), _math.pi / 180.0), out)
+
+
+def rad2deg(x, out=None):
+    return _core.ufunc('multiply', (_operand(x), 180.0 / _math.pi), out)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def around(a, decimals=0, out=None):
+    a = asarray(a)
+    if decimals == 0:
+        return rint(a, out=out)
+    f = 10.0 ** decimals
+    return _into(rint(a * f) / f, out)
+
+
+round_ = around
+
+
+# ---- creation ----
+
+def _dt(dtype, default=_float64):
+    return dtype_code(default if dtype is None else dtype)
+
+
+def array(obj, dtype=None, copy=True, order=None, ndmin=0, **kwargs):
+    if isinstance(obj, ndarray):
+        r = obj.astype(dtype) if dtype is not None else (obj.copy() if copy else obj)
+    else:
+        r = asarray(obj, dtype=dtype)
+    while r.ndim < ndmin:
+        r = r._expand_dims(0)
+    return r
+
+
+def asanyarray(obj, dtype=None, **kwargs):
+    return asarray(obj, dtype)
+
+
+def ascontiguousarray(obj, dtype=None, **kwargs):
+    return asarray(obj, dtype)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, (int, _np.integer)) else tuple(builtins.int(s) for s in shape)
+
+
+def empty(shape, dtype=None, order='C', **kwargs):
+    return _core.empty(_shape(shape), _dt(dtype))
+
+
+def zeros(shape, dtype=None, order='C', **kwargs):
+    return _core.full(_shape(shape), 0, _dt(dtype))
+
+
+def ones(shape, dtype=None, order='C', **kwargs):
+    return _core.full(_shape(shape), 1, _dt(dtype))
+
+
+def full(shape, fill_value, dtype=None, order='C', **kwargs):
+    if isinstance(fill_value, ndarray) or not _is_scalar(fill_value):
+        fv = asarray(fill_value)
+        r = empty(shape, dtype if dtype is not None else fv.dtype)
+        r[...] = fv
+        return r
+    if dtype is None:
+        dtype = _np.array(fill_value).dtype
+    if isinstance(fill_value, _np.generic):
+        fill_value = fill_value.item()
+    return _core.full(_shape(shape), fill_value, _dt(dtype))
+
+
+def _like(a, dtype, shape):
+    a = _operand(a)
+    return (a.dtype if dtype is None else dtype), (a.shape if shape is None else shape)
+
+
+def empty_like(a, dtype=None, order='K', subok=True, shape=None):
+    d, s = _like(a, dtype, shape)
+    return empty(s, d)
+
+
+def zeros_like(a, dtype=None, order='K', subok=True, shape=None):
+    d, s = _like(a, dtype, shape)
+    return zeros(s, d)
+
+
+def ones_like(a, dtype=None, order='K', subok=True, shape=None):
+    d, s = _like(a, dtype, shape)
+    return ones(s, d)
+
+
+def full_like(a, fill_value, dtype=None, order='K', subok=True, shape=None):
+    d, s = _like(a, dtype, shape)
+    return full(s, fill_value, d)
+
+
+def _num(x):
+    if isinstance(x, ndarray):
+        return x.item()
+    if isinstance(x, _np.generic):
+        return x.item()
+    return x
+
+
+def arange(start, stop=None, step=None, dtype=None, **kwargs):
+    start, stop, step = _num(start), _num(stop), _num(step)
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    if dtype is None:
+        dtype = _np.arange(0, 1, 1, dtype=None).dtype if builtins.all(
+            isinstance(x, (int, bool)) for x in (start, stop, step)) else _float64
+    d = _np.dtype(dtype)
+    if d.kind == 'f' or builtins.any(isinstance(x, float) for x in (start, stop, step)):
+        return _core.arange(builtins.float(start), builtins.float(stop), builtins.float(step), dtype_code(d))
+    return _core.arange(builtins.int(start), builtins.int(stop), builtins.int(step), dtype_code(d))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    start, stop, num = builtins.float(_num(start)), builtins.float(_num(stop)), builtins.int(num)
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else _np.nan
+    y = _core.arange(0, num, 1, dtype_code(_np.float64))
+    if div > 0:
+        y = y * step + start
+    else:
+        y = y * (stop - start) + start
+    if endpoint and num > 1:
+        y[-1] = stop
+    if dtype is not None:
+        y = y.astype(dtype)
+    return (y, step) if retstep else y
+
+
+def eye(N, M=None, k=0, dtype=float, order='C', **kwargs):
+    M = N if M is None else M
+    r = zeros((N, M), dtype)
+    n = builtins.min(N, M - k) if k >= 0 else builtins.min(N + k, M)
+    if n > 0:
+        start = k if k >= 0 else -k * M
+        r.reshape(-1)[start:start + (n - 1) * (M + 1) + 1:M + 1] = 1
+    return r
+
+
+def identity(n, dtype=None, **kwargs):
+    return eye(n, dtype=float if dtype is None else dtype)
+
+
+# ---- shape manipulation ----
+
+def _shape_args(shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
+        return tuple(shape[0])
+    return shape
+
+
+def _m_reshape(self, *shape, order='C'):
+    if order != 'C':
+        raise NotImplementedError("arrvm: reshape supports order='C' only")
+    return self._reshape(_shape_args(shape))
+
+
+def reshape(a, newshape, order='C'):
+    return _m_reshape(asarray(a), newshape, order=order)
+
+
+def ravel(a, order='C'):
+    return asarray(a)._reshape((-1,))
+
+
+def _m_flatten(self, order='C'):
+    return self.copy()._reshape((-1,))
+
+
+def _m_transpose(self, *axes):
+    axes = _shape_args(axes) if axes else ()
+    if axes == (None,):
+        axes = ()
+    return self._transpose([builtins.int(a) for a in axes])
+
+
+def transpose(a, axes=None):
+    return asarray(a)._transpose([] if axes is None else [builtins.int(x) for x in axes])
+
+
+def swapaxes(a, axis1, axis2):
+    a = asarray(a)
+    axes = list(range(a.ndim))
+    i, j = _norm_axis(axis1, a.ndim), _norm_axis(axis2, a.ndim)
+    axes[i], axes[j] = axes[j], axes[i]
+    return a._transpose(axes)
+
+
+def moveaxis(a, source, destination):
+    a = asarray(a)
+    src, dst = _norm_axis(source, a.ndim), _norm_axis(destination, a.ndim)
+    order = [i for i in range(a.ndim) if i != src]
+    order.insert(dst, src)
+    return a._transpose(order)
+
+
+def _norm_axis(axis, ndim):
+    axis = _operator.index(axis)
+    if axis < -ndim or axis >= ndim:
+        raise _np.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def squeeze(a, axis=None):
+    a = asarray(a)
+    if axis is None:
+        return a._squeeze([])
+    return a._squeeze([axis] if isinstance(axis, (int, _np.integer)) else list(axis))
+
+
+def expand_dims(a, axis):
+    a = asarray(a)
+    axes = [axis] if isinstance(axis, (int, _np.integer)) else list(axis)
+    nd = a.ndim + len(axes)
+    for ax in sorted(x % nd for x in axes):
+        a = a._expand_dims(ax)
+    return a
+
+
+def broadcast_to(a, shape, subok=False):
+    return asarray(a)._broadcast_to(_shape(shape))
+
+
+def broadcast_arrays(*args, subok=False):
+    arrays = [asarray(a) for a in args]
+    shape = _np.broadcast_shapes(*[a.shape for a in arrays])
+    return [a._broadcast_to(shape) for a in arrays]
+
+
+def atleast_1d(*arys):
+    res = [asarray(a) if asarray(a).ndim >= 1 else asarray(a).reshape(1) for a in arys]
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_2d(*arys):
+    res = []
+    for a in arys:
+        a = asarray(a)
+        res.append(a.reshape(1, 1) if a.ndim == 0 else a[None, :] if a.ndim == 1 else a)
+    return res[0] if len(res) == 1 else res
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, **kwargs):
+    arrays = [asarray(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [a.reshape(-1) for a in arrays], 0
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = _norm_axis(axis, nd)
+    for a in arrays:
+        if a.ndim != nd:
+            raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                             "exactly, but along dimension 0, the arrays have different numbers of dimensions")
+        if a.shape[:axis] + a.shape[axis + 1:] != arrays[0].shape[:axis] + arrays[0].shape[axis + 1:]:
+            raise ValueError("all the input array dimensions except for the concatenation axis must match exactly")
+    dt = dtype if dtype is not None else _np.result_type(*[a.dtype for a in arrays])
+    shape = list(arrays[0].shape)
+    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
+    r = empty(tuple(shape), dt) if out is None else out
+    at = 0
+    for a in arrays:
+        n = a.shape[axis]
+        r[(slice(None),) * axis + (slice(at, at + n),)] = a
+        at += n
+    return r
+
+
+def stack(arrays, axis=0, out=None, **kwargs):
+    arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    if builtins.any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    ax = axis % (arrays[0].ndim + 1)
+    return concatenate([a._expand_dims(ax) for a in arrays], axis=ax, out=out)
+
+
+def hstack(tup, **kwargs):
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+
+
+def vstack(tup, **kwargs):
+    return concatenate([atleast_2d(a) for a in tup], axis=0)
+
+
+def column_stack(tup):
+    arrs = [asarray(a) for a in tup]
+    return concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrs], axis=1)
+
+
+def copy(a, order='K', subok=False):
+    return asarray(a).copy()
+
+
+def _m_astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+    code = dtype_code(dtype)
+    if not copy and code == self._dt:
+        return self
+    return self._astype(code)
+
+
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        return tuple(asarray(i) for i in _np.nonzero(to_numpy(asarray(condition))))
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    cond = asarray(condition)
+    ops = []
+    for v in (x, y):
+        if isinstance(v, ndarray) or isinstance(v, (bool, int, float)):
+            ops.append(v)
+        elif isinstance(v, _np.generic):
+            ops.append(v)
+        else:
+            ops.append(asarray(v))
+    if builtins.any(isinstance(v, _np.generic) for v in ops) or builtins.sum(isinstance(v, ndarray) for v in ops) == 2 and \
+            ops[0].dtype != ops[1].dtype and (ops[0].ndim == 0) != (ops[1].ndim == 0):
+        from ._ndarray import _proxy
+        dt = _np.result_type(*[_proxy(v) for v in ops])
+        ops = [v.astype(dt) if isinstance(v, ndarray) else (v.item() if isinstance(v, _np.generic) else v)
+               for v in ops]
+        if not builtins.any(isinstance(v, ndarray) for v in ops):
+            ops[0] = full((), ops[0], dt)
+    return _core.where(cond, ops[0], ops[1])
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    r = asarray(a)
+    if a_min is not None:
+        r = maximum(r, a_min)
+    if a_max is not None:
+        r = minimum(r, a_max)
+    if r is a:
+        r = r.copy()
+    return _into(r, out)
+
+
+def _m_fill(self, value):
+    self[...] = value
+
+
+def take(a, indices, axis=None, out=None, mode='raise'):
+    a = asarray(a)
+    if axis is None:
+        return _into(a.reshape(-1)[asarray(indices)], out)
+    return _into(a[(slice(None),) * _norm_axis(axis, a.ndim) + (asarray(indices),)], out)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return _reduce('sum', asarray(a) != 0, axis, None, None, keepdims)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = _operand(a), _operand(b)
+    r = absolute(a - b) <= atol + rtol * absolute(b)
+    r = logical_or(r, equal(a, b))
+    if equal_nan:
+        r = logical_or(r, logical_and(isnan(a), isnan(b)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+
+
+def array_equal(a1, a2, equal_nan=False):
+    a1, a2 = asarray(a1), asarray(a2)
+    if a1.shape != a2.shape:
+        return False
+    return bool((a1 == a2).all())
+
+
+# ---- reductions ----
+
+def _axes(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return [_operator.index(a) for a in axis]
+    return [_operator.index(axis)]
+
+
+def _reduce(name, a, axis=None, dtype=None, out=None, keepdims=False):
+    a = asarray(a)
+    r = _core.reduce(name, a, _axes(axis), builtins.bool(keepdims), -1 if dtype is None else dtype_code(dtype))
+    return _into(r, out)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    r = _reduce('sum', a, axis, dtype, None, keepdims)
+    if initial is not None:
+        r = r + initial
+    return _into(r, out)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    r = _reduce('prod', a, axis, dtype, None, keepdims)
+    if initial is not None:
+        r = r * initial
+    return _into(r, out)
+
+
+def amin(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _reduce('min', a, axis, None, out, keepdims)
+
+
+def amax(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _reduce('max', a, axis, None, out, keepdims)
+
+
+min, max = amin, amax
+
+
+def all(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _reduce('all', a, axis, None, out, keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _reduce('any', a, axis, None, out, keepdims)
+
+
+alltrue, sometrue = all, any
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _reduce('mean', a, axis, dtype, out, keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    a = asarray(a)
+    m = _reduce('mean', a, axis, dtype, None, True)
+    d = a - m
+    n = a.size if axis is None else _math.prod(a.shape[x] for x in _axes(axis))
+    r = _reduce('sum', d * d, axis, dtype if dtype is not None else m.dtype, None, keepdims)
+    return _into(r / builtins.max(n - ddof, 0), out)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    return _into(sqrt(var(a, axis, dtype, None, ddof, keepdims)), out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    r = asarray(a)._cumsum(None if axis is None else builtins.int(axis))
+    return _into(r if dtype is None else r.astype(dtype), out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    r = asarray(a)._cumprod(None if axis is None else builtins.int(axis))
+    return _into(r if dtype is None else r.astype(dtype), out)
+
+
+def _m_reduction(name):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if name in ('sum', 'prod', 'mean'):
+            return _reduce(name, self, axis, dtype, out, keepdims)
+        return _reduce(name, self, axis, None, out, keepdims)
+    method.__name__ = name
+    return method
+
+
+# ---- linear algebra (broadcast multiply + add reduce, fused) ----
+
+def matmul(a, b, out=None, **kwargs):
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    if a.ndim > 2 or b.ndim > 2:
+        return _fallback(_np.matmul, 'matmul', (a, b), {'out': out})
+    if a.shape[-1] != b.shape[0]:
+        raise ValueError("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         "(n?,k),(k,m?)->(n?,m?) (size %d is different from %d)" % (b.shape[0], a.shape[-1]))
+    if a.ndim == 1 and b.ndim == 1:
+        r = (a * b).sum()
+    elif a.ndim == 2 and b.ndim == 1:
+        r = (a * b[None, :]).sum(axis=1)
+    elif a.ndim == 1:
+        r = (a[:, None] * b).sum(axis=0)
+    else:
+        r = (a[:, :, None] * b[None, :, :]).sum(axis=1)
+    return _into(r, out)
+
+
+def dot(a, b, out=None):
+    a, b = _operand(a), _operand(b)
+    if not isinstance(a, ndarray) or not isinstance(b, ndarray) or a.ndim == 0 or b.ndim == 0:
+        return _into(a * b, out)
+    return matmul(a, b, out=out)
+
+
+def inner(a, b):
+    return dot(a, b)
+
+
+def vdot(a, b):
+    return (asarray(a).reshape(-1) * asarray(b).reshape(-1)).sum()
+
+
+def outer(a, b, out=None):
+    a, b = asarray(a).reshape(-1), asarray(b).reshape(-1)
+    return _into(a[:, None] * b[None, :], out)
+
+
+def flush():
+    """Runs every pending operation."""
+    _core.flush()
+
+
+# ---- fallback to NumPy ----
+
+import warnings as _warnings
+
+
+class ArrvmFallbackWarning(UserWarning):
+    """A NumPy function arrvm does not implement ran in NumPy on synced data."""
+
+
+_warned = set()
+
+
+def _to_np(x):
+    if isinstance(x, ndarray):
+        return to_numpy(x)
+    if isinstance(x, (list, tuple)):
+        t = [_to_np(y) for y in x]
+        return t if isinstance(x, list) else tuple(t)
+    if isinstance(x, dict):
+        return {k: _to_np(v) for k, v in x.items()}
+    return x
+
+
+def _from_np(x):
+    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        try:
+            return asarray(x)
+        except TypeError:
+            return x
+    if isinstance(x, tuple):
+        return tuple(_from_np(y) for y in x)
+    if isinstance(x, list):
+        return [_from_np(y) for y in x]
+    return x
+
+
+def _fallback(func, name, args, kwargs):
+    """Runs NumPy's `func` on synced copies, warning once per function name."""
+    if name not in _warned:
+        _warned.add(name)
+        _warnings.warn("arrvm: numpy.%s is not implemented by arrvm; it ran in NumPy on synced data" % name,
+                       ArrvmFallbackWarning, stacklevel=3)
+    out = kwargs.get('out')
+    kw = {k: v for k, v in kwargs.items() if not (k == 'out' and v is None)}
+    if isinstance(out, ndarray) or (isinstance(out, tuple) and builtins.any(isinstance(o, ndarray) for o in out)):
+        kw.pop('out')
+        r = func(*_to_np(args), **_to_np(kw))
+        target = out[0] if isinstance(out, tuple) else out
+        target[...] = asarray(r)
+        return out
+    return _from_np(func(*_to_np(args), **_to_np(kw)))
+
+
+def _array_ufunc(self, uf, method, *inputs, **kwargs):
+    mine = UFUNCS.get(uf.__name__)
+    if mine is not None and method in ('__call__', 'reduce', 'accumulate', 'outer'):
+        if method == '__call__':
+            return mine(*inputs, **kwargs)
+        return getattr(mine, method)(*inputs, **kwargs)
+    return _fallback(getattr(uf, method), uf.__name__ if method == '__call__' else uf.__name__ + '.' + method,
+                     inputs, kwargs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    name = func.__name__
+    mine = IMPLEMENTED.get(name)
+    if mine is not None and getattr(_np, name, None) is func:
+        return mine(*args, **kwargs)
+    return _fallback(func, name, args, kwargs)
+
+
+def wrap_numpy(name, func):
+    """NumPy's `func` for the drop-in: arrvm arguments are synced to NumPy (with
+    the fallback warning) and NumPy array results come back as arrvm arrays."""
+    def wrapper(*args, **kwargs):
+        return _fallback(func, name, args, kwargs)
+    wrapper.__name__ = name
+    wrapper.__doc__ = getattr(func, '__doc__', None)
+    wrapper.__wrapped__ = func
+    return wrapper
+
+
+# ---- ndarray methods ----
+
+ndarray.reshape = _m_reshape
+ndarray.ravel = lambda self, order='C': self._reshape((-1,))
+ndarray.flatten = _m_flatten
+ndarray.transpose = _m_transpose
+ndarray.swapaxes = lambda self, a1, a2: swapaxes(self, a1, a2)
+ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
+ndarray.astype = _m_astype
+ndarray.fill = _m_fill
+ndarray.clip = lambda self, a_min=None, a_max=None, out=None: clip(self, a_min, a_max, out)
+ndarray.dot = lambda self, b, out=None: dot(self, b, out)
+ndarray.take = lambda self, indices, axis=None, out=None, mode='raise': take(self, indices, axis, out)
+ndarray.cumsum = lambda self, axis=None, dtype=None, out=None: cumsum(self, axis, dtype, out)
+ndarray.cumprod = lambda self, axis=None, dtype=None, out=None: cumprod(self, axis, dtype, out)
+ndarray.var = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False: var(
+    self, axis, dtype, out, ddof, keepdims)
+ndarray.std = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False: std(
+    self, axis, dtype, out, ddof, keepdims)
+for _name in ('sum', 'prod', 'min', 'max', 'all', 'any', 'mean'):
+    setattr(ndarray, _name, _m_reduction(_name))
+ndarray.__array_ufunc__ = _array_ufunc
+ndarray.__array_function__ = _array_function
+
+IMPLEMENTED = {n: f for n, f in globals().items() if not n.startswith('_') and callable(f) and n not in (
+    'ufunc', 'ndarray', 'ArrvmFallbackWarning', 'wrap_numpy', 'flush', 'builtins')}
+IMPLEMENTED['asarray'] = asarray
+
+
+# ---- more of NumPy's functions that stencil programs use ----
+
+def roll(a, shift, axis=None):
+    """NumPy's roll as two slice copies per axis (lazy, fusable)."""
+    a = asarray(a)
+    if axis is None:
+        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    r = a
+    for s, ax in zip(shifts, axes):
+        ax = _norm_axis(ax, a.ndim)
+        n = a.shape[ax]
+        s = builtins.int(s) % n if n else 0
+        if s == 0:
+            r = r.copy() if r is a else r
+            continue
+        out = empty(a.shape, a.dtype)
+        pre = (slice(None),) * ax
+        out[pre + (slice(s, None),)] = r[pre + (slice(None, n - s),)]
+        out[pre + (slice(None, s),)] = r[pre + (slice(n - s, None),)]
+        r = out
+    return r
+
+
+def diff(a, n=1, axis=-1):
+    a = asarray(a)
+    ax = _norm_axis(axis, a.ndim)
+    for _ in range(n):
+        hi = (slice(None),) * ax + (slice(1, None),)
+        lo = (slice(None),) * ax + (slice(None, -1),)
+        a = subtract(a[hi], a[lo]) if a.dtype != _np.bool_ else not_equal(a[hi], a[lo])
+    return a
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
+    xs = [asarray(x).reshape(-1) for x in xi]
+    nd = len(xs)
+    shapes = [x.shape[0] for x in xs]
+    if indexing == 'xy' and nd > 1:
+        shapes[0], shapes[1] = shapes[1], shapes[0]
+    out = []
+    for i, x in enumerate(xs):
+        pos = i
+        if indexing == 'xy' and nd > 1 and i < 2:
+            pos = 1 - i
+        shape = [1] * nd
+        shape[pos] = x.shape[0]
+        v = x.reshape(tuple(shape))
+        out.append(v if sparse else (broadcast_to(v, tuple(shapes)).copy() if copy else broadcast_to(v, tuple(shapes))))
+    return out
+
+
+def trace(a, offset=0):
+    a = asarray(a)
+    n, m = a.shape
+    k = builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
+    if k <= 0:
+        return zeros((), a.dtype).sum()
+    start = offset if offset >= 0 else -offset * m
+    flat = a.copy().reshape(-1) if not _contiguous(a) else a.reshape(-1)
+    return flat[start:start + (k - 1) * (m + 1) + 1:m + 1].sum()
+
+
+def _contiguous(a):
+    s = 1
+    for n, st in zip(reversed(a.shape), reversed(a._strides)):
+        if n != 1 and st != s:
+            return False
+        s *= n
+    return True
+
+
+def nonzero(a):
+    return tuple(asarray(i) for i in _np.nonzero(to_numpy(asarray(a))))
+
+
+def flatnonzero(a):
+    return asarray(_np.flatnonzero(to_numpy(asarray(a))))
+
+
+def argwhere(a):
+    return asarray(_np.argwhere(to_numpy(asarray(a))))
+
+
+ndarray.nonzero = lambda self: nonzero(self)
+IMPLEMENTED.update({'roll': roll, 'diff': diff, 'meshgrid': meshgrid, 'trace': trace, 'nonzero': nonzero,
+                    'flatnonzero': flatnonzero, 'argwhere': argwhere})

@@ -1,0 +1,376 @@
+"""arrvm.ndarray: the extension's array class (arrvm._core.ndarray) completed
+with what is simpler in Python: dtype objects, conversions to and from NumPy,
+printing, and the slow paths of operators and indexing (operands the C++ fast
+path does not take, integer-array and boolean indexing)."""
+import numpy as _np
+
+from . import _core
+
+ndarray = _core.ndarray
+
+# dtype codes of the extension (vm/dtypes.def order) <-> NumPy dtypes.
+_NAMES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64')
+_DTYPES = tuple(_np.dtype(n) for n in _NAMES)
+_CODE = {d: i for i, d in enumerate(_DTYPES)}
+
+
+def dtype_code(dtype):
+    """The extension's code of a NumPy dtype-like (np.float64, 'int32', float, ...)."""
+    d = _np.dtype(dtype)
+    try:
+        return _CODE[d]
+    except KeyError:
+        raise TypeError("arrvm: dtype %s is not supported (supported: %s)" % (d, ', '.join(_NAMES))) from None
+
+
+def _is_scalar(x):
+    return isinstance(x, (bool, int, float, _np.generic))
+
+
+def asarray(obj, dtype=None):
+    """An arrvm array for `obj` (no copy if it is one already and dtype fits)."""
+    if isinstance(obj, ndarray):
+        if dtype is None or _np.dtype(dtype) == obj.dtype:
+            return obj
+        return obj._astype(dtype_code(dtype))
+    if isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in _flatten(obj)):
+        from . import _functions
+        return _functions.stack([asarray(x) for x in obj]) if dtype is None else \
+            _functions.stack([asarray(x) for x in obj]).astype(dtype)
+    a = _np.asarray(obj, dtype=dtype)
+    if a.dtype == _np.float16:
+        a = a.astype(_np.float32)
+    code = dtype_code(a.dtype)
+    shape = a.shape
+    a = _np.ascontiguousarray(a)  # (1-d for a 0-d array)
+    if a.dtype.byteorder == '>':
+        a = a.astype(a.dtype.newbyteorder('='))
+    return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, shape)
+
+
+def _flatten(x):
+    for y in x:
+        if isinstance(y, (list, tuple)):
+            yield from _flatten(y)
+        else:
+            yield y
+
+
+def to_numpy(a):
+    """A NumPy copy of an arrvm array (runs what is pending)."""
+    out = _np.empty(a.shape, dtype=a.dtype)
+    if out.size:
+        a._read_into(out.reshape(-1).view(_np.uint8))
+    return out
+
+
+# ---- properties ----
+
+ndarray.dtype = property(lambda self: _DTYPES[self._dt])
+ndarray.itemsize = property(lambda self: _DTYPES[self._dt].itemsize)
+ndarray.nbytes = property(lambda self: self.size * _DTYPES[self._dt].itemsize)
+ndarray.strides = property(lambda self: tuple(s * _DTYPES[self._dt].itemsize for s in self._strides))
+ndarray.T = property(lambda self: self._transpose([]))
+ndarray.base = property(lambda self: None)
+ndarray.flat = property(lambda self: self.reshape(-1))
+ndarray.__array_priority__ = 100.0
+
+
+def _len(self):
+    if self.ndim == 0:
+        raise TypeError("len() of unsized object")
+    return self.shape[0]
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _item(self, *args):
+    if args:
+        return to_numpy(self).item(*args)
+    if self.size != 1:
+        raise ValueError("can only convert an array of size 1 to a Python scalar")
+    return to_numpy(self).item()
+
+
+def _bool(self):
+    if self.size != 1:
+        raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                         "Use a.any() or a.all()")
+    return bool(to_numpy(self).reshape(()))
+
+
+def _index(self):
+    if self.ndim != 0 or self.dtype.kind not in 'iub':
+        raise TypeError("only integer scalar arrays can be converted to a scalar index")
+    return int(to_numpy(self))
+
+
+def _repr(self):
+    a = to_numpy(self)
+    if self.ndim == 0:
+        return repr(a[()])
+    return repr(a)
+
+
+def _str(self):
+    a = to_numpy(self)
+    return str(a[()]) if self.ndim == 0 else str(a)
+
+
+def _format(self, spec):
+    if self.ndim == 0:
+        return format(to_numpy(self)[()], spec)
+    return format(str(self), spec)
+
+
+def _array(self, dtype=None):
+    a = to_numpy(self)
+    return a if dtype is None else a.astype(dtype, copy=False)
+
+
+ndarray.__len__ = _len
+ndarray.__iter__ = _iter
+ndarray.item = _item
+ndarray.__bool__ = _bool
+ndarray.__float__ = lambda self: float(_item(self))
+ndarray.__int__ = lambda self: int(_item(self))
+ndarray.__complex__ = lambda self: complex(_item(self))
+ndarray.__index__ = _index
+ndarray.__repr__ = _repr
+ndarray.__str__ = _str
+ndarray.__format__ = _format
+ndarray.__array__ = _array
+ndarray.tolist = lambda self: to_numpy(self).tolist()
+ndarray.__pos__ = lambda self: self.copy()
+ndarray.__matmul__ = lambda self, other: _functions_mod().matmul(self, other)
+ndarray.__rmatmul__ = lambda self, other: _functions_mod().matmul(other, self)
+ndarray.__copy__ = lambda self: self.copy()
+ndarray.__deepcopy__ = lambda self, memo: self.copy()
+ndarray.__reduce__ = lambda self: (asarray, (to_numpy(self),))
+
+
+def _functions_mod():
+    from . import _functions
+    return _functions
+
+
+# ---- the slow path of ufuncs (NumPy 1.x promotion of what the fast path declines) ----
+
+def _proxy(x):
+    """What NumPy's result_type sees for an operand (value-based for 0-d and scalars)."""
+    if isinstance(x, ndarray):
+        return _np.zeros((), x.dtype) if x.ndim == 0 else x.dtype
+    return x
+
+
+def _probe(x):
+    if isinstance(x, ndarray):
+        return _np.ones((), x.dtype) if x.ndim == 0 else _np.ones(1, x.dtype)
+    return x
+
+
+_BOOL_OUT = {'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal', 'logical_and', 'logical_or',
+             'logical_xor'}
+
+
+def _common_dtype(name, ops):
+    """The dtype NumPy computes `name` in for these operands: the installed
+    NumPy's own answer (its value-based casting differs between ufuncs), from
+    the ufunc run on one-element stand-ins."""
+    dt = None
+    if name not in _BOOL_OUT and name not in ('true_divide', 'divide', 'arctan2'):
+        try:
+            with _np.errstate(all='ignore'):
+                dt = getattr(_np, name)(*[_probe(a) for a in ops]).dtype
+        except (TypeError, ValueError, ArithmeticError):
+            dt = None
+    if dt is None or dt not in _CODE:
+        dt = _np.result_type(*[_proxy(a) for a in ops])
+    return dt
+
+
+def _ufunc_slow(name, args, out):
+    ops = []
+    for a in args:
+        if isinstance(a, ndarray) or isinstance(a, (bool, int, float)):
+            ops.append(a)
+        elif isinstance(a, _np.generic):
+            if a.dtype.kind not in 'biuf':
+                return NotImplemented
+            ops.append(a)
+        elif isinstance(a, (_np.ndarray, list, tuple)):
+            try:
+                ops.append(asarray(a))
+            except (TypeError, ValueError):
+                return NotImplemented
+        else:
+            return NotImplemented
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("arrvm: out= must be an arrvm array")
+    arrays = [a for a in ops if isinstance(a, ndarray)]
+    if not arrays:
+        return NotImplemented
+    if len(ops) == 1:
+        dt = ops[0].dtype
+    else:
+        dt = _common_dtype(name, ops)
+    final = []
+    for a in ops:
+        if isinstance(a, ndarray):
+            final.append(a if a.dtype == dt else a._astype(dtype_code(dt)))
+        elif isinstance(a, _np.generic):
+            final.append(a.item())
+        else:
+            final.append(a)
+    if all(not isinstance(a, ndarray) for a in final):
+        return NotImplemented
+    return _core.ufunc_direct(name, tuple(final), out)
+
+
+# ---- indexing by arrays ----
+
+def _normalize_key(self, key):
+    """key as a list over self's axes of slices / int64 host index arrays, or None if basic."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if isinstance(k, ndarray):
+            items.append(to_numpy(k))
+        elif isinstance(k, (list, _np.ndarray)) or (isinstance(k, (bool, _np.bool_))):
+            items.append(_np.asarray(k))
+        else:
+            items.append(k)
+    # Boolean arrays become the integer arrays of their nonzero elements.
+    expanded = []
+    for k in items:
+        if isinstance(k, _np.ndarray) and k.dtype == _np.bool_:
+            expanded.extend(_np.nonzero(k))
+        elif isinstance(k, _np.ndarray) and k.dtype.kind not in 'iu':
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        else:
+            expanded.append(k)
+    if any(k is None for k in expanded):
+        raise IndexError("arrvm: None (newaxis) together with array indices is not supported")
+    n_consuming = sum(1 for k in expanded if k is not Ellipsis)
+    if n_consuming > self.ndim:
+        raise IndexError("too many indices for array: array is %d-dimensional, but %d were indexed"
+                         % (self.ndim, n_consuming))
+    out = []
+    for k in expanded:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (self.ndim - n_consuming))
+        else:
+            out.append(k)
+    out.extend([slice(None)] * (self.ndim - len(out)))
+    # Integers join the advanced index (NumPy: they broadcast as 0-d arrays).
+    return [k if isinstance(k, slice) else _np.asarray(k, dtype=_np.int64) if not isinstance(k, _np.ndarray)
+            else k for k in out]
+
+
+def _flat_index(self, key):
+    """(view, flat int64 arrvm index array) so that view.take(flat) is self[key]."""
+    from . import _functions as F
+    view = self[tuple(k if isinstance(k, slice) else slice(None) for k in key)]
+    shape = view.shape
+    adv = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+    idx = _np.broadcast_arrays(*[key[i] for i in adv])
+    bshape = idx[0].shape if idx else ()
+    rowstride = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        rowstride[i] = rowstride[i + 1] * shape[i + 1]
+    flat_adv = _np.zeros(bshape, dtype=_np.int64)
+    for i, ix in zip(adv, idx):
+        n = shape[i]
+        if ix.size and (ix.min() < -n or ix.max() >= n):
+            bad = ix[(ix < -n) | (ix >= n)].flat[0]
+            raise IndexError("index %d is out of bounds for axis %d with size %d" % (bad, i, n))
+        flat_adv = flat_adv + _np.where(ix < 0, ix + n, ix).astype(_np.int64) * rowstride[i]
+    contiguous = adv == list(range(adv[0], adv[-1] + 1))
+    rest = [i for i in range(len(shape)) if i not in adv]
+    if contiguous:
+        before = [i for i in rest if i < adv[0]]
+        after = [i for i in rest if i > adv[-1]]
+        layout = [('s', i) for i in before] + [('a', None)] + [('s', i) for i in after]
+    else:
+        layout = [('a', None)] + [('s', i) for i in rest]
+    rshape = []
+    for kind, i in layout:
+        rshape.extend(bshape if kind == 'a' else [shape[i]])
+    rank = len(rshape)
+    pos = 0
+    flat = None
+    for kind, i in layout:
+        if kind == 'a':
+            term = asarray(flat_adv).reshape((1,) * pos + tuple(bshape) + (1,) * (rank - pos - len(bshape)))
+            pos += len(bshape)
+        else:
+            term = F.arange(shape[i], dtype=_np.int64) * rowstride[i]
+            term = term.reshape((1,) * pos + (shape[i],) + (1,) * (rank - pos - 1))
+            pos += 1
+        flat = term if flat is None else flat + term
+    if flat.shape != tuple(rshape):
+        flat = F.broadcast_to(flat, tuple(rshape)).copy()
+    return view, flat
+
+
+def _getitem_slow(self, key):
+    if isinstance(key, list) and any(isinstance(k, (slice, type(None))) or k is Ellipsis for k in key):
+        key = tuple(key)
+    return _take(self, key)
+
+
+def _take(self, key):
+    # a[mask] with a mask of a's shape: the flat positions of its true elements.
+    if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
+        return self.reshape(-1)._take(asarray(_np.flatnonzero(to_numpy(key))))
+    k = _normalize_key(self, key)
+    if all(isinstance(x, slice) for x in k):
+        return self[tuple(k)]
+    view, flat = _flat_index(self, k)
+    return view._take(flat)
+
+
+def _is_basic(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(x is None or x is Ellipsis or isinstance(x, slice) or
+               (isinstance(x, (int, _np.integer)) and not isinstance(x, (bool, _np.bool_))) for x in parts)
+
+
+def _setitem_slow(self, key, value):
+    if not isinstance(value, ndarray):
+        if isinstance(value, _np.generic):
+            value = value.item()
+        elif not isinstance(value, (bool, int, float)):
+            value = asarray(value)
+    # a[mask] = scalar, mask of a's shape: lazily, as a where (no sync).
+    if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape and \
+            (not isinstance(value, ndarray) or value.ndim == 0):
+        from . import _functions as F
+        self[...] = F.where(key, value, self)
+        return
+    if _is_basic(key):
+        # A basic key with a value the fast path does not take (a NumPy array, a list).
+        self[key]._assign(value)
+        return
+    if isinstance(key, list) and any(isinstance(x, (slice, type(None))) or x is Ellipsis for x in key):
+        key = tuple(key)
+    k = _normalize_key(self, key)
+    if all(isinstance(x, slice) for x in k):
+        self[tuple(k)]._assign(value)
+        return
+    view, flat = _flat_index(self, k)
+    if not isinstance(value, ndarray):
+        value = _core.full((), value, self._dt)
+    if value.ndim > flat.ndim:
+        value = value.reshape(value.shape[value.ndim - flat.ndim:]) if all(
+            d == 1 for d in value.shape[:value.ndim - flat.ndim]) else value
+    view._put(flat, value)
+
+
+_core.set_hooks(_ufunc_slow, _getitem_slow, _setitem_slow, _np.AxisError)
