@@ -25,7 +25,7 @@ void log_compile(const char* backend, uint64_t kernels, double seconds, double c
   static std::atomic<bool> noted{false};
   if (compile_total_s <= 1.0 || noted.exchange(true)) return;
   if (cache_dir.empty()) {
-    logger().warn("{}: compiling kernels has taken {:.1f} s so far (the kernel cache is off, so every run compiles)",
+    logger().warn("{}: compiling kernels has taken {:.1f} s so far (the kernel cache is not kept on disk, so every process compiles them again)",
                   backend, compile_total_s);
   } else {
     logger().warn("{}: compiling kernels has taken {:.1f} s so far (a cold kernel cache); they are cached in {}, "
