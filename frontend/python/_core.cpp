@@ -390,6 +390,31 @@ PYBIND11_MODULE(_core, m) {
     return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize), static_cast<DType>(dt),
                               to_shape(shape), vm());
   });
+  // An array on a C-contiguous, writable buffer's memory, not copied
+  // (Array::adopt): the buffer's object is kept alive until the VM frees the
+  // base, then released under the GIL (leaked if the interpreter is gone).
+  m.def("adopt", [](py::buffer b, int dt, py::handle shape) {
+    py::buffer_info info = b.request(true);
+    const auto dtype = static_cast<DType>(dt);
+    const std::vector<int64_t> s = to_shape(shape);
+    int64_t n = 1;
+    for (int64_t e : s) n *= e;
+    if (info.size != n || info.itemsize != static_cast<py::ssize_t>(arrvm::dtype_size(dtype))) {
+      throw arrvm::Error("adopt: the buffer does not hold the array's elements");
+    }
+    py::ssize_t expect = info.itemsize;
+    for (py::ssize_t i = info.ndim - 1; i >= 0; --i) {
+      if (info.shape[i] != 1 && info.strides[i] != expect) throw arrvm::Error("adopt: the buffer is not C-contiguous");
+      expect *= info.shape[i];
+    }
+    auto* keep = new py::object(py::reinterpret_borrow<py::object>(b));
+    auto release = [keep](void*) {
+      if (!Py_IsInitialized()) return;
+      py::gil_scoped_acquire gil;
+      delete keep;
+    };
+    return Array::adopt(info.ptr, s, dtype, release, vm());
+  });
   m.def("flush", []() { vm().flush(); });
   m.def("profile_json", []() { return vm().profile_json(); });
   m.def("write_profile", []() {

@@ -486,3 +486,20 @@ def test_lazy_results_and_flush():
     s = (a * 2).sum()  # nothing has run yet; reading runs it
     arrvm.flush()
     assert float(s) == 999000.0
+
+
+def test_adopt_shares_numpy_memory():
+    x = np.arange(6, dtype=np.float64)
+    X = arrvm.adopt(x)
+    X *= 2  # arrvm writes into x's memory
+    arrvm.flush()
+    np.testing.assert_array_equal(x, np.arange(6) * 2.0)
+    same(X + 1, np.arange(6) * 2.0 + 1)
+    b = np.array([True, False, True])
+    same(arrvm.adopt(b) | False, b)
+    with pytest.raises(ValueError):
+        arrvm.adopt(np.arange(6.0)[::2])
+    del X
+    import gc
+    gc.collect()
+    assert x.sum() == 30.0  # x stays valid after arrvm let go of it

@@ -9,7 +9,7 @@ import types as _types
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray, asarray, to_numpy
+from ._ndarray import ndarray, asarray, to_numpy, adopt
 from ._functions import *  # noqa: F401,F403
 from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, flush, wrap_numpy as _wrap,
                          ArrvmFallbackWarning, sum, min, max, all, any, round_, abs)  # noqa: F401

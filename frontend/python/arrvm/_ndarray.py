@@ -48,6 +48,19 @@ def asarray(obj, dtype=None):
     return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, shape)
 
 
+def adopt(a):
+    """An arrvm array on a NumPy array's memory, not copied (on the cpu and
+    ref backends; opencl copies once). The NumPy array stays alive while
+    arrvm uses it; what arrvm writes into the result is in it after a read or
+    arrvm.flush(). Do not write the NumPy array while arrvm work on it may be
+    pending (arrays are lazy). arrvm.array() and arrvm.asarray() copy."""
+    if not isinstance(a, _np.ndarray) or not a.flags.c_contiguous or not a.flags.writeable or \
+            a.dtype.byteorder == '>':
+        raise ValueError("arrvm.adopt: needs a C-contiguous, writable, native-endian NumPy array")
+    code = dtype_code(a.dtype)
+    return _core.adopt(a.reshape(-1), code, a.shape)
+
+
 def _flatten(x):
     for y in x:
         if isinstance(y, (list, tuple)):
