@@ -35,6 +35,28 @@ Vm Vm::from_runtime(std::shared_ptr<Runtime> runtime) {
 
 void Vm::flush() const { rt_->flush(); }
 
+std::string Vm::profile_json() const { return rt_->profile().to_json(); }
+
+void Vm::report_profile() const { rt_->report_profile(); }
+
+std::string Vm::config_value(const std::string& key) const {
+  const Config& c = rt_->config();
+  if (key == "backend") return c.backend;
+  if (key == "fuser") return c.fuser;
+  if (key == "cost") return c.cost;
+  if (key == "batch") return std::to_string(c.batch);
+  if (key == "cache_dir") return c.cache_dir;
+  if (key == "cache") return c.cache;
+  if (key == "trace") return c.trace;
+  if (key == "profile") return c.profile;
+  if (key == "log") return c.log;
+  if (key == "cc") return c.cc;
+  if (key == "cflags") return c.cflags;
+  if (key == "opencl_device") return c.opencl_device;
+  if (key == "fuse_time_limit") return std::to_string(c.fuse_time_limit);
+  return "";
+}
+
 namespace detail {
 
 BaseOwner::BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype_, int64_t nelem_)
@@ -225,7 +247,7 @@ const std::shared_ptr<Runtime>& rt_of(const Vm& vm) { return detail::ArrayAccess
 
 Array filled(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
-  issue(*rt_of(vm), Opcode::Identity, view_of(r), {Operand::of(frontend::to_scalar(value, dtype))});
+  issue(*rt_of(vm), Opcode::Identity, frontend::view_of(r), {Operand::of(frontend::to_scalar(value, dtype))});
   return r;
 }
 
@@ -233,7 +255,7 @@ Array filled(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
 Array affine_range(int64_t n, HostScalar start, HostScalar step, bool unit_step, bool zero_start, DType dtype,
                    const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, Dims{std::max<int64_t>(n, 0)});
-  const View v = view_of(r);
+  const View v = frontend::view_of(r);
   Runtime& rt = *rt_of(vm);
   issue(rt, Opcode::Range, v, {});
   if (!unit_step) issue(rt, Opcode::Multiply, v, {Operand::of(v), Operand::of(frontend::to_scalar(step, dtype))});
@@ -255,7 +277,7 @@ Array Array::full(const Shape& shape, HostScalar value, DType dtype, const Vm& v
 Array Array::arange(int64_t n, DType dtype, const Vm& vm) {
   if (n < 0) n = 0;
   Array r = new_array(rt_of(vm), dtype, Dims{n});
-  issue(*rt_of(vm), Opcode::Range, view_of(r), {});
+  issue(*rt_of(vm), Opcode::Range, frontend::view_of(r), {});
   return r;
 }
 
@@ -279,7 +301,7 @@ Array Array::arange_float(double start, double stop, double step, DType dtype, c
 
 Array Array::random_uniform(const Shape& shape, uint64_t seed, const Vm& vm) {
   Array r = new_array(rt_of(vm), DType::Float64, to_dims(shape));
-  issue(*rt_of(vm), Opcode::Random, view_of(r), {}, 0, seed);
+  issue(*rt_of(vm), Opcode::Random, frontend::view_of(r), {}, 0, seed);
   return r;
 }
 
@@ -290,14 +312,14 @@ Array Array::from_bytes(const void* data, std::size_t bytes, DType dtype, const 
     throw Error("from_host: shape " + to_string(to_dims(shape)) + " needs " + std::to_string(need / dtype_size(dtype)) +
                 " elements, got " + std::to_string(bytes / dtype_size(dtype)));
   }
-  rt_of(vm)->write(view_of(r).base, data, bytes);
+  rt_of(vm)->write(frontend::view_of(r).base, data, bytes);
   return r;
 }
 
 Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter, const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
   const std::size_t bytes = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
-  rt_of(vm)->adopt(view_of(r).base, data, bytes, std::move(deleter));
+  rt_of(vm)->adopt(frontend::view_of(r).base, data, bytes, std::move(deleter));
   return r;
 }
 
@@ -313,7 +335,7 @@ int64_t Array::size() const {
 
 int64_t Array::base_id() const { return detail::ArrayAccess::base(*this).id; }
 int64_t Array::base_size() const { return detail::ArrayAccess::base(*this).nelem; }
-bool Array::is_contiguous() const { return frontend::is_row_major(view_of(*this)); }
+bool Array::is_contiguous() const { return frontend::is_row_major(frontend::view_of(*this)); }
 Vm Array::vm() const { return detail::ArrayAccess::make_vm(frontend::runtime_ptr(*this)); }
 
 std::string Array::describe() const {
@@ -329,7 +351,7 @@ Array Array::slice(const std::vector<Slice>& slices) const {
 }
 
 Array Array::index(const std::vector<Index>& given) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   // `...` becomes as many `:` as the other subscripts leave; `None` consumes no axis.
   int consuming = 0, ellipses = 0;
   for (const Index& ix : given) {
@@ -403,7 +425,7 @@ Array Array::index(const std::vector<Index>& given) const {
 }
 
 Array Array::reshape(const Shape& new_shape) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   Dims shape;
   int infer = -1;
   int64_t known = 1;
@@ -440,7 +462,7 @@ Array Array::transpose() const {
 }
 
 Array Array::transpose(const std::vector<int>& axes) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   if (static_cast<int>(axes.size()) != v.rank()) throw Error("transpose: axes don't match the array's rank");
   std::vector<bool> seen(axes.size(), false);
   Dims shape, stride;
@@ -455,7 +477,7 @@ Array Array::transpose(const std::vector<int>& axes) const {
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   View b;
   if (!arrvm::broadcast_to(v, to_dims(shape), &b)) {
     throw Error("broadcast_to: cannot broadcast shape " + to_string(v.shape) + " to " + to_string(to_dims(shape)));
@@ -464,7 +486,7 @@ Array Array::broadcast_to(const Shape& shape) const {
 }
 
 Array Array::expand_dims(int axis) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   const int ax = frontend::normalize_axis(axis, v.rank() + 1, "expand_dims");
   Dims shape, stride;
   for (int i = 0; i <= v.rank(); ++i) {
@@ -481,7 +503,7 @@ Array Array::expand_dims(int axis) const {
 }
 
 Array Array::squeeze(const std::vector<int>& axes) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   std::vector<bool> drop(v.rank(), axes.empty());
   for (int a : axes) {
     const int ax = frontend::normalize_axis(a, v.rank(), "squeeze");
@@ -519,7 +541,7 @@ Array Array::astype(DType dtype) const { return frontend::copy_as(*this, dtype);
 void Array::assign(const Array& src) { frontend::write_into(*this, src); }
 
 void Array::assign(HostScalar value) {
-  const View out = view_of(*this);
+  const View out = frontend::view_of(*this);
   issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(frontend::to_scalar(value, out.dtype))});
 }
 
@@ -541,7 +563,7 @@ Array& Array::operator=(HostScalar value) && {
 // ---- reading back ----
 
 void Array::read_into(void* dst, std::size_t bytes, DType as) const {
-  const View v = view_of(*this);
+  const View v = frontend::view_of(*this);
   if (as != v.dtype) {
     throw Error("to_vector: the array holds " + std::string(dtype_name(v.dtype)) + ", not " +
                 std::string(dtype_name(as)) + " (use astype)");

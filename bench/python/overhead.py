@@ -3,6 +3,7 @@
 one run: a loop issuing 10^5 elementwise operations (z = x * y) on
 10-element float64 arrays, flushing every 1000 (NumPy has nothing to flush).
 Prints one JSON line with microseconds per operation:
+(medians over the 1000-operation chunks)
   numpy_us_per_op   NumPy's time per operation
   arrvm_us_per_op   arrvm's, all included
   issue_us_per_op   arrvm's time outside flush(): the Python layer, the C++
@@ -26,25 +27,35 @@ import arrvm
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def loop(mod, ops, flush, chain):
+    """Per 1000-operation chunk: (seconds issuing, seconds in flush)."""
     x = mod.ones(10)
     y = mod.ones(10) * 0.5
     z = None
-    in_flush = 0.0
-    start = time.perf_counter()
-    for i in range(ops):
-        if chain:
-            x = x * y
-        else:
-            z = x * y
-        if i % 1000 == 999:
-            t = time.perf_counter()
-            flush()
-            in_flush += time.perf_counter() - t
-    t = time.perf_counter()
-    flush()
+    chunks = []
+    for _ in range(ops // 1000):
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            if chain:
+                x = x * y
+            else:
+                z = x * y
+        t1 = time.perf_counter()
+        flush()
+        chunks.append((t1 - t0, time.perf_counter() - t1))
     float((x if chain else z)[0])  # sync the result
-    in_flush += time.perf_counter() - t
-    return time.perf_counter() - start, in_flush
+    return chunks
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2]
+
+
+def p10(v):
+    """The 10th percentile: on a machine other processes share, the chunks
+    that ran without being descheduled (the median includes the waits)."""
+    v = sorted(v)
+    return v[len(v) // 10]
 
 
 def main(argv):
@@ -53,13 +64,20 @@ def main(argv):
     ops = int(argv[0]) if argv else 100000
     loop(arrvm, 3000, arrvm.flush, chain)  # warm: kernels compiled, partitions in the merge cache
     loop(numpy, 3000, lambda: None, chain)
-    t_np = min(loop(numpy, ops, lambda: None, chain)[0] for _ in range(3))
-    t_av, t_flush = min(loop(arrvm, ops, arrvm.flush, chain) for _ in range(3))
-    us = 1e6 / ops
+    # Medians over the 1000-operation chunks: robust against a busy machine.
+    np_chunks = loop(numpy, ops, lambda: None, chain)
+    av_chunks = loop(arrvm, ops, arrvm.flush, chain)
+    t_np = median([a + b for a, b in np_chunks]) / 1000
+    t_issue = median([a for a, _ in av_chunks]) / 1000
+    t_flush = median([b for _, b in av_chunks]) / 1000
+    us = 1e6
     row = {'ops': ops, 'chain': chain, 'backend': arrvm.config()['backend'],
-           'numpy_us_per_op': t_np * us, 'arrvm_us_per_op': t_av * us,
-           'issue_us_per_op': (t_av - t_flush) * us, 'flush_us_per_op': t_flush * us,
-           'ratio_all': t_av / t_np, 'ratio_issue': (t_av - t_flush) / t_np}
+           'numpy_us_per_op': t_np * us, 'arrvm_us_per_op': (t_issue + t_flush) * us,
+           'issue_us_per_op': t_issue * us, 'flush_us_per_op': t_flush * us,
+           'ratio_all': (t_issue + t_flush) / t_np, 'ratio_issue': t_issue / t_np,
+           'p10_numpy_us_per_op': p10([a + b for a, b in np_chunks]) / 1000 * us,
+           'p10_issue_us_per_op': p10([a for a, _ in av_chunks]) / 1000 * us}
+    row['p10_ratio_issue'] = row['p10_issue_us_per_op'] / row['p10_numpy_us_per_op']
     # The same loop from C++ (build/python_overhead_cpp), when built: the
     # Python layer's own cost is the difference of the issue times.
     cpp = os.path.join(ROOT, 'build', 'python_overhead_cpp')
@@ -68,6 +86,7 @@ def main(argv):
         if out.returncode == 0:
             row.update(json.loads(out.stdout))
             row['python_layer_us_per_op'] = row['issue_us_per_op'] - row['cpp_issue_us_per_op']
+            row['p10_python_layer_us_per_op'] = row['p10_issue_us_per_op'] - row['cpp_p10_issue_us_per_op']
     print(json.dumps(row))
     return 0
 

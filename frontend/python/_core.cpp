@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "vm/runtime.hpp"
 
 namespace py = pybind11;
 using arrvm::Array;
@@ -392,25 +391,20 @@ PYBIND11_MODULE(_core, m) {
                               to_shape(shape), vm());
   });
   m.def("flush", []() { vm().flush(); });
-  m.def("profile_json", []() { return vm().runtime().profile().to_json(); });
+  m.def("profile_json", []() { return vm().profile_json(); });
   m.def("write_profile", []() {
-    arrvm::Runtime& rt = vm().runtime();
-    if (rt.config().profile.empty()) return;
+    if (vm().config_value("profile").empty()) return;
     try {
-      rt.flush();  // at exit: an error of a pending batch has no reader left
+      vm().flush();  // at exit: an error of a pending batch has no reader left
     } catch (const std::exception&) {
     }
-    rt.report_profile();
+    vm().report_profile();
   });
   m.def("config", []() {
-    const arrvm::Config& c = vm().runtime().config();
     py::dict d;
-    d["backend"] = c.backend;
-    d["fuser"] = c.fuser;
-    d["cost"] = c.cost;
-    d["trace"] = c.trace;
-    d["profile"] = c.profile;
-    d["cache"] = c.cache;
+    for (const char* k : {"backend", "fuser", "cost", "batch", "trace", "profile", "cache", "cache_dir"}) {
+      d[k] = vm().config_value(k);
+    }
     return d;
   });
   m.def("set_hooks", [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {

@@ -80,6 +80,14 @@ class ARRVM_API Vm {
   // Runs everything issued so far.
   void flush() const;
 
+  // For bindings: the profile counters so far as JSON (ARRVM_PROFILE's
+  // format); reporting the profile now as ARRVM_PROFILE says (once: the
+  // VM's destruction then reports nothing); a configuration value by its
+  // short name (as in Vm(options)), "" for an unknown name.
+  std::string profile_json() const;
+  void report_profile() const;
+  std::string config_value(const std::string& key) const;
+
   Runtime& runtime() const { return *rt_; }
   bool operator==(const Vm& o) const { return rt_ == o.rt_; }
   bool operator!=(const Vm& o) const { return rt_ != o.rt_; }
@@ -478,18 +486,18 @@ using ArrayOrScalar = std::variant<Array, HostScalar>;
 // The number of operands of ufunc `name` (NumPy's names and aliases:
 // add ... arctan2, true_divide, floor_divide, remainder, fabs, abs,
 // bitwise_not, conjugate ...); 0 if this layer does not compute it.
-int ufunc_arity(std::string_view name);
+ARRVM_API int ufunc_arity(std::string_view name);
 // NumPy's ufunc `name` on `args` (at least one an Array), with NumPy's type
 // promotion and broadcasting. With `out`, the result is cast into out's view
 // (broadcast to it) and `*out` is returned. Throws Error for an unknown name,
 // a wrong operand count, or operands the ufunc does not support.
-Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out = nullptr);
+ARRVM_API Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out = nullptr);
 
 // NumPy's reduction `name` (sum prod min max all any mean) over `axes`
 // (nullopt: all axes; negative counts from the end; repeats are an error),
 // keeping reduced axes as length 1 if `keepdims`. `dtype`: the dtype to
 // accumulate in and return (sum, prod, mean), as NumPy's dtype= argument.
-Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
+ARRVM_API Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
              bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 
 // ---- template definitions ----

@@ -345,8 +345,11 @@ class Program {
         if (a != nullptr && s->big()) {
           // Too big to copy here, but the byte count that wraps around must
           // be refused like any other wrong size.
-          if (s->view_elems <= 0) return;
-          const size_t wrapped = static_cast<size_t>(s->view_elems) * arrvm_dtype_size(arrvm_array_dtype(a));
+          // (A small view of a big base is not copied here at all.)
+          size_t wrapped = 0;
+          if (s->view_elems <= 0 || !__builtin_mul_overflow(static_cast<size_t>(s->view_elems),
+                                                            arrvm_dtype_size(arrvm_array_dtype(a)), &wrapped))
+            return;
           uint8_t small[64] = {};
           if (wrapped > sizeof small) return;
           const arrvm_status st = arrvm_copy_out(a, small, wrapped);
