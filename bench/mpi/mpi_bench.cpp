@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -80,6 +81,14 @@ int bytes(int64_t n, int rank, int size) {
   return 0;
 }
 
+// CPU seconds of this process (all its threads): with ranks oversubscribed
+// on a shared machine, the work a rank does, apart from the wall clock.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 int weak(const std::string& name, int64_t n, int64_t iterations, int rank, int size) {
   const bench::Program* p = bench::find_program(name);
   if (p == nullptr) {
@@ -89,16 +98,26 @@ int weak(const std::string& name, int64_t n, int64_t iterations, int rank, int s
   Vm vm({});
   p->run(vm, bench::Size{n, std::min<int64_t>(iterations, 1)});  // warm: compile the kernels
   MPI_Barrier(MPI_COMM_WORLD);
+  const MpiBackendStats before = stats_of(vm);
   const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = cpu_seconds();
   const double checksum = p->run(vm, bench::Size{n, iterations});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  double worst = 0;
-  MPI_Reduce(&s, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  const double cpu = cpu_seconds() - c0;
   const MpiBackendStats st = stats_of(vm);
+  // Per rank, over the timed run: seconds, bytes moved (sent + received),
+  // point-to-point messages sent, collectives, seconds waiting in MPI.
+  double mine[6] = {s, cpu, static_cast<double>(st.bytes_sent - before.bytes_sent + st.bytes_received - before.bytes_received),
+                    static_cast<double>(st.messages_sent - before.messages_sent),
+                    static_cast<double>(st.collectives - before.collectives), st.wait_s - before.wait_s};
+  double worst[6];
+  MPI_Reduce(mine, worst, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("%s ranks=%d n=%lld iterations=%lld time=%.4f s checksum=%.12g bytes_sent(rank0)=%llu wait=%.4f s\n",
-                name.c_str(), size, static_cast<long long>(n), static_cast<long long>(iterations), worst, checksum,
-                static_cast<unsigned long long>(st.bytes_sent), st.wait_s);
+    const double it = static_cast<double>(iterations);
+    std::printf("%s ranks=%d n=%lld iterations=%lld time=%.4f s cpu=%.4f s checksum=%.12g | max over ranks per "
+                "iteration: bytes=%.0f messages=%.1f collectives=%.1f wait=%.5f s\n",
+                name.c_str(), size, static_cast<long long>(n), static_cast<long long>(iterations), worst[0], worst[1],
+                checksum, worst[2] / it, worst[3] / it, worst[4] / it, worst[5] / it);
   }
   return 0;
 }
