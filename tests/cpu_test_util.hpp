@@ -24,6 +24,7 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
 
  private:
   std::string path_;

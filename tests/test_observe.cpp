@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cpu_test_util.hpp"
 #include "arrvm/arrvm.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
@@ -29,20 +30,7 @@ using arrvm::Array;
 using arrvm::DType;
 using arrvm::Vm;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("arrvm_test_observe_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using cputest::TempDir;
 
 struct Run {
   int code = -1;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
 #include "vm/runtime.hpp"
 #include "vm/trace.hpp"
@@ -28,20 +29,7 @@ using arrvm::View;
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("arrvm_test_replay_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using cputest::TempDir;
 
 struct RunResult {
   int code = -1;
