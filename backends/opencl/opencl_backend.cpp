@@ -304,11 +304,11 @@ class OpenClBackend final : public Backend {
 
   // What one block does, planned before anything runs.
   struct Step {
-    enum class Kind { Loop, Tree, Scan, Release } kind = Kind::Release;
+    enum class Kind { Loop, Tree, Scan, Fail, Release } kind = Kind::Release;
     const Instruction* instr = nullptr;  // Tree, Scan
-    std::span<const uint32_t> block;     // Loop
     codegen::LoweredBlock lowered;       // Loop
     std::vector<BaseId> frees;           // Release: the block's frees, after its kernel
+    std::string error;                   // Fail: ref's Error, raised when the block's turn comes
     std::vector<Kernel> kernels;         // Loop, Tree: 1; Scan: 3
     std::size_t block_index = 0;         // the partition block it belongs to
   };
@@ -343,6 +343,13 @@ class OpenClBackend final : public Backend {
       ++work;
     }
     if (work == 0) return false;
+    try {
+      codegen::check_empty_axes(batch, block);
+    } catch (const Error& e) {
+      st->kind = Step::Kind::Fail;
+      st->error = e.what();
+      return true;
+    }
     if (work == 1) {
       const Instruction& in = *single;
       const OpKind k = opcode_kind(in.op);
@@ -368,7 +375,6 @@ class OpenClBackend final : public Backend {
       }
     }
     st->kind = Step::Kind::Loop;
-    st->block = block;
     st->lowered = codegen::lower(batch, block, codegen::Target::OpenCl);
     const codegen::LoopKernel& k = st->lowered.kernel;
     for (DType t : k.views) require(t, "a kernel's array");
@@ -389,6 +395,7 @@ class OpenClBackend final : public Backend {
       case Step::Kind::Loop: return run_loop(batch, st);
       case Step::Kind::Tree: return run_tree(st);
       case Step::Kind::Scan: return run_scan(st);
+      case Step::Kind::Fail: throw Error(st.error);
       case Step::Kind::Release:
         for (BaseId b : st.frees) release(b);
         return;
@@ -399,7 +406,6 @@ class OpenClBackend final : public Backend {
   // sweep; one work item when the order matters (a scatter: with duplicate
   // indices the last write wins; a written view that is not injective).
   void run_loop(std::span<const Instruction> batch, Step& st) {
-    codegen::check_empty_axes(batch, st.block);
     codegen::LoweredBlock& b = st.lowered;
     if (!codegen::launches(b)) return;  // nothing to do (ref writes nothing either)
     ++profile().kernels_launched;
