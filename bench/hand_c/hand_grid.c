@@ -4,6 +4,8 @@
  * new one); float expressions follow bench/programs/<name>.cpp operation for
  * operation, so elementwise results are bit-identical and only the order of
  * the final sums differs. */
+#include <omp.h>
+
 #include "hand_common.h"
 #include "hand_kernels.h"
 
@@ -158,9 +160,9 @@ double hand_sor(int64_t n, int64_t iterations) {
   return sum + delta;
 }
 
-/* ---- Shallow water: Lax-Wendroff; the half-step values are computed where
- * they are needed (each twice) rather than stored, so a step is one pass over
- * H, U, V into a second set of grids, after the reflecting edges. ---- */
+/* ---- Shallow water: Lax-Wendroff; a step is one pass over H, U, V into a
+ * second set of grids, after the reflecting edges; the half-step values live
+ * in three rows of buffers per thread, never in n x n temporaries. ---- */
 
 #define SW_G 9.80665
 
@@ -233,21 +235,47 @@ double hand_shallow_water(int64_t n, int64_t iterations) {
         v2[e[k]] = v[e[k]];
       }
     }
-#pragma omp parallel for if ((n - 2) * (n - 2) >= PARALLEL_MIN) schedule(static)
-    for (int64_t i = 1; i < n - 1; ++i) {
-      for (int64_t j = 1; j < n - 1; ++j) {
-        const int64_t c = i * n + j, dn = c + n, up = c - n;
-        double hx1, ux1, vx1, hx0, ux0, vx0, hy1, uy1, vy1, hy0, uy0, vy0;
-        sw_half_x(h[dn], h[c], u[dn], u[c], v[dn], v[c], cx, &hx1, &ux1, &vx1);
-        sw_half_x(h[c], h[up], u[c], u[up], v[c], v[up], cx, &hx0, &ux0, &vx0);
-        sw_half_y(h[c + 1], h[c], u[c + 1], u[c], v[c + 1], v[c], cy, &hy1, &uy1, &vy1);
-        sw_half_y(h[c], h[c - 1], u[c], u[c - 1], v[c], v[c - 1], cy, &hy0, &uy0, &vy0);
-        h2[c] = h[c] - ((dt / dx) * (ux1 - ux0) + (dt / dy) * (vy1 - vy0));
-        u2[c] = u[c] - ((dt / dx) * ((ux1 * ux1 / hx1 + SW_G / 2 * (hx1 * hx1)) - (ux0 * ux0 / hx0 + SW_G / 2 * (hx0 * hx0))) +
-                        (dt / dy) * ((vy1 * uy1 / hy1) - (vy0 * uy0 / hy0)));
-        v2[c] = v[c] - ((dt / dx) * ((ux1 * vx1 / hx1) - (ux0 * vx0 / hx0)) +
-                        (dt / dy) * ((vy1 * vy1 / hy1 + SW_G / 2 * (hy1 * hy1)) - (vy0 * vy0 / hy0 + SW_G / 2 * (hy0 * hy0))));
+#pragma omp parallel if ((n - 2) * (n - 2) >= PARALLEL_MIN)
+    {
+      /* This thread's rows lo..hi-1 of the interior 1..n-2. Each half step is
+       * computed once: the x half steps of the row pairs (i-1, i) and (i, i+1)
+       * roll through two row buffers, the y half steps of row i fill a third. */
+      const int64_t rows = n - 2, nt = omp_get_num_threads(), me = omp_get_thread_num();
+      const int64_t lo = 1 + rows * me / nt, hi = 1 + rows * (me + 1) / nt;
+      double* buf = alloc_doubles(9 * n);
+      double *xh0 = buf, *xu0 = buf + n, *xv0 = buf + 2 * n, *xh1 = buf + 3 * n, *xu1 = buf + 4 * n,
+             *xv1 = buf + 5 * n, *yh = buf + 6 * n, *yu = buf + 7 * n, *yv = buf + 8 * n;
+      if (lo < hi) {
+        for (int64_t j = 1; j < n - 1; ++j) {
+          const int64_t c = (lo - 1) * n + j, dn = c + n;
+          sw_half_x(h[dn], h[c], u[dn], u[c], v[dn], v[c], cx, &xh0[j], &xu0[j], &xv0[j]);
+        }
       }
+      for (int64_t i = lo; i < hi; ++i) {
+        for (int64_t j = 1; j < n - 1; ++j) {
+          const int64_t c = i * n + j, dn = c + n;
+          sw_half_x(h[dn], h[c], u[dn], u[c], v[dn], v[c], cx, &xh1[j], &xu1[j], &xv1[j]);
+        }
+        for (int64_t j = 0; j < n - 1; ++j) {
+          const int64_t c = i * n + j;
+          sw_half_y(h[c + 1], h[c], u[c + 1], u[c], v[c + 1], v[c], cy, &yh[j], &yu[j], &yv[j]);
+        }
+        for (int64_t j = 1; j < n - 1; ++j) {
+          const int64_t c = i * n + j;
+          const double hx1 = xh1[j], ux1 = xu1[j], vx1 = xv1[j], hx0 = xh0[j], ux0 = xu0[j], vx0 = xv0[j];
+          const double hy1 = yh[j], uy1 = yu[j], vy1 = yv[j], hy0 = yh[j - 1], uy0 = yu[j - 1], vy0 = yv[j - 1];
+          h2[c] = h[c] - ((dt / dx) * (ux1 - ux0) + (dt / dy) * (vy1 - vy0));
+          u2[c] = u[c] - ((dt / dx) * ((ux1 * ux1 / hx1 + SW_G / 2 * (hx1 * hx1)) - (ux0 * ux0 / hx0 + SW_G / 2 * (hx0 * hx0))) +
+                          (dt / dy) * ((vy1 * uy1 / hy1) - (vy0 * uy0 / hy0)));
+          v2[c] = v[c] - ((dt / dx) * ((ux1 * vx1 / hx1) - (ux0 * vx0 / hx0)) +
+                          (dt / dy) * ((vy1 * vy1 / hy1 + SW_G / 2 * (hy1 * hy1)) - (vy0 * vy0 / hy0 + SW_G / 2 * (hy0 * hy0))));
+        }
+        double* t;
+        t = xh0, xh0 = xh1, xh1 = t;
+        t = xu0, xu0 = xu1, xu1 = t;
+        t = xv0, xv0 = xv1, xv1 = t;
+      }
+      free(buf);
     }
     double* t;
     t = h, h = h2, h2 = t;
