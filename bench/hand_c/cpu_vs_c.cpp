@@ -2,8 +2,8 @@
 // program of the benchmark suite (bench/programs/registry.cpp) runs on
 // libarrvm fused by greedy on the cpu backend with a warm kernel cache, and
 // as its hand-written twin (bench/hand_c/hand_*.c, compiled with the JIT's
-// flags: -O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off). One
-// table: the best time of each, fused/hand, the program's compulsory bytes
+// flags: -O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off), the
+// two taking turns run by run (a burst of load hits both). One table: the best time of each, fused/hand, the program's compulsory bytes
 // (hand_kernels.h: inputs read once, outputs written once per pass), the
 // GB/s both achieve on those bytes against a STREAM triad measured at the
 // start of the same run, the kernels arrvm launches per run (its profile),
@@ -51,15 +51,21 @@ struct Timing {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// One warm-up run (it fills the kernel cache), then the best of `repeat`.
-Timing time_it(const std::function<double()>& run, int repeat) {
-  Timing t;
-  t.checksum = run();
-  t.best = 1e300;
-  for (int i = 0; i < repeat; ++i) {
-    const double start = now();
-    t.checksum = run();
-    t.best = std::min(t.best, now() - start);
+// One warm-up run of each contender (it fills the kernel cache), then
+// `repeat` rounds in which each runs once, in turn, so that a burst of load
+// from elsewhere on the machine hits all of them alike; the best of each.
+std::vector<Timing> time_interleaved(const std::vector<std::function<double()>>& runs, int repeat) {
+  std::vector<Timing> t(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    t[i].checksum = runs[i]();
+    t[i].best = 1e300;
+  }
+  for (int r = 0; r < repeat; ++r) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const double start = now();
+      t[i].checksum = runs[i]();
+      t[i].best = std::min(t[i].best, now() - start);
+    }
   }
   return t;
 }
@@ -225,11 +231,13 @@ int main(int argc, char** argv) {
     if (launch) return launch_mode(repeat, ops, elements);
 
     double triad_check = 0;
-    const double triad = hand_stream_triad(triad_n, std::max(repeat, 5), &triad_check);
+    const double triad_start = hand_stream_triad(triad_n, std::max(repeat, 5), &triad_check);
+    const double triad = triad_start;
     std::printf("cpu backend (greedy) vs hand-written C+OpenMP, size %s; best of %d runs after a warm-up, seconds\n",
                 arrvm::bench::size_class_name(size), repeat);
-    std::printf("STREAM triad (%lld doubles per array, %s, 24 bytes/element): %.2f GB/s\n\n",
-                static_cast<long long>(triad_n), human_bytes(24.0 * static_cast<double>(triad_n)).c_str(), triad / 1e9);
+    std::printf("STREAM triad (%lld doubles per array, %s, 24 bytes/element): %.2f GB/s (again at the end)\n\n",
+                static_cast<long long>(triad_n), human_bytes(24.0 * static_cast<double>(triad_n)).c_str(),
+                triad_start / 1e9);
 
     const arrvm::Vm fused({{"backend", "cpu"}, {"fuser", "greedy"}});
     std::optional<arrvm::Vm> single;
@@ -259,11 +267,13 @@ int main(int argc, char** argv) {
       const Size s = p.size(size);
       // Kernels per run: the warm-up and the timed runs launch the same ones.
       const uint64_t k0 = prof.kernels_launched;
-      const Timing tf = time_it([&] { return p.run(fused, s); }, repeat);
+      std::vector<std::function<double()>> runs = {[&] { return p.run(fused, s); },
+                                                   [&] { return twin->run(s.n, s.iterations); }};
+      if (single) runs.push_back([&] { return p.run(*single, s); });
+      const std::vector<Timing> times = time_interleaved(runs, repeat);
+      const Timing &tf = times[0], &th = times[1];
+      const Timing ts = single ? times[2] : Timing{};
       const uint64_t kernels = (prof.kernels_launched - k0) / static_cast<uint64_t>(repeat + 1);
-      const Timing th = time_it([&] { return twin->run(s.n, s.iterations); }, repeat);
-      Timing ts;
-      if (single) ts = time_it([&] { return p.run(*single, s); }, repeat);
       const bool ok = agree(tf.checksum, th.checksum, p.rtol) && (!single || agree(ts.checksum, th.checksum, p.rtol));
       if (!ok) ++failures;
       rows.push_back({&p, tf.checksum, th.checksum, p.rtol, ok});
@@ -279,6 +289,9 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
 
+    const double triad_end = hand_stream_triad(triad_n, std::max(repeat, 5), &triad_check);
+    std::printf("\nSTREAM triad at the end: %.2f GB/s (at the start %.2f). The %%triad columns above use the start's.\n",
+                triad_end / 1e9, triad_start / 1e9);
     std::printf("\n%-17s %24s %24s %10s %8s\n", "program", "arrvm checksum", "hand checksum", "rel diff", "rtol");
     for (const Row& r : rows) {
       std::printf("%-17s %24.17g %24.17g %10.2e %8.0e  %s\n", r.p->name, r.fused, r.hand, rel_diff(r.fused, r.hand),
