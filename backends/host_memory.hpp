@@ -1,6 +1,11 @@
 // Host memory of base arrays for host backends: 64-byte aligned, zero-filled,
 // allocated lazily on first write (a base freed before it is written never
-// gets memory). Used by the cpu backend; the ref backend has its own copy
+// gets memory). Large buffers of freed bases are kept in a pool (up to
+// kPoolLimit bytes, oldest returned first) and reused for a base of the
+// same rounded size: a loop that allocates and frees its temporaries each
+// iteration (NumPy programs do) then pays no page faults, no kernel page
+// clearing and no munmap per iteration. A buffer that the first kernel
+// writes completely is not zero-filled. Used by the cpu backend; the ref backend has its own copy
 // of the same rules and could move onto this. With a profile attached
 // (track), allocations and releases update its bytes_allocated(_peak), in
 // bytes of the bases (alignment padding not counted).
@@ -8,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +28,16 @@ namespace arrvm {
 class HostMemory {
  public:
   static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;   // smaller ones: malloc's bins do this
+  static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;  // bytes kept for reuse at most
+
+  HostMemory() = default;
+  HostMemory(const HostMemory&) = delete;
+  HostMemory& operator=(const HostMemory&) = delete;
+  ~HostMemory() {
+    buffers_.clear();
+    for (const Pooled& p : pool_) std::free(p.data);
+  }
 
   struct Buffer {
     DType dtype = DType::Float64;
@@ -59,7 +75,20 @@ class HostMemory {
   void release(BaseId id) {
     auto it = buffers_.find(id);
     if (it == buffers_.end()) return;
-    if (it->second.data && !it->second.adopted && profile_ != nullptr) profile_->deallocated(it->second.bytes());
+    Buffer& b = it->second;
+    if (b.data && !b.adopted) {
+      if (profile_ != nullptr) profile_->deallocated(b.bytes());
+      const std::size_t rounded = round_up(b.bytes());
+      if (rounded >= kPoolMin && rounded <= kPoolLimit) {
+        pool_.push_back({b.data.release(), rounded});
+        pooled_ += rounded;
+        while (pooled_ > kPoolLimit) {  // return the oldest
+          std::free(pool_.front().data);
+          pooled_ -= pool_.front().bytes;
+          pool_.pop_front();
+        }
+      }
+    }
     buffers_.erase(it);
   }
 
@@ -69,27 +98,65 @@ class HostMemory {
     return it->second;
   }
 
-  // The base's memory, allocating (zero-filled) on first use.
-  void* for_write(BaseId id) {
+  // The base's memory, allocating on first use: zero-filled, unless the
+  // caller writes every element before anything reads it (`full`).
+  void* for_write(BaseId id, bool full = false) {
     Buffer& b = find(id);
     if (!b.data) {
       const std::size_t n = b.bytes();
-      const std::size_t rounded = n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;
-      void* p = std::aligned_alloc(kAlignment, rounded);
+      const std::size_t rounded = round_up(n);
+      void* p = take_pooled(rounded);
+      if (p == nullptr) p = std::aligned_alloc(kAlignment, rounded);
+      if (p == nullptr && !pool_.empty()) {  // memory is short: give the pool back first
+        drain_pool();
+        p = std::aligned_alloc(kAlignment, rounded);
+      }
       if (p == nullptr) throw Error("out of memory allocating " + std::to_string(n) + " bytes");
-      std::memset(p, 0, rounded);
+      if (!full) std::memset(p, 0, rounded);
       b.data.reset(p);
       if (profile_ != nullptr) profile_->allocated(n);
     }
     return b.data.get();
   }
 
+  std::size_t pooled_bytes() const { return pooled_; }
+
   // The base's memory, or nullptr if it was never written.
   void* for_read(BaseId id) { return find(id).data.get(); }
 
  private:
+  struct Pooled {
+    void* data;
+    std::size_t bytes;
+  };
+
+  static std::size_t round_up(std::size_t n) {
+    return n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;
+  }
+
+  // A pooled buffer of exactly `rounded` bytes (the most recent), or null.
+  void* take_pooled(std::size_t rounded) {
+    if (rounded < kPoolMin) return nullptr;
+    for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
+      if (it->bytes != rounded) continue;
+      void* p = it->data;
+      pooled_ -= rounded;
+      pool_.erase(std::next(it).base());
+      return p;
+    }
+    return nullptr;
+  }
+
+  void drain_pool() {
+    for (const Pooled& p : pool_) std::free(p.data);
+    pool_.clear();
+    pooled_ = 0;
+  }
+
   std::unordered_map<BaseId, Buffer> buffers_;
   Profile* profile_ = nullptr;
+  std::deque<Pooled> pool_;  // oldest first
+  std::size_t pooled_ = 0;
 };
 
 }  // namespace arrvm

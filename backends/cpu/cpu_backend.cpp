@@ -46,7 +46,7 @@ class CpuBackend final : public Backend {
     memory_.track(&profile());
     HostMemory::Buffer& b = memory_.find(id);
     if (b.bytes() == 0) return;
-    void* dst = memory_.for_write(id);
+    void* dst = memory_.for_write(id, /*full=*/true);
     if (b.dtype != DType::Bool) {
       std::memcpy(dst, src, b.bytes());
       return;
@@ -115,7 +115,7 @@ class CpuBackend final : public Backend {
     // Written slots first, so a base written and read in one block is
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b->views.size(); ++v) {
-      if (k.written[v]) ptrs[v] = memory_.for_write(b->views[v].base);
+      if (k.written[v]) ptrs[v] = memory_.for_write(b->views[v].base, writes_all(*b, v));
     }
     for (std::size_t j = 0; j < b->indexed.size(); ++j) {
       if (k.indexed[j].written) ptrs[b->views.size() + j] = memory_.for_write(b->indexed[j].base);
@@ -157,6 +157,21 @@ class CpuBackend final : public Backend {
       throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(errors[2 * e + 1]) +
                   " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
     }
+  }
+
+  // Whether written view slot `v` covers every element of its base and the
+  // kernel reads the base through no other slot: its new memory then needs
+  // no zero-filling (nothing can read an element before the kernel writes it).
+  bool writes_all(const codegen::LoweredBlock& b, std::size_t v) {
+    const View& w = b.views[v];
+    if (w.nelem() != memory_.find(w.base).nelem || !is_injective(w)) return false;
+    for (std::size_t u = 0; u < b.views.size(); ++u) {
+      if (!b.kernel.written[u] && b.views[u].base == w.base) return false;
+    }
+    for (const View& x : b.indexed) {
+      if (x.base == w.base) return false;
+    }
+    return true;
   }
 
   // The compiled kernel of `k`: from the memo by its signature, else printed
