@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 #include "vm/profile.hpp"

@@ -22,7 +22,7 @@
 
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/random_program.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 

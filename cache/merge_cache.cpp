@@ -9,7 +9,7 @@
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 

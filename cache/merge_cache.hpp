@@ -22,7 +22,7 @@
 // the directory see the old entry, none, or the whole new one. A truncated
 // or corrupt entry is removed with a warning and rebuilt by the caller.
 //
-// This module knows nothing about fusion: the caller (fusion/driver) runs
+// This module knows nothing about fusion: the caller (engine/fusion_stage) runs
 // the fuser on a miss and checks partitions read from disk for legality.
 // Not thread-safe: one thread uses one MergeCache.
 #pragma once
@@ -34,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 

@@ -1,49 +1,14 @@
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 
-#include "fusion/algorithms.hpp"
-#include "fusion/anytime.hpp"
-#include "fusion/cost.hpp"
+#include "engine/anytime.hpp"
+#include "fusion/block_set.hpp"
 #include "fusion/graph.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 
 namespace arrvm {
 
-Partition singleton_partition(std::size_t n) {
-  Partition p;
-  p.blocks.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) p.blocks.push_back({static_cast<uint32_t>(i)});
-  return p;
-}
-
-void check_fuser_name(const std::string& name) {
-  if (fusion::find_algorithm(name) != nullptr) return;
-  std::string known;
-  for (const fusion::Algorithm& a : fusion::algorithms())
-    known += (known.empty() ? "" : ", ") + std::string(a.name);
-  throw Error("unknown fuser '" + name + "' (known: " + known + ")");
-}
-
-void check_cost_name(const std::string& name) {
-  fusion::make_cost_model(name);
-}
-
 namespace {
-
-Partition fuse_with(const std::string& fuser, std::span<const Instruction> batch, const Config& config) {
-  check_fuser_name(fuser);
-  const fusion::Algorithm* algorithm = fusion::find_algorithm(fuser);
-  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
-  const fusion::Graph graph(batch);
-  fusion::Options options;
-  options.time_limit = config.fuse_time_limit;
-  Partition p = algorithm->fuse(graph, *cost, options);
-#ifndef NDEBUG
-  const std::string problem = fusion::check_partition(graph, p);
-  if (!problem.empty()) throw InternalError("fuser '" + fuser + "' returned an illegal partition: " + problem);
-#endif
-  return p;
-}
 
 // The time limit changes what an exact fuser returns, so it is part of
 // their keys; the other fusers ignore it.
@@ -52,12 +17,6 @@ double key_time_limit(const Config& c) { return is_exact_fuser(c.fuser) ? c.fuse
 std::string merge_cache_mode(const Config& c) { return c.merge_cache.empty() ? c.cache : c.merge_cache; }
 
 }  // namespace
-
-bool is_exact_fuser(const std::string& name) { return name == "optimal" || name == "ilp"; }
-
-Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
-  return fuse_with(config.fuser, batch, config);
-}
 
 FusionStage::FusionStage(const Config& config)
     : config_(config),
@@ -123,7 +82,7 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
   const double before = profile.fusion_s;
   {
     ScopedTimer t(&profile.fusion_s);
-    p = fuse_with(provisional ? "greedy" : config_.fuser, batch, config_);
+    p = fuse_batch(provisional ? "greedy" : config_.fuser, batch, config_);
   }
   logger().debug("fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
                  batch.size(), p.blocks.size(), profile.fusion_s - before,
@@ -151,13 +110,6 @@ void FusionStage::apply_background(Profile& profile) {
     // Final either way: a failed or no better solve would fail again.
     cache_.put(r.key, std::move(r.partition), false);
   }
-}
-
-int64_t partition_cost(std::span<const Instruction> batch, const Partition& partition,
-                       const std::string& cost_model) {
-  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(cost_model);
-  const fusion::Graph graph(batch);
-  return cost->cost(graph, partition);
 }
 
 }  // namespace arrvm

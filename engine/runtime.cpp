@@ -1,11 +1,11 @@
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -13,17 +13,6 @@
 #include "vm/validate.hpp"
 
 namespace arrvm {
-
-BaseId BaseRegistry::add(DType dtype, int64_t nelem) {
-  const BaseId id = next_++;
-  live_.emplace(id, BaseInfo{dtype, nelem});
-  return id;
-}
-
-const BaseInfo* BaseRegistry::find(BaseId id) const {
-  const auto it = live_.find(id);
-  return it == live_.end() ? nullptr : &it->second;
-}
 
 Runtime::Runtime(Config config) : config_(std::move(config)) {
   configure_logging(config_.log);

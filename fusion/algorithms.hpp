@@ -12,7 +12,7 @@
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 

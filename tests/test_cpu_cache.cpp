@@ -13,7 +13,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

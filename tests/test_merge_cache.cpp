@@ -1,4 +1,4 @@
-// The merge cache (cache/merge_cache, fusion/driver FusionStage): what the
+// The merge cache (cache/merge_cache, engine/fusion_stage FusionStage): what the
 // key distinguishes and what it does not, the disk cache (a new process
 // starts warm, corrupt entries are rebuilt, concurrent writers leave it
 // readable) and anytime fusion (greedy first, the exact partition later).
@@ -19,13 +19,13 @@
 #include "cache/merge_cache.hpp"
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "tests/random_program.hpp"
 #include "vm/log.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using fusion_test::c;

@@ -20,7 +20,7 @@
 #include "backends/opencl/opencl_runtime.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

@@ -15,7 +15,7 @@
 
 #include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 
 namespace {

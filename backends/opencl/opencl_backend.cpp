@@ -13,7 +13,7 @@
 #include "backends/opencl/opencl_dialect.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 #include "vm/error.hpp"
 #include "vm/timeline.hpp"
 

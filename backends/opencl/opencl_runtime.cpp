@@ -7,7 +7,7 @@
 
 #include "cache/disk_entry.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"

@@ -18,10 +18,10 @@
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_backend.hpp"
 #include "frontend/cli/replay.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 #ifndef ARRVM_NUMPY_PROGRAMS
 #define ARRVM_NUMPY_PROGRAMS "bench/numpy/programs.py"

@@ -19,7 +19,7 @@
 #include "frontend/cli/cache_study.hpp"
 #include "frontend/cli/compare.hpp"
 #include "frontend/cli/replay.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 

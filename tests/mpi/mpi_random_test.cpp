@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "tests/mpi/mpi_compare.hpp"
 #include "tests/random_program.hpp"
 #include "vm/config.hpp"
