@@ -97,13 +97,13 @@ class MergeCache {
   static constexpr std::size_t kMaxEntries = 4096;
   static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
-  // mode: on | memory | off. `dir` is the cache directory (the entries go
-  // to dir/merge/); empty or a mode other than on: memory only.
-  MergeCache(std::string mode, const std::string& dir);
+  // `dir` is the cache directory (the entries go to dir/merge/); empty or a
+  // mode other than On: memory only.
+  MergeCache(CacheMode mode, const std::string& dir);
   MergeCache(const MergeCache&) = delete;
   MergeCache& operator=(const MergeCache&) = delete;
 
-  bool enabled() const { return mode_ != "off"; }
+  bool enabled() const { return mode_ != CacheMode::Off; }
   bool on_disk() const { return !dir_.empty(); }
   const std::string& directory() const { return dir_; }
 
@@ -137,7 +137,8 @@ class MergeCache {
   bool load_from_disk(const MergeKey& key, MergeEntry* out);
   void evict();
 
-  std::string mode_, dir_;
+  CacheMode mode_;
+  std::string dir_;
   std::list<MergeEntry> lru_;  // most recently used first
   std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
   std::size_t bytes_ = 0;

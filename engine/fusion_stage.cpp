@@ -14,18 +14,16 @@ namespace {
 // their keys; the other fusers ignore it.
 double key_time_limit(const Config& c) { return is_exact_fuser(c.fuser) ? c.fuse_time_limit : 0.0; }
 
-std::string merge_cache_mode(const Config& c) { return c.merge_cache.empty() ? c.cache : c.merge_cache; }
-
 }  // namespace
 
 FusionStage::FusionStage(const Config& config)
     : config_(config),
       keys_(config.fuser, config.cost, key_time_limit(config)),
-      cache_(merge_cache_mode(config), config.cache_dir) {
+      cache_(config.merge_cache_mode(), config.cache_dir) {
   check_fuser_name(config_.fuser);
   check_cost_name(config_.cost);
   // Without a cache there is nowhere to put the better partition.
-  if (config_.anytime == "on" && is_exact_fuser(config_.fuser) && cache_.enabled()) {
+  if (config_.anytime && is_exact_fuser(config_.fuser) && cache_.enabled()) {
     worker_ = std::make_unique<fusion::AnytimeWorker>(config_.fuser, config_.cost, config_.fuse_time_limit);
   }
 }

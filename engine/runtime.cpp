@@ -21,7 +21,7 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(), config_.fuser,
-                config_.cost, config_.batch, config_.cache, config_.cache_dir);
+                config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
 }
 
 Runtime::~Runtime() {

@@ -86,7 +86,7 @@ bool writes_identity(const codegen::LoweredBlock& b) {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
-      : cache_(config), memoize_(config.cache != "off"), cache_dir_(config.cache == "on" ? config.cache_dir : "") {}
+      : cache_(config), memoize_(config.cache != CacheMode::Off), cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
 
