@@ -159,11 +159,20 @@ class CpuBackend final : public Backend {
     }
   }
 
-  CpuBackendStats stats() const {
+  BackendStats stats() const override {
     CpuBackendStats s = stats_;
     s.cache = cache_.stats();
     s.cache.memory_hits += memo_hits_;
-    return s;
+    return {"cpu",
+            {{"kernels_compiled", s.cache.compiled},
+             {"kernel_cache_memory_hits", s.cache.memory_hits},
+             {"kernel_cache_disk_hits", s.cache.disk_hits},
+             {"kernel_cache_misses", s.cache.misses},
+             {"kernel_cache_corrupt", s.cache.corrupt},
+             {"kernels_launched", s.kernels_launched},
+             {"contracted", s.contracted},
+             {"segments_split", s.segments_split}},
+            {}};
   }
 
  private:
@@ -328,10 +337,19 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& config) { return std::make_unique<CpuBackend>(config); }
 
-CpuBackendStats cpu_backend_stats(Backend& backend) {
-  auto* cpu = dynamic_cast<CpuBackend*>(&backend);
-  if (cpu == nullptr) throw InternalError("cpu_backend_stats: backend '" + backend.name() + "' is not cpu");
-  return cpu->stats();
+CpuBackendStats cpu_backend_stats(const Backend& backend) {
+  const BackendStats g = backend.stats();
+  if (g.backend != "cpu") throw InternalError("cpu_backend_stats: backend '" + g.backend + "' is not cpu");
+  CpuBackendStats s;
+  s.cache.compiled = g.count("kernels_compiled");
+  s.cache.memory_hits = g.count("kernel_cache_memory_hits");
+  s.cache.disk_hits = g.count("kernel_cache_disk_hits");
+  s.cache.misses = g.count("kernel_cache_misses");
+  s.cache.corrupt = g.count("kernel_cache_corrupt");
+  s.kernels_launched = g.count("kernels_launched");
+  s.contracted = g.count("contracted");
+  s.segments_split = g.count("segments_split");
+  return s;
 }
 
 }  // namespace arrvm
