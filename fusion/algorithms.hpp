@@ -28,6 +28,7 @@ using FuseFn = Partition (*)(const Graph&, const CostModel&, const Options&);
 struct Algorithm {
   const char* name;
   FuseFn fuse;
+  bool exact;  // bounded by Options::time_limit, not by the batch size (fusion/fusers.def)
 };
 
 // The table, in a fixed order.

@@ -37,7 +37,10 @@ Partition fuse_batch(const std::string& fuser, std::span<const Instruction> batc
   return p;
 }
 
-bool is_exact_fuser(const std::string& name) { return name == "optimal" || name == "ilp"; }
+bool is_exact_fuser(const std::string& name) {
+  const fusion::Algorithm* a = fusion::find_algorithm(name);
+  return a != nullptr && a->exact;
+}
 
 Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
   return fuse_batch(config.fuser, batch, config);
