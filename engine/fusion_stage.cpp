@@ -1,10 +1,13 @@
 #include "engine/fusion_stage.hpp"
 
+#include <optional>
+
 #include "engine/anytime.hpp"
 #include "fusion/block_set.hpp"
 #include "fusion/graph.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
+#include "vm/timeline.hpp"
 
 namespace arrvm {
 
@@ -78,9 +81,17 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
   const bool provisional = worker_ != nullptr;
   Partition p;
   const double before = profile.fusion_s;
+  // Two named stages, both fusion_s: the WSP graph, then the fuser on it.
   {
-    ScopedTimer t(&profile.fusion_s);
-    p = fuse_batch(provisional ? "greedy" : config_.fuser, batch, config_);
+    std::optional<fusion::Graph> graph;
+    {
+      ScopedSpan t(profile, &profile.fusion_s, "graph", "arrvm",
+                   {{"instructions", static_cast<int64_t>(batch.size())}});
+      graph.emplace(batch);
+    }
+    ScopedSpan t(profile, &profile.fusion_s, "fuse");
+    p = fuse_graph(provisional ? "greedy" : config_.fuser, *graph, config_);
+    t.arg("blocks", static_cast<int64_t>(p.blocks.size()));
   }
   logger().debug("fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
                  batch.size(), p.blocks.size(), profile.fusion_s - before,

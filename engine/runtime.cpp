@@ -206,6 +206,13 @@ void Runtime::record_sync(BaseId id) {
   trace_->sync(id, buf.data(), buf.size());
 }
 
+// One batch through the pipeline, each stage a span on the timeline (when
+// there is one) and a Profile time:
+//   fusion   merge cache lookup (merge_cache_s); on a miss the stages
+//            graph (the WSP graph) and fuse (the fuser on it) (fusion_s)
+//   execute  the backend (exec_s): codegen (lowering to the loop IR and
+//            printing it, codegen_s), compile (compile_s), one span per
+//            kernel launch
 void Runtime::flush() {
   if (batch_.empty()) return;
   const Profile before = profile_;  // for the flush's log line

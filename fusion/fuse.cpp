@@ -24,9 +24,13 @@ void check_cost_name(const std::string& name) {
 
 Partition fuse_batch(const std::string& fuser, std::span<const Instruction> batch, const Config& config) {
   check_fuser_name(fuser);
+  return fuse_graph(fuser, fusion::Graph(batch), config);
+}
+
+Partition fuse_graph(const std::string& fuser, const fusion::Graph& graph, const Config& config) {
+  check_fuser_name(fuser);
   const fusion::Algorithm* algorithm = fusion::find_algorithm(fuser);
   const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
-  const fusion::Graph graph(batch);
   fusion::Options options;
   options.time_limit = config.fuse_time_limit;
   Partition p = algorithm->fuse(graph, *cost, options);

@@ -13,6 +13,10 @@
 
 namespace arrvm {
 
+namespace fusion {
+class Graph;
+}
+
 // True for the fusers whose run is bounded by Config.fuse_time_limit rather
 // than by the batch size (optimal, ilp).
 bool is_exact_fuser(const std::string& name);
@@ -23,6 +27,9 @@ bool is_exact_fuser(const std::string& name);
 Partition fuse_batch(std::span<const Instruction> batch, const Config& config);
 // The same with the fuser named `fuser` instead of config.fuser.
 Partition fuse_batch(const std::string& fuser, std::span<const Instruction> batch, const Config& config);
+// The second half of fuse_batch: runs `fuser` on the WSP graph of the batch
+// (the engine times building the graph and fusing as separate stages).
+Partition fuse_graph(const std::string& fuser, const fusion::Graph& graph, const Config& config);
 
 // Throws Error if `name` is not a known fuser (checked when a VM starts).
 void check_fuser_name(const std::string& name);
