@@ -1,6 +1,7 @@
-// The VM: base-array registry, validation of incoming instructions, the
-// batch, and the flush pipeline (fuse -> execute). Not thread-safe: one
-// thread drives one Runtime.
+// The VM, the top of the engine layer: live bases (vm/base_registry.hpp),
+// validation of incoming instructions, the batch, and the flush pipeline
+// (fusion stage -> backend; the stages are listed at Runtime::flush in
+// engine/runtime.cpp). Not thread-safe: one thread drives one Runtime.
 #pragma once
 
 #include <chrono>
