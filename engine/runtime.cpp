@@ -1,5 +1,6 @@
 #include "engine/runtime.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -238,6 +239,9 @@ void Runtime::flush() {
   }
   ++profile_.batches;
   profile_.blocks += partition.blocks.size();
+  for (const Block& block : partition.blocks) {
+    profile_.work_blocks += std::any_of(block.begin(), block.end(), [&](uint32_t i) { return !is_control(batch_[i].op); });
+  }
   log_flush(before, partition);
   if (observer_) observer_->on_flush(batch_, partition);
   batch_.clear();

@@ -93,6 +93,7 @@ void BlockSummary::add(const Graph& g, uint32_t i) {
   io.add(array_key(g, a.write));
   shape = a.shape;
   if (a.axis >= 0) axis = a.axis;
+  scatter = scatter || a.kind == OpKind::Scatter;
   if (a.reduce_out != kNone) reduce_outs.push_back(a.reduce_out);
   if (a.gather_src != kNone) gather_srcs.push_back(a.gather_src);
   if (a.scatter_target != kNone) scatter_targets.push_back(a.scatter_target);
@@ -108,6 +109,7 @@ void BlockSummary::absorb(const BlockSummary& o) {
   sorted_union(dels, o.dels);
   if (shape == kNone) shape = o.shape;
   if (axis < 0) axis = o.axis;
+  scatter = scatter || o.scatter;
   reduce_outs.insert(reduce_outs.end(), o.reduce_outs.begin(), o.reduce_outs.end());
   gather_srcs.insert(gather_srcs.end(), o.gather_srcs.begin(), o.gather_srcs.end());
   scatter_targets.insert(scatter_targets.end(), o.scatter_targets.begin(), o.scatter_targets.end());
@@ -151,6 +153,11 @@ bool special_conflict(const Graph& g, const BlockSummary& p, const BlockSummary&
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
   if (a.shape != kNone && b.shape != kNone && a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
+  // Rule 7: a scatter meets a sweep only along the last axis.
+  if ((a.scatter && b.axis >= 0 && b.axis != g.shape_rank(b.shape) - 1) ||
+      (b.scatter && a.axis >= 0 && a.axis != g.shape_rank(a.shape) - 1)) {
+    return false;
+  }
   const BlockSummary& small = a.io.size() <= b.io.size() ? a : b;
   const BlockSummary& large = &small == &a ? b : a;
   // Def. 12: an array written on one side may only meet identical arrays on

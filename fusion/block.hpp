@@ -48,6 +48,7 @@ struct BlockSummary {
   std::vector<uint32_t> news, dels;  // sorted base indices
   uint32_t shape = kNone;            // iteration shape shared by the members (kNone: only free/sync)
   int axis = -1;                     // axis shared by reductions and scans (-1: none)
+  bool scatter = false;              // a member is a scatter (rule 7)
   std::vector<ArrayId> reduce_outs, gather_srcs, scatter_targets;
 
   static BlockSummary of(const Graph& g, uint32_t instr);

@@ -261,6 +261,13 @@ bool Graph::fusible(uint32_t i, uint32_t j) const {
   if (a.is_control() || b.is_control()) return true;  // no iteration, no data access
   if (a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
+  // Rule 7: a sweep along another axis than the last reorders the loop nest,
+  // and a scatter must write in row-major order (duplicates: the last wins).
+  const int last = shape_rank(a.shape) - 1;
+  if ((a.kind == OpKind::Scatter && b.axis >= 0 && b.axis != last) ||
+      (b.kind == OpKind::Scatter && a.axis >= 0 && a.axis != last)) {
+    return false;
+  }
   auto any_view = [this](const Access& x, auto&& pred) {
     for (ArrayId r : x.read_ids()) {
       if (pred(r)) return true;

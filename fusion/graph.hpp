@@ -66,6 +66,7 @@ class Graph {
   std::size_t base_count() const { return base_ids_.size(); }
   BaseId base_id(uint32_t base) const { return base_ids_[base]; }
   std::size_t shape_count() const { return shapes_.size(); }
+  int shape_rank(uint32_t shape) const { return shapes_[shape].size(); }
   // Bases that some instruction of the batch creates (new[A]).
   std::size_t new_base_count() const { return new_bases_; }
 

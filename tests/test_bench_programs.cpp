@@ -15,6 +15,7 @@
 #include "arrvm/arrvm.hpp"
 #include "bench/programs/programs.hpp"
 #include "tests/cpu_test_util.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 
@@ -156,5 +157,21 @@ TEST_CASE("bench programs: a recorded tiny run replays and verifies under every 
     CHECK(cost["optimal"] <= cost["greedy"]);
     CHECK(cost["optimal"] <= cost["linear"]);
     CHECK(cost["ilp"] <= cost["greedy"]);
+  }
+}
+
+TEST_CASE("bench programs: every block with work runs as exactly one kernel on cpu and opencl") {
+  cputest::TempDir dir;
+  for (const char* backend : {"cpu", "opencl"}) {
+    for (const Program& p : arrvm::bench::programs()) {
+      INFO(backend << " " << p.name);
+      const Vm vm = Vm::from_runtime(std::make_shared<arrvm::Runtime>(cputest::config(backend, dir.path(), "greedy")));
+      p.run(vm, p.size(SizeClass::Tiny));
+      vm.flush();
+      const arrvm::Profile& prof = vm.runtime().profile();
+      CHECK(prof.work_blocks > 0);
+      CHECK(prof.kernels_launched == prof.work_blocks);
+      MESSAGE(backend << " " << p.name << ": " << prof.kernels_launched << " kernels, " << prof.blocks << " blocks");
+    }
   }
 }

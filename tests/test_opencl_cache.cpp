@@ -272,7 +272,9 @@ TEST_CASE("opencl: a second process builds no program (binary cache hits)") {
   // The first run builds the batches' new kernels (a batch's together, as
   // one program); the second loads every one of them from disk.
   CHECK(profile[0]["kernels"]["compiled"].get<int>() >= 1);
-  CHECK(profile[0]["kernels"]["cache_misses"].get<int>() >= 5);
+  // Each block is one kernel, all of different structure here.
+  CHECK(profile[0]["kernels"]["cache_misses"].get<int>() >= 3);
+  CHECK(profile[0]["kernels"]["cache_misses"] == profile[0]["work_blocks"]);
   CHECK(profile[1]["kernels"]["compiled"].get<int>() == 0);
   CHECK(profile[1]["kernels"]["cache_misses"].get<int>() == 0);
   CHECK(profile[1]["kernels"]["cache_disk_hits"].get<int>() == profile[0]["kernels"]["cache_misses"].get<int>());

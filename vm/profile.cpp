@@ -41,6 +41,7 @@ std::string Profile::to_json() const {
       {"batches", batches},
       {"instructions", instructions},
       {"blocks", blocks},
+      {"work_blocks", work_blocks},
       {"overlap_copies", overlap_copies},
       {"failed_batches", failed_batches},
       {"time",

@@ -31,6 +31,7 @@ struct Profile {
   double compile_s = 0;  // running the compiler and loading the result
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
+  uint64_t work_blocks = 0;  // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
   uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
 

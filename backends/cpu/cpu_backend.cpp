@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/c_emitter.hpp"
+#include "backends/c_printer.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
 #include "vm/error.hpp"
@@ -27,61 +27,6 @@ using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 constexpr int64_t kParallelThreshold = 1 << 15;
 
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
-
-bool is_sweep(Opcode op) {
-  const OpKind k = opcode_kind(op);
-  return k == OpKind::Reduce || k == OpKind::Accumulate;
-}
-
-// minimum/maximum have no identity: over an empty axis ref raises this.
-void check_empty_axis(const Instruction& in) {
-  if (in.op != Opcode::MinimumReduce && in.op != Opcode::MaximumReduce) return;
-  if (in.in[0].view.shape[in.axis] != 0 || in.out.nelem() == 0) return;
-  throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
-}
-
-// Whether the slots of a lowered block may run in one loop nest: two slots
-// of one base, one of them written, either touch no common element or are
-// the same plain view (the same element at every index). A reduction's
-// output (exclusive: written after the sweep) and an indexed slot (any
-// element at any index) share nothing. The fusion rules guarantee this; a
-// block that breaks it runs one instruction at a time instead.
-bool slots_compatible(const codegen::LoweredBlock& b) {
-  struct Slot {
-    BaseId base;
-    const View* view;
-    bool written, plain;
-  };
-  std::vector<Slot> slots;
-  for (std::size_t v = 0; v < b.views.size(); ++v) {
-    slots.push_back({b.views[v].base, &b.views[v], static_cast<bool>(b.kernel.written[v]), !b.exclusive[v]});
-  }
-  for (std::size_t j = 0; j < b.indexed.size(); ++j) {
-    slots.push_back({b.indexed[j].base, &b.indexed[j], b.kernel.indexed[j].written, false});
-  }
-  std::stable_sort(slots.begin(), slots.end(), [](const Slot& x, const Slot& y) { return x.base < y.base; });
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    for (std::size_t j = i + 1; j < slots.size() && slots[j].base == slots[i].base; ++j) {
-      const Slot& x = slots[i];
-      const Slot& y = slots[j];
-      if (!x.written && !y.written) continue;
-      if (x.plain && y.plain && same_elements(*x.view, *y.view)) continue;
-      if (may_overlap(*x.view, *y.view)) return false;
-    }
-  }
-  return true;
-}
-
-// Where the sweep leaves something to write although the iteration shape is
-// empty: a reduction over an empty axis into a non-empty output.
-bool writes_identity(const codegen::LoweredBlock& b) {
-  const int axis = b.kernel.sweep_axis;
-  if (axis < 0 || b.shape.without(axis).product() == 0) return false;
-  for (const codegen::Stmt& st : b.kernel.body) {
-    if (opcode_kind(st.op) == OpKind::Reduce && st.out.kind == codegen::ArgKind::View) return true;
-  }
-  return false;
-}
 
 class CpuBackend final : public Backend {
  public:
@@ -127,34 +72,17 @@ class CpuBackend final : public Backend {
     memory_.release(id);
   }
 
-  // Each block runs as one kernel. Should a block mix iteration shapes or
-  // sweep axes (no fuser makes such a block), it is cut into consecutive
-  // segments that each run as one kernel. A free is applied after the
-  // kernel of its segment.
+  // Each block runs as one kernel (fusibility guarantees that one loop nest
+  // runs it: fusion/README.md); its frees are applied after the kernel.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
     progress_ = {};
-    std::vector<uint32_t> segment;
     for (const Block& block : partition.blocks) {
-      const Dims* shape = nullptr;
-      int axis = -1;
+      for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
+      run_block(batch, block);
       for (uint32_t i : block) {
-        ARRVM_ASSERT(i < batch.size());
-        const Instruction& in = batch[i];
-        if (!is_control(in.op)) {
-          const Dims& s = codegen::iteration_shape(in);
-          const int ax = is_sweep(in.op) ? in.axis : -1;
-          if (shape != nullptr && (s != *shape || (ax >= 0 && axis >= 0 && ax != axis))) {
-            ++stats_.segments_split;
-            run_segment(batch, &segment);
-            axis = -1;
-          }
-          shape = &s;
-          if (ax >= 0) axis = ax;
-        }
-        segment.push_back(i);
+        if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
       }
-      run_segment(batch, &segment);
       ++progress_.done;
     }
   }
@@ -170,55 +98,20 @@ class CpuBackend final : public Backend {
              {"kernel_cache_misses", s.cache.misses},
              {"kernel_cache_corrupt", s.cache.corrupt},
              {"kernels_launched", s.kernels_launched},
-             {"contracted", s.contracted},
-             {"segments_split", s.segments_split}},
+             {"contracted", s.contracted}},
             {}};
   }
 
  private:
-  void run_segment(std::span<const Instruction> batch, std::vector<uint32_t>* segment) {
-    const auto work = std::find_if(segment->begin(), segment->end(), [&](uint32_t i) { return !is_control(batch[i].op); });
-    if (work != segment->end()) run_fused(batch, *segment);
-    for (uint32_t i : *segment) {
-      if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
-    }
-    segment->clear();
-  }
-
-  void run_fused(std::span<const Instruction> batch, std::span<const uint32_t> segment) {
-    int work = 0;
-    for (uint32_t i : segment) {
-      if (is_control(batch[i].op)) continue;
-      check_empty_axis(batch[i]);
-      ++work;
-    }
-    if (work == 0) return;  // a piece of frees and syncs
+  void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+    if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
+    codegen::check_empty_axes(batch, block);
     codegen::LoweredBlock b;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      b = codegen::lower_fused_block(batch, segment);
+      b = codegen::lower(batch, block, codegen::Target::Cpu);
     }
-    if (work > 1 && !slots_compatible(b)) {
-      ++stats_.segments_split;
-      for (uint32_t i : segment) {
-        if (!is_control(batch[i].op)) run_fused(batch, std::span<const uint32_t>(&i, 1));
-      }
-      return;
-    }
-    // A scatter writes in row-major order (duplicate indices: the last
-    // write wins, as in ref); a sweep along another axis than the last
-    // reorders the loop nest, so such a scatter runs as its own kernel,
-    // between the instructions before and after it.
-    if (work > 1 && b.kernel.sweep_axis >= 0 && b.kernel.sweep_axis != b.kernel.rank - 1) {
-      for (std::size_t s = 0; s < segment.size(); ++s) {
-        if (batch[segment[s]].op != Opcode::Scatter) continue;
-        if (s > 0) run_fused(batch, segment.subspan(0, s));
-        run_fused(batch, segment.subspan(s, 1));
-        if (s + 1 < segment.size()) run_fused(batch, segment.subspan(s + 1));
-        return;
-      }
-    }
-    if (b.shape.product() == 0 && !writes_identity(b)) return;  // nothing to do (ref writes nothing either)
+    if (!codegen::launches(b)) return;  // nothing to do (ref writes nothing either)
     launch(batch, &b);
   }
 
@@ -251,7 +144,7 @@ class CpuBackend final : public Backend {
     for (int e = 0; e < k.errors; ++e) errors[2 * e] = kNoError;
     if (k.errors > 0) ptrs.back() = errors.data();
     const bool parallel = b->shape.product() >= kParallelThreshold;
-    const std::vector<int64_t> args = codegen::pack_fused_args(*b, parallel);
+    const std::vector<int64_t> args = codegen::pack_args(*b, parallel);
     const KernelFn fn = kernel_for(k);
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
@@ -290,7 +183,7 @@ class CpuBackend final : public Backend {
     std::string source;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      source = codegen::emit_fused_c(k, name);
+      source = codegen::CPrinter().print(k, name);
     }
     const KernelCacheStats before = cache_.stats();
     void* fn = nullptr;
@@ -348,7 +241,6 @@ CpuBackendStats cpu_backend_stats(const Backend& backend) {
   s.cache.corrupt = g.count("kernel_cache_corrupt");
   s.kernels_launched = g.count("kernels_launched");
   s.contracted = g.count("contracted");
-  s.segments_split = g.count("segments_split");
   return s;
 }
 

@@ -1,6 +1,5 @@
-// `cpu`: lowers each block to one fused loop nest (backends/loop_ir.hpp,
-// lower_fused_block), prints it as C with OpenMP (backends/c_emitter.hpp,
-// emit_fused_c), compiles it with Config.cc and Config.cflags into a shared
+// `cpu`: lowers each block to one loop nest (backends/loop_ir.hpp, lower),
+// prints it as C with OpenMP (backends/c_printer.hpp, CPrinter), compiles it with Config.cc and Config.cflags into a shared
 // object (cache/kernel_cache.hpp) and runs it. Compiled kernels are also
 // memoized by the kernel's structure signature, so a launch of a kernel seen
 // before costs the lowering and one hash-map lookup, not printing and
@@ -24,7 +23,6 @@ struct CpuBackendStats {
   KernelCacheStats cache;
   uint64_t kernels_launched = 0;  // generated kernels run
   uint64_t contracted = 0;        // arrays turned into scalar temporaries
-  uint64_t segments_split = 0;    // blocks that could not run as one kernel (split into pieces)
 };
 CpuBackendStats cpu_backend_stats(const Backend& backend);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <cstring>
 #include <span>
 #include <string>
@@ -11,6 +12,7 @@
 #include "backends/c_emitter.hpp"
 #include "backends/loop_ir.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
+#include "backends/opencl/opencl_printer.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
 #include "cache/kernel_cache.hpp"
 #include "vm/hash.hpp"
@@ -46,22 +48,22 @@ std::size_t floor_pow2(std::size_t n) {
 
 class OpenClBackend final : public Backend {
  public:
-  explicit OpenClBackend(const Config& config) : device_(opencl::select_device(config.opencl_device)) {
+  explicit OpenClBackend(const Config& config)
+      : device_(opencl::select_device(config.opencl_device)), printer_(device_.fp64, device_.gpu) {
     cl_int err = CL_SUCCESS;
     context_ = opencl::Context(clCreateContext(nullptr, 1, &device_.device, nullptr, nullptr, &err));
     check(err, "clCreateContext(" + device_.name + ")");
     queue_ = opencl::Queue(clCreateCommandQueue(context_.get(), device_.device, 0, &err));
     check(err, "clCreateCommandQueue(" + device_.name + ")");
-    dialect_ = opencl::dialect(device_.fp64, device_.gpu);
+    dialect_ = opencl::dialect(device_.fp64);
     programs_ = std::make_unique<opencl::ProgramCache>(config, context_.get(), device_,
                                                        opencl::build_options(device_.correctly_rounded_fp32_div));
     local_size_ = floor_pow2(std::min(kLocalSize, device_.max_work_group_size));
     max_groups_ = static_cast<std::size_t>(device_.compute_units) * kGroupsPerComputeUnit;
-    // What a view of a never-written base reads (with zero strides), and
-    // the first-bad-position flag of index checks.
+    // What the input view of a tree or scan reads if its base was never
+    // written (with zero strides).
     zeros_ = new_buffer(64, "zero buffer");
     fill(zeros_.get(), 0, 64);
-    flag_ = new_buffer(sizeof(cl_int), "index check flag");
   }
 
   ~OpenClBackend() override {
@@ -115,12 +117,11 @@ class OpenClBackend final : public Backend {
     buffers_.erase(it);
   }
 
-  // The pipeline of a batch: plan (each block as segments, in block order:
-  // maximal runs of elementwise/generator instructions of one shape become
-  // one loop kernel, each reduction or scan a sweep kernel or a work-group
-  // tree, gather and scatter their own kernels; lowering and printing the
-  // source), build the kernels not built yet as one program, launch.
-  // Nothing runs on the host.
+  // The pipeline of a batch: plan (each block is one kernel: lowered by
+  // codegen::lower and printed by OpenClPrinter, or, for a block that is a
+  // single full reduction or a single long 1-D scan, the device's own
+  // lowering of it: a work-group tree, chunks in three passes), build the
+  // kernels not built yet as one program, launch. Nothing runs on the host.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     progress_ = {};
     std::vector<Step> plan = plan_batch(batch, partition);
@@ -133,7 +134,7 @@ class OpenClBackend final : public Backend {
     // flight: the blocks before its block are complete, none after it ran.
     for (Step& st : plan) {
       progress_.done = st.block_index;
-      run(st);
+      run(batch, st);
     }
     progress_.done = partition.blocks.size();
     // Wait for the device: its errors belong to this batch, and the
@@ -200,6 +201,13 @@ class OpenClBackend final : public Backend {
     return b.mem.get();
   }
 
+  // The base's device buffer, allocated zero-filled if never written (a
+  // kernel's stride classes forbid re-pointing its view at the zero buffer).
+  cl_mem for_read(BaseId id) {
+    Buffer& b = find(id);
+    return b.mem ? b.mem.get() : for_write(id);
+  }
+
   // The base's device buffer, or the zero buffer with `v` re-pointed at it
   // (offset and strides 0) if the base was never written.
   cl_mem for_read(View* v) {
@@ -240,26 +248,20 @@ class OpenClBackend final : public Backend {
     return kernel_local_[kernel] = floor_pow2(std::min(max, local_size_));
   }
 
-  // Launches `kernel` with buffers `mems`, then the argument buffers a and c,
-  // over `total` iterations of its work-item loop (`work` elements in all,
-  // if an iteration is more than one). groups == 0: as many groups of
-  // local_size_ as cover `total` (capped: the work-item loop strides over
-  // the rest), or on a CPU device a few single work items with long chunks;
-  // sequential: one work item.
-  void launch(cl_kernel kernel, std::span<const cl_mem> mems, const std::vector<int64_t>& a,
-              const std::vector<uint64_t>& c, int64_t total, bool sequential, std::size_t groups = 0,
-              int64_t work = -1) {
-    Mem abuf = arg_buffer(a.data(), a.size() * sizeof(int64_t));
-    Mem cbuf = c.empty() ? Mem() : arg_buffer(c.data(), c.size() * sizeof(uint64_t));
-    cl_uint arg = 0;
-    for (cl_mem m : mems) check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m), "clSetKernelArg");
-    cl_mem am = abuf.get(), cm = c.empty() ? abuf.get() : cbuf.get();
-    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &am), "clSetKernelArg");
-    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &cm), "clSetKernelArg");
+  struct Geometry {
+    std::size_t global = 1, local = 1;
+  };
+
+  // How to launch `kernel` over `total` iterations of its work-item loop
+  // (`work` elements in all, if an iteration is more than one). groups ==
+  // 0: as many groups of local_size_ as cover `total` (capped: the
+  // work-item loop strides over the rest), or on a CPU device a few single
+  // work items with long chunks; sequential: one work item.
+  Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0, int64_t work = -1) {
     std::size_t local = sequential ? 1 : std::min(local_size_, kernel_local_size(kernel));
     if (groups == 0 && !sequential && !device_.gpu) {
       // A CPU device: a few work items per core, each a long contiguous
-      // chunk (the dialect's chunked loops), one per work-group.
+      // chunk (the printer's chunked loops), one per work-group.
       local = 1;
       const std::size_t most = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(total, 1)),
                                                      device_.compute_units * kCpuItemsPerUnit);
@@ -269,16 +271,28 @@ class OpenClBackend final : public Backend {
       const std::size_t need = (static_cast<std::size_t>(std::max<int64_t>(total, 1)) + local - 1) / local;
       groups = sequential ? 1 : std::clamp<std::size_t>(need, 1, max_groups_);
     }
-    const std::size_t global = groups * local;
+    return {groups * local, local};
+  }
+
+  // Launches `kernel` with buffers `mems`, then the argument buffers a and
+  // c, with geometry `g` (`total`: the iterations, for the profile).
+  void launch(cl_kernel kernel, std::span<const cl_mem> mems, const std::vector<int64_t>& a,
+              const std::vector<uint64_t>& c, Geometry g, int64_t total, bool sequential) {
+    Mem abuf = arg_buffer(a.data(), a.size() * sizeof(int64_t));
+    Mem cbuf = c.empty() ? Mem() : arg_buffer(c.data(), c.size() * sizeof(uint64_t));
+    cl_uint arg = 0;
+    for (cl_mem m : mems) check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m), "clSetKernelArg");
+    cl_mem am = abuf.get(), cm = c.empty() ? abuf.get() : cbuf.get();
+    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &am), "clSetKernelArg");
+    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &cm), "clSetKernelArg");
     {
       // Launches are asynchronous: the span is the enqueue; the device's
       // time shows in the batch's `execute` span, which waits for the queue.
       ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel", {{"elements", total}});
-      check(clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+      check(clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &g.global, &g.local, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel");
     }
     ++launched_;
-    ++profile().kernels_launched;
     if (sequential) ++sequential_;
   }
 
@@ -287,210 +301,213 @@ class OpenClBackend final : public Backend {
     std::string source, name;
   };
 
-  // What one segment of a block does, planned before anything runs.
+  // What one block does, planned before anything runs.
   struct Step {
-    enum class Kind { Loop, Sweep, Tree, Scan, Gather, Scatter, Release } kind = Kind::Release;
-    const Instruction* instr = nullptr;  // Sweep, Tree, Gather, Scatter
-    codegen::LoweredBlock block;         // Loop
-    std::vector<BaseId> frees;           // Release: the frees of a segment, after its kernel
-    std::vector<Kernel> kernels;         // Loop, Sweep, Tree: 1; Scan: 3; Gather: + check; Scatter: + winners, check
+    enum class Kind { Loop, Tree, Scan, Fail, Release } kind = Kind::Release;
+    const Instruction* instr = nullptr;  // Tree, Scan
+    codegen::LoweredBlock lowered;       // Loop
+    std::vector<BaseId> frees;           // Release: the block's frees, after its kernel
+    std::string error;                   // Fail: ref's Error, raised when the block's turn comes
+    std::vector<Kernel> kernels;         // Loop, Tree: 1; Scan: 3
     std::size_t block_index = 0;         // the partition block it belongs to
   };
 
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
     ScopedSpan t(profile(), &profile().codegen_s, "codegen");
     std::vector<Step> plan;
-    std::vector<uint32_t> segment;
-    std::size_t block_index = 0;
-    for (const Block& block : partition.blocks) {
-      const std::size_t first_step = plan.size();
-      bool have_shape = false;
-      Dims shape;
+    for (std::size_t bi = 0; bi < partition.blocks.size(); ++bi) {
+      const Block& block = partition.blocks[bi];
+      for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
+      Step st;
+      st.block_index = bi;
+      if (plan_block(batch, block, &st)) plan.push_back(std::move(st));
+      Step release;
+      release.block_index = bi;
       for (uint32_t i : block) {
-        ARRVM_ASSERT(i < batch.size());
-        const Instruction& in = batch[i];
-        const OpKind k = opcode_kind(in.op);
-        if (is_control(in.op)) {
-          segment.push_back(i);  // a free is applied after the segment's kernel
-        } else if (k == OpKind::Elementwise || k == OpKind::Generator) {
-          if (have_shape && in.out.shape != shape) plan_segment(batch, &segment, &plan);
-          segment.push_back(i);
-          shape = in.out.shape;
-          have_shape = true;
-        } else {
-          plan_segment(batch, &segment, &plan);
-          have_shape = false;
-          plan_instruction(in, &plan);
-        }
+        if (opcode_kind(batch[i].op) == OpKind::Free) release.frees.push_back(batch[i].out.base);
       }
-      plan_segment(batch, &segment, &plan);
-      for (std::size_t s = first_step; s < plan.size(); ++s) plan[s].block_index = block_index;
-      ++block_index;
+      if (!release.frees.empty()) plan.push_back(std::move(release));
     }
     return plan;
   }
 
-  void plan_segment(std::span<const Instruction> batch, std::vector<uint32_t>* segment, std::vector<Step>* plan) {
-    if (codegen::is_loop_block(batch, *segment)) {
-      Step st;
-      st.kind = Step::Kind::Loop;
-      st.block = codegen::lower_block(batch, *segment);
-      if (st.block.shape.product() > 0) {  // else nothing to do (ref writes nothing either)
-        for (const codegen::Stmt& s : st.block.kernel.body) {
-          require(s.out.dtype, std::string(opcode_name(s.op)));
-          for (int k = 0; k < s.nin; ++k) require(s.in[k].dtype, std::string(opcode_name(s.op)));
-        }
-        // Named after its structure: kernels of one batch share a program.
-        const std::string name = "arrvm_loop_" + sha256_hex(st.block.kernel.signature()).substr(0, 16);
-        st.kernels.push_back({codegen::emit_c(st.block.kernel, name, dialect_), name});
-        plan->push_back(std::move(st));
-      }
+  // Plans the kernel of a block; false if it has none (frees and syncs, or
+  // nothing to iterate over).
+  bool plan_block(std::span<const Instruction> batch, std::span<const uint32_t> block, Step* st) {
+    const Instruction* single = nullptr;
+    int work = 0;
+    for (uint32_t i : block) {
+      if (is_control(batch[i].op)) continue;
+      single = &batch[i];
+      ++work;
     }
-    Step release;
-    for (uint32_t i : *segment) {
-      if (opcode_kind(batch[i].op) == OpKind::Free) release.frees.push_back(batch[i].out.base);
+    if (work == 0) return false;
+    try {
+      codegen::check_empty_axes(batch, block);
+    } catch (const Error& e) {
+      st->kind = Step::Kind::Fail;
+      st->error = e.what();
+      return true;
     }
-    if (!release.frees.empty()) plan->push_back(std::move(release));
-    segment->clear();
-  }
-
-  void plan_instruction(const Instruction& in, std::vector<Step>* plan) {
-    Step st;
-    st.instr = &in;
-    const OpKind k = opcode_kind(in.op);
-    if (k == OpKind::Reduce || k == OpKind::Accumulate) {
+    if (work == 1) {
+      const Instruction& in = *single;
+      const OpKind k = opcode_kind(in.op);
       const View& src = in.in[0].view;
-      if (in.out.nelem() == 0) return;
-      require(src.dtype, "`" + to_string(in) + "`");
-      const codegen::SweepKernel sk = codegen::sweep_kernel(in);
-      if (sk.rank == 0 && k == OpKind::Accumulate && src.shape[0] >= kParallelScanLength) {
-        st.kind = Step::Kind::Scan;
-        const std::string source = opencl::scan_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_);
-        st.kernels.push_back({source, opencl::scan_totals_name(in.op, src.dtype)});
-        st.kernels.push_back({source, opencl::scan_prefix_name(in.op, src.dtype)});
-        st.kernels.push_back({source, opencl::scan_apply_name(in.op, src.dtype)});
-      } else if (sk.rank == 0 && k == OpKind::Reduce) {
-        st.kind = Step::Kind::Tree;
-        st.kernels.push_back({opencl::reduce_tree_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_),
-                              opencl::reduce_tree_name(in.op, src.dtype)});
-      } else {
-        st.kind = Step::Kind::Sweep;
-        const std::string name = "arrvm_sweep_" + std::string(opcode_name(in.op)) + "_" +
-                                 std::string(dtype_name(src.dtype)) + "_r" + std::to_string(sk.rank);
-        st.kernels.push_back({codegen::emit_sweep_c(sk, name, dialect_), name});
+      const bool one_d = (k == OpKind::Reduce || k == OpKind::Accumulate) && src.rank() == 1;
+      if (one_d && k == OpKind::Reduce && src.shape[0] > 0) {
+        require(src.dtype, "`" + to_string(in) + "`");
+        st->kind = Step::Kind::Tree;
+        st->instr = &in;
+        st->kernels.push_back({opencl::reduce_tree_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_),
+                               opencl::reduce_tree_name(in.op, src.dtype)});
+        return true;
       }
-    } else if (k == OpKind::Gather) {
-      if (in.out.nelem() == 0) return;
-      require(in.out.dtype, "`" + to_string(in) + "`");
-      st.kind = Step::Kind::Gather;
-      st.kernels.push_back({opencl::gather_source(in.out.dtype, dialect_), opencl::gather_name(in.out.dtype)});
-      st.kernels.push_back({opencl::check_indices_source(dialect_), opencl::kCheckIndicesKernel});
-    } else if (k == OpKind::Scatter) {
-      if (in.in[0].view.nelem() == 0) return;
-      require(in.out.dtype, "`" + to_string(in) + "`");
-      st.kind = Step::Kind::Scatter;
-      const std::string source = opencl::scatter_source(in.out.dtype, dialect_);
-      st.kernels.push_back({source, opencl::scatter_name(in.out.dtype)});
-      st.kernels.push_back({source, opencl::scatter_winners_name(in.out.dtype)});
-      st.kernels.push_back({opencl::check_indices_source(dialect_), opencl::kCheckIndicesKernel});
-    } else {
-      throw InternalError("opencl backend: no kernel for " + to_string(in));
+      if (one_d && k == OpKind::Accumulate && src.shape[0] >= kParallelScanLength) {
+        require(src.dtype, "`" + to_string(in) + "`");
+        st->kind = Step::Kind::Scan;
+        st->instr = &in;
+        const std::string source = opencl::scan_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_);
+        st->kernels.push_back({source, opencl::scan_totals_name(in.op, src.dtype)});
+        st->kernels.push_back({source, opencl::scan_prefix_name(in.op, src.dtype)});
+        st->kernels.push_back({source, opencl::scan_apply_name(in.op, src.dtype)});
+        return true;
+      }
     }
-    plan->push_back(std::move(st));
+    st->kind = Step::Kind::Loop;
+    st->lowered = codegen::lower(batch, block, codegen::Target::OpenCl);
+    const codegen::LoopKernel& k = st->lowered.kernel;
+    for (DType t : k.views) require(t, "a kernel's array");
+    for (DType t : k.temps) require(t, "a kernel's temporary");
+    for (DType t : k.consts) require(t, "a kernel's constant");
+    for (DType t : k.accs) require(t, "a kernel's accumulator");
+    for (const codegen::IndexedSlot& x : k.indexed) require(x.dtype, "a kernel's indexed array");
+    // Named after its structure: kernels of one batch share a program.
+    const std::string name = "arrvm_k_" + sha256_hex(k.signature()).substr(0, 16);
+    st->kernels.push_back({printer_.print(k, name), name});
+    return true;
   }
 
   cl_kernel kernel(const Kernel& k) { return programs_->get(k.source, k.name, profile()); }
 
-  void run(Step& st) {
+  void run(std::span<const Instruction> batch, Step& st) {
     switch (st.kind) {
-      case Step::Kind::Loop: return run_loop(st);
-      case Step::Kind::Sweep: return run_sweep(st);
+      case Step::Kind::Loop: return run_loop(batch, st);
       case Step::Kind::Tree: return run_tree(st);
       case Step::Kind::Scan: return run_scan(st);
-      case Step::Kind::Gather: return run_gather(st);
-      case Step::Kind::Scatter: return run_scatter(st);
+      case Step::Kind::Fail: throw Error(st.error);
       case Step::Kind::Release:
         for (BaseId b : st.frees) release(b);
         return;
     }
   }
 
-  void run_loop(Step& st) {
-    codegen::LoweredBlock& b = st.block;
+  // A block as one kernel: the work items share the loops that are not the
+  // sweep; one work item when the order matters (a scatter: with duplicate
+  // indices the last write wins; a written view that is not injective).
+  void run_loop(std::span<const Instruction> batch, Step& st) {
+    codegen::LoweredBlock& b = st.lowered;
+    if (!codegen::launches(b)) return;  // nothing to do (ref writes nothing either)
+    ++profile().kernels_launched;
     profile().arrays_contracted += b.contracted.size();
-    std::vector<cl_mem> mems(b.views.size(), nullptr);
-    bool sequential = false;
-    // Written views first, so a base written and read in one block is
+    const codegen::LoopKernel& k = b.kernel;
+    std::vector<cl_mem> mems(b.views.size() + b.indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
+    bool sequential = k.has(OpKind::Scatter);
+    // Written slots first, so a base written and read in one block is
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b.views.size(); ++v) {
-      if (!b.kernel.written[v]) continue;
+      if (!k.written[v]) continue;
       mems[v] = for_write(b.views[v].base);
-      // Two iterations writing one element would race in parallel.
-      if (!is_injective(b.views[v])) sequential = true;
+      if (!b.exclusive[v] && !is_injective(b.views[v])) sequential = true;
+    }
+    for (std::size_t j = 0; j < b.indexed.size(); ++j) {
+      if (k.indexed[j].written) mems[b.views.size() + j] = for_write(b.indexed[j].base);
     }
     for (std::size_t v = 0; v < b.views.size(); ++v) {
-      if (!b.kernel.written[v]) mems[v] = for_read(&b.views[v]);
+      if (!k.written[v]) mems[v] = for_read(b.views[v].base);
     }
-    // A single instruction may read a view overlapping its output at another
-    // offset; the one-work-item loop reproduces ref, parallel work items not.
-    for (std::size_t v = 0; v < b.views.size() && !sequential; ++v) {
-      for (std::size_t w = 0; w < b.views.size() && !sequential; ++w) {
-        if (v != w && (b.kernel.written[v] || b.kernel.written[w]) && may_overlap(b.views[v], b.views[w]) &&
-            !same_elements(b.views[v], b.views[w])) {
-          sequential = true;
+    for (std::size_t j = 0; j < b.indexed.size(); ++j) {
+      if (!k.indexed[j].written) mems[b.views.size() + j] = for_read(b.indexed[j].base);
+    }
+    // The work-item loop runs over the axes that are not the sweep.
+    const int64_t work = b.shape.product();
+    const int64_t total = k.sweep_axis >= 0 ? b.shape.without(k.sweep_axis).product() : work;
+    cl_kernel kern = kernel(st.kernels[0]);
+    const Geometry g = geometry(kern, total, sequential, 0, work);
+    Mem errors;
+    const std::size_t error_words = 2 * static_cast<std::size_t>(k.errors) * g.global;
+    if (k.errors > 0) {
+      errors = new_buffer(error_words * sizeof(int64_t), "index error records");
+      const cl_long none = std::numeric_limits<cl_long>::max();
+      check(clEnqueueFillBuffer(queue_.get(), errors.get(), &none, sizeof none, 0, error_words * sizeof(int64_t), 0,
+                                nullptr, nullptr),
+            "clEnqueueFillBuffer(index error records)");
+      mems.back() = errors.get();
+    }
+    launch(kern, mems, codegen::pack_args(b, !sequential), b.consts, g, total, sequential);
+    if (k.errors > 0) check_errors(batch, b, errors.get(), g.global);
+  }
+
+  // Throws ref's Error for the first error slot with a bad index: per slot
+  // the smallest flat position over all work items, and its index.
+  void check_errors(std::span<const Instruction> batch, const codegen::LoweredBlock& b, cl_mem errors,
+                    std::size_t items) {
+    const int n = b.kernel.errors;
+    std::vector<int64_t> words(2 * static_cast<std::size_t>(n) * items);
+    check(clEnqueueReadBuffer(queue_.get(), errors, CL_TRUE, 0, words.size() * sizeof(int64_t), words.data(), 0,
+                              nullptr, nullptr),
+          "reading the index error records");
+    for (int e = 0; e < n; ++e) {
+      int64_t pos = std::numeric_limits<int64_t>::max(), value = 0;
+      for (std::size_t w = 0; w < items; ++w) {
+        const std::size_t at = 2 * (w * n + e);
+        if (words[at] < pos) {
+          pos = words[at];
+          value = words[at + 1];
         }
       }
+      if (pos == std::numeric_limits<int64_t>::max()) continue;
+      const Instruction& in = batch[b.error_instr[e]];
+      const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
+      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) + " out of range [0, " +
+                  std::to_string(limit) + ") in `" + to_string(in) + "`");
     }
-    launch(kernel(st.kernels[0]), mems, codegen::pack_args(b, !sequential), b.consts, b.shape.product(), sequential);
   }
 
-  // A reduction or scan as a sweep kernel, parallel over the axes that are
-  // not swept, each sweep in ref's order (exact). A 1-D scan shorter than
-  // kParallelScanLength runs so on one work item.
-  void run_sweep(Step& st) {
-    const Instruction& in = *st.instr;
-    const View& src = in.in[0].view;
-    if (src.shape[in.axis] == 0 && (in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce)) {
-      throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
-    }
-    cl_mem out = for_write(in.out.base);
-    View iv = src;
-    cl_mem inp = for_read(&iv);
-    // Validated views never overlap; an output that is not injective would
-    // need the sequential order.
-    const bool sequential = !is_injective(in.out) || may_overlap(in.out, src);
-    const cl_mem mems[2] = {out, inp};
-    launch(kernel(st.kernels[0]), mems, codegen::pack_sweep_args(in, in.out, iv, !sequential), {},
-           src.shape.without(in.axis).product(), sequential, 0, src.nelem());
+  // The zero buffer stands in for a never-written input of a tree or scan
+  // (`v` re-pointed at it: offset and strides 0).
+  cl_mem tree_input(View* v) {
+    Buffer& b = find(v->base);
+    if (b.mem) return b.mem.get();
+    v->offset = 0;
+    for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
+    return zeros_.get();
   }
 
-  // A full reduction of `len` elements: one partial per work-group, then (if
-  // there are several) one group over the partials. Every group gets at
-  // least one element, so no identity enters a min/max.
+  // A full reduction of `len` > 0 elements: one partial per work-group,
+  // then (if there are several) one group over the partials. Every group
+  // gets at least one element, so no identity enters a min/max.
   void run_tree(Step& st) {
     const Instruction& in = *st.instr;
     const View& src = in.in[0].view;
     const int64_t len = src.shape[0];
-    if (len == 0 && (in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce)) {
-      throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
-    }
+    ++profile().kernels_launched;
     cl_mem out = for_write(in.out.base);
     View iv = src;
-    cl_mem inp = for_read(&iv);
+    cl_mem inp = tree_input(&iv);
     cl_kernel k = kernel(st.kernels[0]);
     const std::size_t groups = std::clamp<std::size_t>(
         (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
     if (groups == 1) {
       const cl_mem mems[2] = {out, inp};
-      launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, len, false, 1);
+      launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, geometry(k, len, false, 1), len, false);
       return;
     }
     Mem partials = new_buffer(groups * dtype_size(src.dtype), "reduction partials");
     const cl_mem first[2] = {partials.get(), inp};
-    launch(k, first, {len, iv.offset, iv.stride[0], 0, 1}, {}, len, false, groups);
+    launch(k, first, {len, iv.offset, iv.stride[0], 0, 1}, {}, geometry(k, len, false, groups), len, false);
     const cl_mem second[2] = {out, partials.get()};
-    launch(k, second, {static_cast<int64_t>(groups), 0, 1, in.out.offset, 0}, {}, static_cast<int64_t>(groups), false,
-           1);
+    launch(k, second, {static_cast<int64_t>(groups), 0, 1, in.out.offset, 0}, {},
+           geometry(k, static_cast<int64_t>(groups), false, 1), static_cast<int64_t>(groups), false);
   }
 
   // A long 1-D scan in chunks: their totals, exclusive prefixes of those
@@ -500,9 +517,10 @@ class OpenClBackend final : public Backend {
     const Instruction& in = *st.instr;
     const View& src = in.in[0].view;
     const int64_t len = src.shape[0];
+    ++profile().kernels_launched;
     cl_mem out = for_write(in.out.base);
     View iv = src;
-    cl_mem inp = for_read(&iv);
+    cl_mem inp = tree_input(&iv);
     const int64_t items = static_cast<int64_t>(max_groups_ * local_size_);
     const int64_t chunk = std::max<int64_t>((len + items - 1) / items, kScanChunkMin);
     const int64_t chunks = (len + chunk - 1) / chunk;
@@ -511,85 +529,22 @@ class OpenClBackend final : public Backend {
     Mem totals = new_buffer(bytes, "scan totals"), prefixes = new_buffer(bytes, "scan prefixes");
     const std::vector<int64_t> a = {len, iv.offset, iv.stride[0], in.out.offset, in.out.stride[0], chunk, chunks};
     const cl_mem first[2] = {totals.get(), inp};
-    launch(kernel(st.kernels[0]), first, a, {}, chunks, false);
+    cl_kernel k0 = kernel(st.kernels[0]), k1 = kernel(st.kernels[1]), k2 = kernel(st.kernels[2]);
+    launch(k0, first, a, {}, geometry(k0, chunks, false), chunks, false);
     const cl_mem second[2] = {prefixes.get(), totals.get()};
-    launch(kernel(st.kernels[1]), second, a, {}, chunks, false, 1);
+    launch(k1, second, a, {}, geometry(k1, chunks, false, 1), chunks, false);
     const cl_mem third[3] = {out, inp, prefixes.get()};
-    launch(kernel(st.kernels[2]), third, a, {}, chunks, false);
-  }
-
-  // Throws ref's Error if an index of `idx` lies outside [0, limit): a check
-  // kernel finds the first bad position, the host reads that one index.
-  void check_indices(const Instruction& instr, const Kernel& check_kernel, const View& idx_view, int64_t limit) {
-    View idx = idx_view;
-    cl_mem mem = for_read(&idx);
-    if (mem == zeros_.get()) {
-      if (limit > 0) return;  // never written: every index is 0
-      index_error(instr, 0, limit);
-    }
-    const cl_int none = INT_MAX;
-    check(clEnqueueFillBuffer(queue_.get(), flag_.get(), &none, sizeof none, 0, sizeof none, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer(index check flag)");
-    const cl_mem mems[2] = {flag_.get(), mem};
-    launch(kernel(check_kernel), mems, opencl::check_indices_args(idx, limit), {}, idx.nelem(), false);
-    cl_int first = none;
-    check(clEnqueueReadBuffer(queue_.get(), flag_.get(), CL_TRUE, 0, sizeof first, &first, 0, nullptr, nullptr),
-          "reading the index check flag");
-    if (first == none) return;
-    // The offset of flat position `first` in the index view, row-major.
-    int64_t k = first, offset = idx.offset;
-    for (int d = idx.rank() - 1; d >= 0; --d) {
-      offset += (k % idx.shape[d]) * idx.stride[d];
-      k /= idx.shape[d];
-    }
-    int64_t value = 0;
-    check(clEnqueueReadBuffer(queue_.get(), mem, CL_TRUE, static_cast<std::size_t>(offset) * sizeof(int64_t),
-                              sizeof value, &value, 0, nullptr, nullptr),
-          "reading a bad index");
-    index_error(instr, value, limit);
-  }
-
-  [[noreturn]] static void index_error(const Instruction& instr, int64_t value, int64_t limit) {
-    throw Error(std::string(opcode_name(instr.op)) + ": index " + std::to_string(value) + " out of range [0, " +
-                std::to_string(limit) + ") in `" + to_string(instr) + "`");
-  }
-
-  void run_gather(Step& st) {
-    const Instruction& in = *st.instr;
-    View src = in.in[0].view, idx = in.in[1].view;
-    check_indices(in, st.kernels[1], idx, src.nelem());
-    const cl_mem mems[3] = {for_write(in.out.base), for_read(&src), for_read(&idx)};
-    launch(kernel(st.kernels[0]), mems, opencl::gather_args(in.out, src, idx), {}, in.out.nelem(), false);
-  }
-
-  void run_scatter(Step& st) {
-    const Instruction& in = *st.instr;
-    View vals = in.in[0].view, idx = in.in[1].view;
-    const int64_t n = vals.nelem();
-    check_indices(in, st.kernels[2], idx, in.out.nelem());
-    cl_mem out = for_write(in.out.base);
-    cl_mem vm = for_read(&vals), im = for_read(&idx);
-    // Last write wins among duplicate indices, as in ref's loop: in
-    // parallel through int32 winner positions, else on one work item.
-    const bool winners = n < INT_MAX && in.out.nelem() < INT_MAX;
-    Mem win;
-    if (winners) {
-      win = new_buffer(static_cast<std::size_t>(in.out.nelem()) * sizeof(cl_int), "scatter winners");
-      fill(win.get(), 0xff, static_cast<std::size_t>(in.out.nelem()) * sizeof(cl_int));  // -1
-      const cl_mem wm[2] = {win.get(), im};
-      launch(kernel(st.kernels[1]), wm, opencl::scatter_args(in.out, vals, idx, true), {}, n, false);
-    }
-    const cl_mem mems[4] = {out, vm, im, winners ? win.get() : zeros_.get()};
-    launch(kernel(st.kernels[0]), mems, opencl::scatter_args(in.out, vals, idx, winners), {}, n, !winners);
+    launch(k2, third, a, {}, geometry(k2, chunks, false), chunks, false);
   }
 
   opencl::DeviceInfo device_;
   opencl::Context context_;
   opencl::Queue queue_;
   codegen::CDialect dialect_;
+  opencl::OpenClPrinter printer_;
   std::unique_ptr<opencl::ProgramCache> programs_;
   std::size_t local_size_ = 1, max_groups_ = 1;
-  Mem zeros_, flag_;
+  Mem zeros_;
   std::unordered_map<BaseId, Buffer> buffers_;
   std::unordered_map<cl_kernel, std::size_t> kernel_local_;  // kernels live as long as programs_
   uint64_t launched_ = 0, sequential_ = 0;

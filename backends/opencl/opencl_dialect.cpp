@@ -67,46 +67,19 @@ static inline void arrvm_copy_bytes(__private uchar* d, __global const uchar* s,
 #endif
 )";
 
-// The offset of flat row-major index k in a view of rank r (shape sh,
-// strides st): what ref's flat_to_offset computes.
-constexpr const char* kOffsetHelper = R"(#ifndef ARRVM_HELPER_arrvm_offset
-#define ARRVM_HELPER_arrvm_offset
-static inline int64_t arrvm_offset(int64_t k, int r, __global const int64_t* sh,
-                                   int64_t off, __global const int64_t* st) {
-  for (int d = r - 1; d >= 0; --d) {
-    const int64_t n = sh[d];
-    off += (k % n) * st[d];
-    k /= n;
-  }
-  return off;
-}
-#endif
-)";
-
 const char* identity_of(Opcode op) {
   return (op == Opcode::MultiplyReduce || op == Opcode::LogicalAndReduce) ? "1" : "0";
 }
 
-void push_view(std::vector<int64_t>* a, const View& v, bool with_shape) {
-  a->push_back(v.offset);
-  if (with_shape) a->insert(a->end(), v.shape.begin(), v.shape.end());
-  a->insert(a->end(), v.stride.begin(), v.stride.end());
-}
-
 }  // namespace
 
-codegen::CDialect dialect(bool fp64, bool gpu) {
+codegen::CDialect dialect(bool fp64) {
   codegen::CDialect d;
   d.prelude = kPrelude;
   if (fp64) d.prelude = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + d.prelude;
   d.kernel_qualifier = "__kernel ";
   d.global_qualifier = "__global ";
-  d.openmp = false;
   d.long_double = false;
-  d.buffer_params = true;
-  d.work_item_first = "(int64_t)get_global_id(0)";
-  d.work_item_step = "(int64_t)get_global_size(0)";
-  d.work_item_chunks = !gpu;
   d.saturate_in_source_type = true;
   d.guard_helpers = true;
   return d;
@@ -122,9 +95,6 @@ std::string reduce_tree_name(Opcode op, DType t) {
   return "arrvm_reduce_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
 }
 
-std::string gather_name(DType t) { return "arrvm_gather_" + std::string(dtype_name(t)); }
-std::string scatter_name(DType t) { return "arrvm_scatter_" + std::string(dtype_name(t)); }
-std::string scatter_winners_name(DType t) { return "arrvm_scatter_winners_" + std::string(dtype_name(t)); }
 
 std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
   ARRVM_ASSERT(opcode_kind(op) == OpKind::Reduce && local_size > 0 && (local_size & (local_size - 1)) == 0);
@@ -235,105 +205,6 @@ std::string scan_source(Opcode op, DType t, int local_size, const codegen::CDial
   src += "    P0[oo + k * so] = acc;\n";
   src += "  }\n  }\n}\n";
   return src;
-}
-
-std::string gather_source(DType t, const codegen::CDialect& d) {
-  const std::string T = codegen::c_type(t);
-  std::string src = d.prelude + kOffsetHelper;
-  src += "__kernel void " + gather_name(t) + "(__global " + T + "* P0, __global " + T +
-         "* P1, __global int64_t* P2, __global const int64_t* a, __global const uint64_t* c) {\n";
-  src += R"(  const int64_t n = a[0];
-  const int r = (int)a[1], rs = (int)a[2];
-  __global const int64_t* shape = a + 3;
-  __global const int64_t* out = shape + r;
-  __global const int64_t* idx = out + 1 + r;
-  __global const int64_t* src = idx + 1 + r;
-  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
-    const int64_t k = P2[arrvm_offset(w, r, shape, idx[0], idx + 1)];
-    P0[arrvm_offset(w, r, shape, out[0], out + 1)] = P1[arrvm_offset(k, rs, src + 1, src[0], src + 1 + rs)];
-  }
-}
-)";
-  return src;
-}
-
-std::vector<int64_t> gather_args(const View& out, const View& src, const View& idx) {
-  std::vector<int64_t> a = {out.nelem(), out.rank(), src.rank()};
-  a.insert(a.end(), out.shape.begin(), out.shape.end());
-  push_view(&a, out, false);
-  push_view(&a, idx, false);
-  push_view(&a, src, true);
-  return a;
-}
-
-std::string scatter_source(DType t, const codegen::CDialect& d) {
-  const std::string T = codegen::c_type(t);
-  std::string src = d.prelude + kOffsetHelper;
-  // Shared argument decoding of both kernels.
-  src += R"(#ifndef ARRVM_SCATTER_ARGS
-#define ARRVM_SCATTER_ARGS \
-  const int64_t n = a[0]; \
-  const int r = (int)a[1], ro = (int)a[2]; \
-  const int use_winners = (int)a[3]; \
-  __global const int64_t* shape = a + 4; \
-  __global const int64_t* in = shape + r; \
-  __global const int64_t* idx = in + 1 + r; \
-  __global const int64_t* out = idx + 1 + r;
-#endif
-)";
-  src += "__kernel void " + scatter_winners_name(t) +
-         "(__global int* P0, __global int64_t* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
-  src += R"(  ARRVM_SCATTER_ARGS
-  (void)use_winners; (void)out; (void)in; (void)ro;
-  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
-    atomic_max(&P0[P1[arrvm_offset(w, r, shape, idx[0], idx + 1)]], (int)w);
-  }
-}
-)";
-  src += "__kernel void " + scatter_name(t) + "(__global " + T + "* P0, __global " + T +
-         "* P1, __global int64_t* P2, __global int* P3, __global const int64_t* a, __global const uint64_t* c) {\n";
-  src += R"(  ARRVM_SCATTER_ARGS
-  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
-    const int64_t k = P2[arrvm_offset(w, r, shape, idx[0], idx + 1)];
-    if (use_winners && P3[k] != (int)w) continue;
-    P0[arrvm_offset(k, ro, out + 1, out[0], out + 1 + ro)] = P1[arrvm_offset(w, r, shape, in[0], in + 1)];
-  }
-}
-)";
-  return src;
-}
-
-std::vector<int64_t> scatter_args(const View& out, const View& in, const View& idx, bool use_winners) {
-  std::vector<int64_t> a = {in.nelem(), in.rank(), out.rank(), use_winners ? 1 : 0};
-  a.insert(a.end(), in.shape.begin(), in.shape.end());
-  push_view(&a, in, false);
-  push_view(&a, idx, false);
-  push_view(&a, out, true);
-  return a;
-}
-
-std::string check_indices_source(const codegen::CDialect& d) {
-  std::string src = d.prelude + kOffsetHelper;
-  src += "__kernel void " + std::string(kCheckIndicesKernel) +
-         "(__global int* P0, __global int64_t* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
-  src += R"(  const int64_t n = a[0], limit = a[2];
-  const int r = (int)a[1];
-  __global const int64_t* shape = a + 3;
-  __global const int64_t* idx = shape + r;
-  for (int64_t w = (int64_t)get_global_id(0); w < n; w += (int64_t)get_global_size(0)) {
-    const int64_t v = P1[arrvm_offset(w, r, shape, idx[0], idx + 1)];
-    if (v < 0 || v >= limit) atomic_min(&P0[0], (int)(w < 2147483646L ? w : 2147483646L));
-  }
-}
-)";
-  return src;
-}
-
-std::vector<int64_t> check_indices_args(const View& idx, int64_t limit) {
-  std::vector<int64_t> a = {idx.nelem(), idx.rank(), limit};
-  a.insert(a.end(), idx.shape.begin(), idx.shape.end());
-  push_view(&a, idx, false);
-  return a;
 }
 
 }  // namespace arrvm::opencl

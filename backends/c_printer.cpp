@@ -1,0 +1,307 @@
+// CPrinter: a lowered kernel as C with OpenMP. Top-down: helpers, the
+// signature, the launch arguments, the loop nest (kernel.loops, each with
+// the offsets of the view slots at its level), the statements, then the
+// loops closed again, each reduction writing its output after the sweep.
+#include "backends/c_printer.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vm/error.hpp"
+
+namespace arrvm::codegen {
+
+void Writer::line(const std::string& text) {
+  out_.append(2 * static_cast<std::size_t>(depth_), ' ');
+  out_ += text;
+  out_ += '\n';
+}
+
+void Writer::open(const std::string& text) {
+  line(text);
+  ++depth_;
+}
+
+void Writer::close(const std::string& text) {
+  --depth_;
+  line(text);
+}
+
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+bool is_reduce(Opcode op) { return opcode_kind(op) == OpKind::Reduce; }
+
+const char* int_limit(DType t, bool max) {
+  switch (t) {
+    case DType::Int8: return max ? "INT8_MAX" : "INT8_MIN";
+    case DType::Int16: return max ? "INT16_MAX" : "INT16_MIN";
+    case DType::Int32: return max ? "INT32_MAX" : "INT32_MIN";
+    case DType::Int64: return max ? "INT64_MAX" : "INT64_MIN";
+    case DType::UInt8: return max ? "UINT8_MAX" : "0";
+    case DType::UInt16: return max ? "UINT16_MAX" : "0";
+    case DType::UInt32: return max ? "UINT32_MAX" : "0";
+    case DType::UInt64: return max ? "UINT64_MAX" : "0";
+    default: return max ? "1" : "0";
+  }
+}
+
+// The value an accumulator starts from. Combining it with the first element
+// gives that element bit for bit (-0.0 + x is x for every x, -0.0
+// included; 1 * x; minimum(+inf, x); minimum(MAX, x); ...), so a sequential
+// sweep equals ref's, which starts from the first element; and it is the
+// identity that the private copies of a parallel reduction start from.
+std::string start_value(Opcode op, DType t) {
+  const bool f = is_float(t);
+  switch (op) {
+    case Opcode::AddReduce:
+    case Opcode::AddAccumulate: return f ? "-0.0" : "0";
+    case Opcode::MultiplyReduce:
+    case Opcode::MultiplyAccumulate:
+    case Opcode::LogicalAndReduce: return "1";
+    case Opcode::LogicalOrReduce: return "0";
+    case Opcode::MinimumReduce: return f ? "INFINITY" : int_limit(t, true);
+    case Opcode::MaximumReduce: return f ? "-INFINITY" : int_limit(t, false);
+    default: throw InternalError("c printer: not a reduction or scan: " + std::string(opcode_name(op)));
+  }
+}
+
+// A statement's operand at loop level `level` (the innermost is the rank).
+std::string operand(const Arg& a, int level) {
+  switch (a.kind) {
+    // (std::string first: "P" + std::string trips GCC 12's -Wrestrict.)
+    case ArgKind::View: return std::string("P") + num(a.index) + "[o" + num(a.index) + "_" + num(level) + "]";
+    case ArgKind::Temp: return std::string("t") + num(a.index);
+    case ArgKind::Const: return std::string("C") + num(a.index);
+    case ArgKind::Indexed: break;
+  }
+  throw InternalError("c printer: an indexed slot used as a plain operand");
+}
+
+// The element offset in indexed slot j (rank r) of flat position x (checked
+// to be in range): q = offset, nelem, r sizes, r strides.
+std::string indexed_offset(int j, int r, const std::string& x) {
+  const std::string q = std::string("q") + num(j);
+  if (r == 0) return q + "[0]";
+  if (r == 1) return q + "[0] + " + x + " * " + q + "[3]";
+  return "arrvm_flat(" + x + ", " + q + ", " + num(r) + ")";
+}
+
+bool is_sweep_loop(LoopKind kind) { return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep; }
+
+}  // namespace
+
+CPrinter::CPrinter(CDialect dialect) : dialect_(std::move(dialect)) {}
+
+std::vector<std::string> CPrinter::combine_names(const LoopKernel& k) const {
+  std::vector<std::string> names(k.body.size());
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    if (k.body[s].acc >= 0) combine_helper(k.body[s].op, k.accs[k.body[s].acc], dialect_, &names[s]);
+  }
+  return names;
+}
+
+std::string CPrinter::index_helpers() const {
+  return "static inline int64_t arrvm_flat(int64_t f, const int64_t* q, int r) {\n"
+         "  int64_t off = q[0];\n"
+         "  for (int d = r - 1; d >= 0; --d) { off += (f % q[2 + d]) * q[2 + r + d]; f /= q[2 + d]; }\n"
+         "  return off;\n"
+         "}\n"
+         // Keeps the bad index at the smallest flat position, the one ref reports.
+         "static void arrvm_bad_index(int64_t* e, int64_t f, int64_t x) {\n"
+         "#pragma omp critical(arrvm_bad_index)\n"
+         "  if (f < e[0]) { e[0] = f; e[1] = x; }\n"
+         "}\n";
+}
+
+std::string CPrinter::bad_index(const LoopKernel&, int err) const {
+  return "arrvm_bad_index(E + " + num(2 * err) + ", f, x)";
+}
+
+void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
+  w.raw(dialect_.prelude + scalar_helpers(k.body, dialect_));
+  std::set<std::string> seen;  // a combine helper may be an elementwise one, e.g. f_add_float64
+  for (const Stmt& st : k.body) {
+    const OpKind kind = opcode_kind(st.op);
+    if (kind == OpKind::Elementwise || kind == OpKind::Generator) seen.insert(scalar_helper_name(st));
+  }
+  const std::vector<std::string> combine = combine_names(k);
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    const Stmt& st = k.body[s];
+    if (st.acc < 0 || !seen.insert(combine[s]).second) continue;
+    std::string name;
+    w.raw(combine_helper(st.op, k.accs[st.acc], dialect_, &name));
+  }
+  if (!k.indexed.empty()) w.raw(guard_helper("arrvm_index", index_helpers(), dialect_));
+  // A full reduction's OpenMP reduction identifiers.
+  if (!k.loops.empty() && k.loops[0].kind == LoopKind::ParallelSweep) {
+    for (std::size_t s = 0; s < k.body.size(); ++s) {
+      const Stmt& st = k.body[s];
+      if (!is_reduce(st.op)) continue;
+      w.raw("#pragma omp declare reduction(arrvm_r" + num(st.acc) + " : " + c_type(k.accs[st.acc]) +
+            " : omp_out = " + combine[s] + "(omp_out, omp_in)) initializer(omp_priv = " +
+            start_value(st.op, k.accs[st.acc]) + ")\n");
+    }
+  }
+}
+
+void CPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name) const {
+  w.open(dialect_.kernel_qualifier + "void " + name + "(void** p, const int64_t* a, const uint64_t* c) {");
+  const int nv = static_cast<int>(k.views.size()), ni = static_cast<int>(k.indexed.size());
+  for (int v = 0; v < nv; ++v) {
+    const std::string T = c_type(k.views[v]);
+    w.line(T + "* P" + num(v) + " = (" + T + "*)p[" + num(v) + "];");
+  }
+  for (int j = 0; j < ni; ++j) {
+    const std::string T = c_type(k.indexed[j].dtype);
+    w.line(T + "* Q" + num(j) + " = (" + T + "*)p[" + num(nv + j) + "];");
+  }
+  if (k.errors > 0) w.line("int64_t* E = (int64_t*)p[" + num(nv + ni) + "];");
+}
+
+void CPrinter::before_loops(Writer&, const LoopKernel&) const {}
+
+void CPrinter::offsets(Writer& w, const LoopKernel& k, int level, int axis) const {
+  const int R = k.rank;
+  for (std::size_t v = 0; v < k.views.size(); ++v) {
+    const std::string vs = num(static_cast<int64_t>(v)), ax = num(axis);
+    const uint8_t cls = level == R - 1 && !k.inner.empty() ? k.inner[v] : uint8_t{kAnyInner};
+    const std::string step = cls == kUnitInner ? " + i" + ax : cls == kZeroInner ? "" : " + i" + ax + " * s" + vs + "_" + ax;
+    w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + step + ";");
+  }
+}
+
+int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
+  const Loop& l = k.loops[first];
+  const std::string par = "a[" + num(k.rank) + "]";
+  switch (l.kind) {
+    case LoopKind::Parallel: w.raw("#pragma omp parallel for if(" + par + ") schedule(static)\n"); break;
+    case LoopKind::ParallelSimd: w.raw("#pragma omp parallel for simd if(parallel: " + par + ") schedule(static)\n"); break;
+    case LoopKind::Simd: w.raw("#pragma omp simd\n"); break;
+    case LoopKind::ParallelSweep: {
+      std::string clauses;
+      for (const Stmt& st : k.body) {
+        if (is_reduce(st.op)) clauses += " reduction(arrvm_r" + num(st.acc) + ":acc" + num(st.acc) + ")";
+      }
+      w.raw("#pragma omp parallel for" + clauses + " if(" + par + ") schedule(static)\n");
+      break;
+    }
+    case LoopKind::Serial:
+    case LoopKind::Sweep: break;
+    case LoopKind::WorkItems: throw InternalError("c printer: work-item loops need a device printer");
+  }
+  const std::string i = "i" + num(l.axis);
+  w.open("for (int64_t " + i + " = 0; " + i + " < n" + num(l.axis) + "; ++" + i + ") {");
+  offsets(w, k, first, l.axis);
+  *braces = 1;
+  return 1;
+}
+
+std::string CPrinter::print(const LoopKernel& k, const std::string& name) const {
+  const int R = k.rank;
+  ARRVM_ASSERT(static_cast<int>(k.loops.size()) == R);
+  Writer w;
+  helpers(w, k);
+  signature(w, k, name);
+  for (int d = 0; d < R; ++d) w.line("const int64_t n" + num(d) + " = a[" + num(d) + "];");
+  for (std::size_t v = 0; v < k.views.size(); ++v) {
+    const std::string vs = num(static_cast<int64_t>(v));
+    const int64_t at = view_arg_index(R, static_cast<int>(v));
+    w.line("const int64_t o" + vs + "_0 = a[" + num(at) + "];");
+    for (int d = 0; d < R; ++d) w.line("const int64_t s" + vs + "_" + num(d) + " = a[" + num(at + 1 + d) + "];");
+  }
+  const std::string g = dialect_.global_qualifier;
+  for (std::size_t j = 0; j < k.indexed.size(); ++j) {
+    const std::string js = num(static_cast<int64_t>(j));
+    w.line(g + "const int64_t* q" + js + " = a + " + num(indexed_arg_index(k, static_cast<int>(j))) + ";");
+    w.line("const int64_t N" + js + " = q" + js + "[1];");
+  }
+  for (std::size_t i = 0; i < k.consts.size(); ++i) {
+    const std::string is = num(static_cast<int64_t>(i));
+    w.line(std::string(c_type(k.consts[i])) + " C" + is + "; memcpy(&C" + is + ", &c[" + is + "], sizeof(C" + is + "));");
+  }
+
+  before_loops(w, k);
+  // The loop nest; `groups` remembers, per group of loops opened together,
+  // its first loop and its braces.
+  std::vector<std::pair<int, int>> groups;
+  for (int L = 0; L < R;) {
+    if (is_sweep_loop(k.loops[L].kind)) {  // one accumulator per reduction and scan
+      for (const Stmt& st : k.body) {
+        if (st.acc >= 0) {
+          w.line(std::string(c_type(k.accs[st.acc])) + " acc" + num(st.acc) + " = " +
+                 start_value(st.op, k.accs[st.acc]) + ";");
+        }
+      }
+    }
+    int braces = 0;
+    const int opened = open_loops(w, k, L, &braces);
+    groups.emplace_back(L, braces);
+    L += opened;
+  }
+  bool flat = k.errors > 0;
+  for (const Stmt& st : k.body) flat = flat || opcode_kind(st.op) == OpKind::Generator;
+  if (flat) {  // the flat row-major position in the iteration shape
+    std::string f = R == 0 ? "0" : "i0";
+    for (int d = 1; d < R; ++d) f = "(" + f + ") * n" + num(d) + " + i" + num(d);
+    w.line("const int64_t f = " + f + ";");
+  }
+  for (std::size_t t = 0; t < k.temps.size(); ++t) w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
+  const std::vector<std::string> combine = combine_names(k);
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    const Stmt& st = k.body[s];
+    const OpKind kind = opcode_kind(st.op);
+    if (kind == OpKind::Reduce || kind == OpKind::Accumulate) {
+      const std::string acc = "acc" + num(st.acc), T = c_type(k.accs[st.acc]);
+      w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], R) + ");");
+      if (kind == OpKind::Accumulate) w.line(operand(st.out, R) + " = " + acc + ";");
+    } else if (kind == OpKind::Gather) {
+      const int j = st.in[0].index;
+      w.open("{");
+      w.line("const int64_t x = " + operand(st.in[1], R) + ";");
+      w.line(std::string(c_type(st.out.dtype)) + " v = 0;");
+      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") v = Q" + num(j) + "[" +
+             indexed_offset(j, k.indexed[j].rank, "x") + "]; else " + bad_index(k, st.err) + ";");
+      w.line(operand(st.out, R) + " = v;");
+      w.close();
+    } else if (kind == OpKind::Scatter) {
+      const int j = st.out.index;
+      w.open("{");
+      w.line("const int64_t x = " + operand(st.in[1], R) + ";");
+      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") Q" + num(j) + "[" +
+             indexed_offset(j, k.indexed[j].rank, "x") + "] = " + operand(st.in[0], R) + "; else " +
+             bad_index(k, st.err) + ";");
+      w.close();
+    } else {
+      std::string call = scalar_helper_name(st) + "(";
+      if (st.op == Opcode::Range) {
+        call += "f";
+      } else if (st.op == Opcode::Random) {
+        call += "C" + num(st.seed_slot) + ", f";
+      } else {
+        for (int i = 0; i < st.nin; ++i) call += (i ? ", " : "") + operand(st.in[i], R);
+      }
+      w.line(operand(st.out, R) + " = (" + c_type(st.out.dtype) + ")" + call + ");");
+    }
+  }
+  for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
+    for (int b = 0; b < it->second; ++b) w.close();
+    if (!is_sweep_loop(k.loops[it->first].kind)) continue;
+    // After the sweep: an empty axis gives ref's identity (+0.0, where the
+    // start is -0.0), then each reduction writes its output element.
+    for (const Stmt& st : k.body) {
+      if (!is_reduce(st.op)) continue;
+      const std::string acc = "acc" + num(st.acc);
+      if (st.op == Opcode::AddReduce && is_float(k.accs[st.acc])) {
+        w.line("if (n" + num(k.sweep_axis) + " == 0) " + acc + " = 0;");
+      }
+      if (st.out.kind == ArgKind::View) w.line(operand(st.out, R - 1) + " = " + acc + ";");
+    }
+  }
+  w.close();
+  return w.str();
+}
+
+}  // namespace arrvm::codegen

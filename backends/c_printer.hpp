@@ -1,0 +1,69 @@
+// Prints a lowered kernel (backends/loop_ir.hpp) as one C-like translation
+// unit: the dialect's prelude, the scalar helpers (backends/c_emitter.hpp),
+// then the kernel function: its parameters, the launch arguments unpacked,
+// the loop nest of kernel.loops with the offsets of every view slot, and the
+// statements. CPrinter prints C with OpenMP for the cpu backend:
+//   void NAME(void** p, const int64_t* a, const uint64_t* c)
+// with p = buffer pointers (view slots, indexed slots, then the error words:
+// per error slot the smallest flat loop position of a bad index, INT64_MAX
+// if none, and that index), a = packed sizes/offsets/strides, c = packed
+// constants and seeds. A device dialect (OpenClPrinter,
+// backends/opencl/opencl_printer.hpp) overrides the hooks: the signature,
+// how buffers are reached, the work-item loop, the bad-index record.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/c_emitter.hpp"
+#include "backends/loop_ir.hpp"
+
+namespace arrvm::codegen {
+
+// Appends lines at the current indentation (two spaces per level).
+class Writer {
+ public:
+  void line(const std::string& text);
+  void open(const std::string& text);  // line, then one level deeper
+  void close(const std::string& text = "}");
+  void raw(const std::string& text) { out_ += text; }  // as is (pragmas, preludes)
+  const std::string& str() const { return out_; }
+
+ private:
+  std::string out_;
+  int depth_ = 0;
+};
+
+class CPrinter {
+ public:
+  explicit CPrinter(CDialect dialect = CDialect{});
+  virtual ~CPrinter() = default;
+
+  // The whole translation unit of `k`, with its kernel function named `name`.
+  std::string print(const LoopKernel& k, const std::string& name) const;
+
+ protected:
+  // What precedes the kernel: the prelude and every helper it calls.
+  virtual void helpers(Writer& w, const LoopKernel& k) const;
+  // The kernel's opening line and the buffer pointers P<v>, Q<j>, E.
+  virtual void signature(Writer& w, const LoopKernel& k, const std::string& name) const;
+  // After the launch arguments, before the loop nest (a device's guard).
+  virtual void before_loops(Writer& w, const LoopKernel& k) const;
+  // Opens the loops of the nest from loop index `first`; returns how many
+  // loops were opened (the printer continues with the rest) and, in
+  // *braces, how many braces to close for them.
+  virtual int open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const;
+  // A bad index `x` at flat position `f` for error slot `err`.
+  virtual std::string bad_index(const LoopKernel& k, int err) const;
+  // The index helpers (arrvm_flat, the bad-index record).
+  virtual std::string index_helpers() const;
+
+  // For subclasses: the offsets of every view slot at loop level `level`
+  // (after the loop over `axis` opened).
+  void offsets(Writer& w, const LoopKernel& k, int level, int axis) const;
+
+  CDialect dialect_;
+  std::vector<std::string> combine_names(const LoopKernel& k) const;
+};
+
+}  // namespace arrvm::codegen

@@ -1,0 +1,97 @@
+// Pass `contract` of codegen::lower (backends/loop_ir.hpp): a base that the
+// block creates and frees, whose every access is preceded by a full write in
+// the block and which no sync in the block reads, becomes a scalar
+// temporary of the loop body: it is never allocated (seed 001's contraction).
+#include <map>
+
+#include "backends/loop_ir.hpp"
+#include "vm/error.hpp"
+
+namespace arrvm::codegen {
+
+namespace {
+
+// A write that covers every element of a base of `nelem` elements exactly
+// once, in row-major order, so that loop index <-> element is a bijection.
+bool is_full_write(const View& v, int64_t nelem) {
+  if (v.offset != 0 || v.nelem() != nelem || nelem == 0) return false;
+  const Dims rm = row_major_strides(v.shape);
+  for (int d = 0; d < v.rank(); ++d) {
+    if (v.shape[d] > 1 && v.stride[d] != rm[d]) return false;
+  }
+  return true;
+}
+
+// Whether base `b` (freed in the block, `nelem` elements) can be contracted.
+bool contractible(std::span<const Instruction> batch, std::span<const uint32_t> block, BaseId b, int64_t nelem) {
+  const View* first = nullptr;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (opcode_kind(in.op) == OpKind::Sync && in.out.base == b) return false;
+    if (is_control(in.op)) continue;
+    // A gather reads, a scatter writes anywhere in its indexed view: it
+    // needs the array, not one element per index.
+    if (in.op == Opcode::Gather && in.in[0].view.base == b) return false;
+    if (in.op == Opcode::Scatter && in.out.base == b) return false;
+    for (int k = 0; k < in.nin; ++k) {
+      if (in.in[k].is_const || in.in[k].view.base != b) continue;
+      if (first == nullptr || !same_elements(*first, in.in[k].view)) return false;
+    }
+    if (in.out.base != b) continue;
+    if (first == nullptr) {
+      if (!is_full_write(in.out, nelem)) return false;
+      first = &in.out;
+    } else if (!same_elements(*first, in.out)) {
+      return false;
+    }
+  }
+  return first != nullptr;
+}
+
+}  // namespace
+
+LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  std::map<BaseId, int> temp_of;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (opcode_kind(in.op) != OpKind::Free) continue;
+    if (contractible(batch, block, in.out.base, in.out.nelem())) {
+      temp_of[in.out.base] = static_cast<int>(b.kernel.temps.size());
+      b.kernel.temps.push_back(in.out.dtype);
+      b.contracted.push_back(in.out.base);
+    }
+  }
+  if (temp_of.empty()) return b;
+  // Renumber the view slots that stay; the others become temporaries.
+  LoopKernel& k = b.kernel;
+  std::vector<Arg> slot_arg(b.views.size());
+  std::vector<View> views;
+  std::vector<bool> exclusive, written;
+  std::vector<DType> dtypes;
+  for (std::size_t v = 0; v < b.views.size(); ++v) {
+    auto it = temp_of.find(b.views[v].base);
+    if (it != temp_of.end()) {
+      slot_arg[v] = Arg{ArgKind::Temp, it->second, k.views[v]};
+      continue;
+    }
+    slot_arg[v] = Arg{ArgKind::View, static_cast<int>(views.size()), k.views[v]};
+    views.push_back(b.views[v]);
+    exclusive.push_back(b.exclusive[v]);
+    written.push_back(k.written[v]);
+    dtypes.push_back(k.views[v]);
+  }
+  auto remap = [&](Arg& a) {
+    if (a.kind == ArgKind::View) a = slot_arg[a.index];
+  };
+  for (Stmt& st : k.body) {
+    remap(st.out);
+    for (int j = 0; j < st.nin; ++j) remap(st.in[j]);
+  }
+  b.views = std::move(views);
+  b.exclusive = std::move(exclusive);
+  k.written = std::move(written);
+  k.views = std::move(dtypes);
+  return b;
+}
+
+}  // namespace arrvm::codegen

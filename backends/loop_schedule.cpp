@@ -1,0 +1,41 @@
+// Pass `schedule` of codegen::lower (backends/loop_ir.hpp): the loop nest of
+// a kernel, one loop per axis, outermost first, and how each loop runs on
+// the target. The sweep axis (reductions and scans) is always innermost and
+// sequential from index 0, so every accumulator combines in ref's order.
+//
+// Cpu (C + OpenMP): the other axes in axis order; the outermost loop runs in
+// parallel unless the kernel scatters (a scatter writes in row-major order:
+// with duplicate indices the last write wins, as in ref); a reduction to a
+// scalar (rank 1, no scan) is an OpenMP reduction; the innermost loop is
+// `omp simd` when nothing in it carries from one index to the next (no
+// sweep) or may race (no indexing).
+//
+// OpenCl: the axes other than the sweep are one flat work-item loop (the
+// launch decides how many work items, one when the order matters).
+#include "backends/loop_ir.hpp"
+
+namespace arrvm::codegen {
+
+LoweredBlock schedule(LoweredBlock b, Target target) {
+  LoopKernel& k = b.kernel;
+  const int R = k.rank, A = k.sweep_axis;
+  k.loops.clear();
+  for (int ax = 0; ax < R; ++ax) {
+    if (ax != A) k.loops.push_back({ax, target == Target::OpenCl ? LoopKind::WorkItems : LoopKind::Serial});
+  }
+  if (A >= 0) k.loops.push_back({A, LoopKind::Sweep});
+  if (target == Target::OpenCl || R == 0) return b;
+
+  const bool omp = !k.has(OpKind::Scatter);
+  const bool scan = k.has(OpKind::Accumulate);
+  const bool simd = A < 0 && k.indexed.empty();
+  if (omp && A >= 0 && R == 1 && !scan) {
+    k.loops[0].kind = LoopKind::ParallelSweep;
+  } else if (omp && (A < 0 ? R >= 1 : R >= 2)) {
+    k.loops[0].kind = simd && R == 1 ? LoopKind::ParallelSimd : LoopKind::Parallel;
+  }
+  if (simd && R >= 2) k.loops[R - 1].kind = LoopKind::Simd;
+  return b;
+}
+
+}  // namespace arrvm::codegen

@@ -1,0 +1,35 @@
+// OpenClPrinter: CPrinter (backends/c_printer.hpp) for OpenCL C. What
+// differs from C is only where the kernel gets its buffers and how the loops
+// that are not the sweep run:
+//  - every buffer is a kernel parameter `__global T* P<v>` (view slots),
+//    `Q<j>` (indexed slots), `E` (error words, if any), followed by the
+//    packed launch arguments `a` and `c` in device buffers;
+//  - the WorkItems loops are one flat loop over their indices, split among
+//    the work items: interleaved on a GPU (coalesced accesses), a contiguous
+//    chunk each on a CPU device (caches, vector units); a kernel without
+//    such a loop runs on work item 0 only;
+//  - a bad index is recorded per work item (E holds, per work item and error
+//    slot, the smallest flat position and its index; no atomics), the host
+//    takes the smallest over all work items.
+#pragma once
+
+#include "backends/c_printer.hpp"
+
+namespace arrvm::opencl {
+
+class OpenClPrinter final : public codegen::CPrinter {
+ public:
+  OpenClPrinter(bool fp64, bool gpu);
+
+ protected:
+  void signature(codegen::Writer& w, const codegen::LoopKernel& k, const std::string& name) const override;
+  void before_loops(codegen::Writer& w, const codegen::LoopKernel& k) const override;
+  int open_loops(codegen::Writer& w, const codegen::LoopKernel& k, int first, int* braces) const override;
+  std::string bad_index(const codegen::LoopKernel& k, int err) const override;
+  std::string index_helpers() const override;
+
+ private:
+  bool gpu_;
+};
+
+}  // namespace arrvm::opencl

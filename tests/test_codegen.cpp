@@ -1,0 +1,237 @@
+// The code generation pipeline (backends/loop_ir.hpp, c_printer.hpp,
+// opencl/opencl_printer.hpp): unit tests of the lowering passes and golden
+// tests of the C and OpenCL C printed for a handful of blocks.
+//
+// Golden files live in tests/golden/; after a deliberate change of the
+// printed code, regenerate them with
+//   ARRVM_UPDATE_GOLDEN=1 build/arrvm_tests --source-file=*test_codegen.cpp
+// and review the diff: it is the change in every kernel of that shape.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/c_printer.hpp"
+#include "backends/loop_ir.hpp"
+#include "backends/opencl/opencl_printer.hpp"
+#include "fusion/graph.hpp"
+#include "vm/partition.hpp"
+#include "tests/fusion_test_util.hpp"
+#include "vm/error.hpp"
+
+namespace {
+
+using namespace fusion_test;
+using codegen::LoopKind;
+using codegen::Target;
+
+View whole(BaseId b, Dims shape) {
+  View v;
+  v.base = b;
+  v.offset = 0;
+  v.shape = shape;
+  v.stride = row_major_strides(shape);
+  return v;
+}
+
+std::vector<uint32_t> all(const Batch& b) {
+  std::vector<uint32_t> block;
+  for (uint32_t i = 0; i < b.instrs.size(); ++i) block.push_back(i);
+  return block;
+}
+
+std::vector<std::pair<int, LoopKind>> loops(const codegen::LoweredBlock& b) {
+  std::vector<std::pair<int, LoopKind>> r;
+  for (const codegen::Loop& l : b.kernel.loops) r.emplace_back(l.axis, l.kind);
+  return r;
+}
+
+// t = a * b; c = t + 1; free t  (8 float64)
+Batch elementwise() {
+  Batch b;
+  const BaseId a = b.base(DType::Float64, 8), x = b.base(DType::Float64, 8), t = b.base(DType::Float64, 8),
+               c = b.base(DType::Float64, 8);
+  b.add(make(Opcode::Multiply, whole(t, {8}), {v(whole(a, {8})), v(whole(x, {8}))}));
+  b.add(make(Opcode::Add, whole(c, {8}), {v(whole(t, {8})), Operand::of(Scalar::of_double(DType::Float64, 1.0))}));
+  b.add(control(Opcode::Free, t));
+  return b;
+}
+
+// t = x * y (4 x 5); s = add_reduce(t, axis); free t
+Batch reduce_rows(int axis) {
+  Batch b;
+  const BaseId x = b.base(DType::Float64, 20), y = b.base(DType::Float64, 20), t = b.base(DType::Float64, 20);
+  const BaseId s = b.base(DType::Float64, axis == 1 ? 4 : 5);
+  b.add(make(Opcode::Multiply, whole(t, {4, 5}), {v(whole(x, {4, 5})), v(whole(y, {4, 5}))}));
+  b.add(make(Opcode::AddReduce, whole(s, {axis == 1 ? 4 : 5}), {v(whole(t, {4, 5}))}, axis));
+  b.add(control(Opcode::Free, t));
+  return b;
+}
+
+// g = src[idx] * 2 (idx: 6 int64, src: 10 float32)
+Batch gather() {
+  Batch b;
+  const BaseId src = b.base(DType::Float32, 10), idx = b.base(DType::Int64, 6), g = b.base(DType::Float32, 6),
+               out = b.base(DType::Float32, 6);
+  b.add(make(Opcode::Gather, whole(g, {6}), {v(whole(src, {10})), v(whole(idx, {6}))}));
+  b.add(make(Opcode::Multiply, whole(out, {6}), {v(whole(g, {6})), Operand::of(Scalar::of_double(DType::Float32, 2.0))}));
+  b.add(control(Opcode::Free, g));
+  return b;
+}
+
+std::string golden_path(const std::string& name) { return std::string(ARRVM_SOURCE_DIR) + "/tests/golden/" + name; }
+
+// Compares `text` with the golden file (or rewrites it under ARRVM_UPDATE_GOLDEN=1).
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = golden_path(name);
+  const char* update = std::getenv("ARRVM_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path) << text;
+    MESSAGE("rewrote " << path);
+  }
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "missing golden file " << path << " (ARRVM_UPDATE_GOLDEN=1 writes it)");
+  std::stringstream want;
+  want << in.rdbuf();
+  CHECK_MESSAGE(text == want.str(), "printed code differs from " << path << ":\n" << text);
+}
+
+}  // namespace
+
+TEST_CASE("lower: an elementwise chain contracts its temporary and runs one parallel simd loop") {
+  const Batch b = elementwise();
+  const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
+  CHECK(cpu.kernel.views.size() == 3);  // a, x, c: t is a temporary
+  CHECK(cpu.kernel.temps.size() == 1);
+  REQUIRE(cpu.contracted.size() == 1);
+  CHECK(cpu.contracted[0] == 2);
+  CHECK(cpu.kernel.body.size() == 2);
+  CHECK(cpu.kernel.body[0].out.kind == codegen::ArgKind::Temp);
+  CHECK(cpu.kernel.body[1].in[0].kind == codegen::ArgKind::Temp);
+  CHECK(cpu.kernel.body[1].in[1].kind == codegen::ArgKind::Const);
+  CHECK(loops(cpu) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSimd}});
+  CHECK(cpu.kernel.inner == std::vector<uint8_t>{codegen::kUnitInner, codegen::kUnitInner, codegen::kUnitInner});
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::WorkItems}});
+  // Launch arguments: shape, parallel flag, then offset + stride per view slot.
+  CHECK(codegen::pack_args(cpu, true) == std::vector<int64_t>{8, 1, 0, 1, 0, 1, 0, 1});
+}
+
+TEST_CASE("lower: without its free, the temporary stays an array") {
+  Batch b = elementwise();
+  b.instrs.pop_back();
+  const codegen::LoweredBlock l = codegen::lower(b.instrs, all(b), Target::Cpu);
+  CHECK(l.kernel.views.size() == 5);
+  CHECK(l.kernel.temps.empty());
+  CHECK(l.contracted.empty());
+}
+
+TEST_CASE("lower: a reduction is the innermost sequential sweep") {
+  const Batch rows = reduce_rows(1);
+  const codegen::LoweredBlock r1 = codegen::lower(rows.instrs, all(rows), Target::Cpu);
+  CHECK(r1.kernel.sweep_axis == 1);
+  CHECK(loops(r1) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Parallel}, {1, LoopKind::Sweep}});
+  CHECK(r1.contracted.size() == 1);
+  // The output: a view slot with stride 0 along the sweep, written after it.
+  REQUIRE(r1.views.size() == 3);
+  CHECK(r1.exclusive == std::vector<bool>{false, false, true});
+  CHECK(r1.views[2].stride[1] == 0);
+  const Batch cols = reduce_rows(0);
+  const codegen::LoweredBlock r0 = codegen::lower(cols.instrs, all(cols), Target::Cpu);
+  CHECK(loops(r0) == std::vector<std::pair<int, LoopKind>>{{1, LoopKind::Parallel}, {0, LoopKind::Sweep}});
+  CHECK(r0.kernel.inner == std::vector<uint8_t>{codegen::kAnyInner, codegen::kAnyInner, codegen::kZeroInner});
+  const codegen::LoweredBlock o0 = codegen::lower(cols.instrs, all(cols), Target::OpenCl);
+  CHECK(loops(o0) == std::vector<std::pair<int, LoopKind>>{{1, LoopKind::WorkItems}, {0, LoopKind::Sweep}});
+}
+
+TEST_CASE("lower: a full reduction is an OpenMP reduction on cpu, one work item's sweep on OpenCL") {
+  Batch b;
+  const BaseId x = b.base(DType::Int32, 9), s = b.base(DType::Int32, 1);
+  View out = whole(s, {});
+  b.add(make(Opcode::AddReduce, out, {v(whole(x, {9}))}, 0));
+  const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
+  CHECK(loops(cpu) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Sweep}});
+  // No work-item loop: work item 0 runs the whole sweep.
+  const std::string src = opencl::OpenClPrinter(true, true).print(ocl.kernel, "k");
+  CHECK(src.find("if (get_global_id(0) != 0) return;") != std::string::npos);
+}
+
+TEST_CASE("lower: a gather reads an indexed slot, checked, and keeps its source an array") {
+  const Batch b = gather();
+  const codegen::LoweredBlock l = codegen::lower(b.instrs, all(b), Target::Cpu);
+  REQUIRE(l.kernel.indexed.size() == 1);
+  CHECK(l.kernel.indexed[0].dtype == DType::Float32);
+  CHECK(!l.kernel.indexed[0].written);
+  CHECK(l.kernel.errors == 1);
+  CHECK(l.error_instr == std::vector<uint32_t>{0});
+  CHECK(l.contracted.size() == 1);  // g, the gather's output
+  CHECK(loops(l) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Parallel}});  // no simd: indexed loads
+  // After the view slots: the indexed slot's offset, size, shape and strides.
+  const std::vector<int64_t> a = codegen::pack_args(l, false);
+  const int64_t at = codegen::indexed_arg_index(l.kernel, 0);
+  REQUIRE(static_cast<int64_t>(a.size()) == at + 4);
+  CHECK(std::vector<int64_t>(a.begin() + at, a.end()) == std::vector<int64_t>{0, 10, 10, 1});
+}
+
+TEST_CASE("verify_block: a block that is not one kernel is an internal error, never split") {
+  SUBCASE("two iteration shapes") {
+    Batch b;
+    const BaseId x = b.base(DType::Float64, 8), y = b.base(DType::Float64, 4);
+    b.add(make(Opcode::Negative, whole(x, {8}), {v(whole(x, {8}))}));
+    b.add(make(Opcode::Negative, whole(y, {4}), {v(whole(y, {4}))}));
+    CHECK_THROWS_AS(codegen::lower(b.instrs, all(b), Target::Cpu), InternalError);
+  }
+  SUBCASE("a scatter with a sweep along the first axis") {
+    Batch b;
+    const BaseId x = b.base(DType::Float64, 6), s = b.base(DType::Float64, 6), idx = b.base(DType::Int64, 6),
+                 t = b.base(DType::Float64, 10);
+    b.add(make(Opcode::AddAccumulate, whole(s, {2, 3}), {v(whole(x, {2, 3}))}, 0));
+    b.add(make(Opcode::Scatter, whole(t, {10}), {v(whole(x, {2, 3})), v(whole(idx, {2, 3}))}));
+    CHECK_THROWS_WITH_AS(codegen::lower(b.instrs, all(b), Target::Cpu),
+                         doctest::Contains("a scatter with a sweep along an axis other than the last"), InternalError);
+    // ... which the fusion graph never puts in one block (rule 7).
+    const fusion::Graph g(b.instrs);
+    CHECK(!g.fusible(0, 1));
+  }
+  SUBCASE("overlapping accesses at different offsets") {
+    Batch b;
+    const BaseId x = b.base(DType::Float64, 9), y = b.base(DType::Float64, 8);
+    View head = whole(x, {8}), tail = whole(x, {8});
+    tail.offset = 1;
+    b.add(make(Opcode::Negative, head, {v(whole(y, {8}))}));
+    b.add(make(Opcode::Negative, whole(y, {8}), {v(tail)}));
+    CHECK_THROWS_AS(codegen::lower(b.instrs, all(b), Target::Cpu), InternalError);
+  }
+}
+
+TEST_CASE("fusion graph rule 7: a scatter fuses with a sweep only along the last axis") {
+  Batch b;
+  const BaseId x = b.base(DType::Float64, 6), s = b.base(DType::Float64, 6), idx = b.base(DType::Int64, 6),
+               t = b.base(DType::Float64, 10);
+  b.add(make(Opcode::AddAccumulate, whole(s, {2, 3}), {v(whole(x, {2, 3}))}, 1));
+  b.add(make(Opcode::Scatter, whole(t, {10}), {v(whole(x, {2, 3})), v(whole(idx, {2, 3}))}));
+  const fusion::Graph g(b.instrs);
+  CHECK(g.fusible(0, 1));
+  CHECK_NOTHROW(codegen::lower(b.instrs, all(b), Target::Cpu));
+}
+
+TEST_CASE("golden: C and OpenCL C of an elementwise chain, a row reduction, a gather") {
+  struct Case {
+    const char* name;
+    Batch batch;
+  };
+  const Case cases[] = {{"elementwise", elementwise()}, {"reduce_axis0", reduce_rows(0)}, {"gather", gather()}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const codegen::LoweredBlock cpu = codegen::lower(c.batch.instrs, all(c.batch), Target::Cpu);
+    check_golden(std::string(c.name) + ".c", codegen::CPrinter().print(cpu.kernel, "kernel"));
+    const codegen::LoweredBlock ocl = codegen::lower(c.batch.instrs, all(c.batch), Target::OpenCl);
+    check_golden(std::string(c.name) + ".gpu.cl", opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"));
+    check_golden(std::string(c.name) + ".cpu.cl", opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"));
+  }
+}
