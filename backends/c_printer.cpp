@@ -135,16 +135,22 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
     w.raw(combine_helper(st.op, k.accs[st.acc], dialect_, &name));
   }
   if (!k.indexed.empty()) w.raw(guard_helper("arrvm_index", index_helpers(), dialect_));
-  // A full reduction's OpenMP reduction identifiers.
-  if (!k.loops.empty() && k.loops[0].kind == LoopKind::ParallelSweep) {
-    for (std::size_t s = 0; s < k.body.size(); ++s) {
-      const Stmt& st = k.body[s];
-      if (!is_reduce(st.op)) continue;
-      w.raw("#pragma omp declare reduction(arrvm_r" + num(st.acc) + " : " + c_type(k.accs[st.acc]) +
-            " : omp_out = " + combine[s] + "(omp_out, omp_in)) initializer(omp_priv = " +
-            start_value(st.op, k.accs[st.acc]) + ")\n");
-    }
+  reduction_declarations(w, k, combine);
+}
+
+void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k, const std::vector<std::string>& combine) const {
+  if (k.loops.empty() || k.loops[0].kind != LoopKind::ParallelSweep) return;
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    const Stmt& st = k.body[s];
+    if (!is_reduce(st.op)) continue;
+    w.raw("#pragma omp declare reduction(arrvm_r" + num(st.acc) + " : " + c_type(k.accs[st.acc]) +
+          " : omp_out = " + combine[s] + "(omp_out, omp_in)) initializer(omp_priv = " +
+          start_value(st.op, k.accs[st.acc]) + ")\n");
   }
+}
+
+void CPrinter::reduction_result(Writer& w, const LoopKernel& k, const Stmt& st, const std::string& acc) const {
+  if (st.out.kind == ArgKind::View) w.line(operand(st.out, k.rank - 1) + " = " + acc + ";");
 }
 
 void CPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name) const {
@@ -297,7 +303,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
       if (st.op == Opcode::AddReduce && is_float(k.accs[st.acc])) {
         w.line("if (n" + num(k.sweep_axis) + " == 0) " + acc + " = 0;");
       }
-      if (st.out.kind == ArgKind::View) w.line(operand(st.out, R - 1) + " = " + acc + ";");
+      reduction_result(w, k, st, acc);
     }
   }
   w.close();

@@ -3,6 +3,7 @@
 // the block and which no sync in the block reads, becomes a scalar
 // temporary of the loop body: it is never allocated (seed 001's contraction).
 #include <map>
+#include <unordered_map>
 
 #include "backends/loop_ir.hpp"
 #include "vm/error.hpp"
@@ -22,40 +23,50 @@ bool is_full_write(const View& v, int64_t nelem) {
   return true;
 }
 
-// Whether base `b` (freed in the block, `nelem` elements) can be contracted.
-bool contractible(std::span<const Instruction> batch, std::span<const uint32_t> block, BaseId b, int64_t nelem) {
-  const View* first = nullptr;
+// How the block uses one base, in one pass over the block: contractible if
+// its first access is a write that covers it (row-major, checked at its
+// free), every later access is that same view, and no sync reads it and no
+// gather or scatter indexes it (they need the array, not one element per
+// index).
+struct BaseUse {
+  const View* first = nullptr;  // the first access, a write
+  bool ok = true;
+};
+
+std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  std::unordered_map<BaseId, BaseUse> uses;
   for (uint32_t i : block) {
     const Instruction& in = batch[i];
-    if (opcode_kind(in.op) == OpKind::Sync && in.out.base == b) return false;
+    if (opcode_kind(in.op) == OpKind::Sync) uses[in.out.base].ok = false;
     if (is_control(in.op)) continue;
-    // A gather reads, a scatter writes anywhere in its indexed view: it
-    // needs the array, not one element per index.
-    if (in.op == Opcode::Gather && in.in[0].view.base == b) return false;
-    if (in.op == Opcode::Scatter && in.out.base == b) return false;
+    if (in.op == Opcode::Gather) uses[in.in[0].view.base].ok = false;
+    if (in.op == Opcode::Scatter) uses[in.out.base].ok = false;
     for (int k = 0; k < in.nin; ++k) {
-      if (in.in[k].is_const || in.in[k].view.base != b) continue;
-      if (first == nullptr || !same_elements(*first, in.in[k].view)) return false;
+      if (in.in[k].is_const) continue;
+      BaseUse& u = uses[in.in[k].view.base];
+      if (u.first == nullptr || !same_elements(*u.first, in.in[k].view)) u.ok = false;
     }
-    if (in.out.base != b) continue;
-    if (first == nullptr) {
-      if (!is_full_write(in.out, nelem)) return false;
-      first = &in.out;
-    } else if (!same_elements(*first, in.out)) {
-      return false;
+    BaseUse& u = uses[in.out.base];
+    if (u.first == nullptr) {
+      u.first = &in.out;
+    } else if (!same_elements(*u.first, in.out)) {
+      u.ok = false;
     }
   }
-  return first != nullptr;
+  return uses;
 }
 
 }  // namespace
 
 LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
   std::map<BaseId, int> temp_of;
+  const std::unordered_map<BaseId, BaseUse> uses = base_uses(batch, block);
   for (uint32_t i : block) {
     const Instruction& in = batch[i];
     if (opcode_kind(in.op) != OpKind::Free) continue;
-    if (contractible(batch, block, in.out.base, in.out.nelem())) {
+    auto it = uses.find(in.out.base);
+    if (it != uses.end() && it->second.ok && it->second.first != nullptr &&
+        is_full_write(*it->second.first, in.out.nelem())) {
       temp_of[in.out.base] = static_cast<int>(b.kernel.temps.size());
       b.kernel.temps.push_back(in.out.dtype);
       b.contracted.push_back(in.out.base);

@@ -59,7 +59,8 @@ enum class LoopKind : uint8_t {
   ParallelSimd,   // `parallel for simd`: a rank-1 loop without sweep or indexing
   Simd,           // `omp simd`: the innermost loop without sweep or indexing
   Sweep,          // the sweep axis: innermost, sequential, accumulators around it
-  ParallelSweep,  // a full reduction to a scalar: an OpenMP reduction over the sweep
+  ParallelSweep,  // a full reduction to a scalar: the sweep split among threads (an OpenMP
+                  // reduction) or work items (a partial each, then a tree: OpenCl)
   WorkItems,      // device work items: consecutive WorkItems loops are one flat loop
 };
 

@@ -11,7 +11,11 @@
 // sweep) or may race (no indexing).
 //
 // OpenCl: the axes other than the sweep are one flat work-item loop (the
-// launch decides how many work items, one when the order matters).
+// launch decides how many work items, one when the order matters). A full
+// reduction (rank 1, no scan, no scatter) splits its sweep among the work
+// items instead (ParallelSweep): each folds its share into a partial per
+// reduction, and a work-group tree combines the partials (the backend's
+// second pass), as OpenMP's reduction clause does on cpu.
 #include "backends/loop_ir.hpp"
 
 namespace arrvm::codegen {
@@ -24,10 +28,13 @@ LoweredBlock schedule(LoweredBlock b, Target target) {
     if (ax != A) k.loops.push_back({ax, target == Target::OpenCl ? LoopKind::WorkItems : LoopKind::Serial});
   }
   if (A >= 0) k.loops.push_back({A, LoopKind::Sweep});
-  if (target == Target::OpenCl || R == 0) return b;
-
-  const bool omp = !k.has(OpKind::Scatter);
+  if (R == 0) return b;
   const bool scan = k.has(OpKind::Accumulate);
+  if (target == Target::OpenCl) {
+    if (A >= 0 && R == 1 && !scan && !k.has(OpKind::Scatter)) k.loops[0].kind = LoopKind::ParallelSweep;
+    return b;
+  }
+  const bool omp = !k.has(OpKind::Scatter);
   const bool simd = A < 0 && k.indexed.empty();
   if (omp && A >= 0 && R == 1 && !scan) {
     k.loops[0].kind = LoopKind::ParallelSweep;

@@ -68,6 +68,17 @@ void verify_block(std::span<const Instruction> batch, std::span<const uint32_t> 
   // same plain view (one element per index), or no common element.
   std::stable_sort(all.begin(), all.end(), [](const Touch& x, const Touch& y) { return x.view->base < y.view->base; });
   for (std::size_t i = 0; i < all.size(); ++i) {
+    // The common case, in linear time: every access of the base is the same
+    // plain view (an in-place chain like a = a * c repeated).
+    std::size_t end = i + 1;
+    bool uniform = all[i].plain;
+    for (; end < all.size() && all[end].view->base == all[i].view->base; ++end) {
+      uniform = uniform && all[end].plain && same_elements(*all[i].view, *all[end].view);
+    }
+    if (uniform) {
+      i = end - 1;
+      continue;
+    }
     for (std::size_t j = i + 1; j < all.size() && all[j].view->base == all[i].view->base; ++j) {
       const Touch& x = all[i];
       const Touch& y = all[j];

@@ -14,6 +14,7 @@ fusers=singleton,linear,greedy,unintrusive,optimal,ilp
 step() { echo "== $*"; local t0=$SECONDS; "$@"; echo "(rc $?, $((SECONDS - t0)) s)"; }
 {
   step "$b/cpu_vs_c" --repeat 3
+  step "$b/cpu_vs_c" --launch --repeat 10
   step "$b/arrvm" bench --fusers "$fusers" --backends cpu --record "$out/traces"
   step "$b/arrvm" bench --fusers "$fusers" --backends opencl
   for t in "$out"/traces/*.trace; do

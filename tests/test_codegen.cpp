@@ -71,6 +71,17 @@ Batch reduce_rows(int axis) {
   return b;
 }
 
+// sum(a * b) over 100 float64: a fused full reduction
+Batch sum_of_products() {
+  Batch b;
+  const BaseId a = b.base(DType::Float64, 100), x = b.base(DType::Float64, 100), t = b.base(DType::Float64, 100),
+               s = b.base(DType::Float64, 1);
+  b.add(make(Opcode::Multiply, whole(t, {100}), {v(whole(a, {100})), v(whole(x, {100}))}));
+  b.add(make(Opcode::AddReduce, whole(s, {}), {v(whole(t, {100}))}, 0));
+  b.add(control(Opcode::Free, t));
+  return b;
+}
+
 // g = src[idx] * 2 (idx: 6 int64, src: 10 float32)
 Batch gather() {
   Batch b;
@@ -147,7 +158,7 @@ TEST_CASE("lower: a reduction is the innermost sequential sweep") {
   CHECK(loops(o0) == std::vector<std::pair<int, LoopKind>>{{1, LoopKind::WorkItems}, {0, LoopKind::Sweep}});
 }
 
-TEST_CASE("lower: a full reduction is an OpenMP reduction on cpu, one work item's sweep on OpenCL") {
+TEST_CASE("lower: a full reduction splits its sweep: an OpenMP reduction on cpu, partials per work item on OpenCL") {
   Batch b;
   const BaseId x = b.base(DType::Int32, 9), s = b.base(DType::Int32, 1);
   View out = whole(s, {});
@@ -155,10 +166,19 @@ TEST_CASE("lower: a full reduction is an OpenMP reduction on cpu, one work item'
   const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
   CHECK(loops(cpu) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
   const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
-  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Sweep}});
-  // No work-item loop: work item 0 runs the whole sweep.
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
+  CHECK(opencl::partial_reductions(ocl.kernel) == std::vector<int>{0});
   const std::string src = opencl::OpenClPrinter(true, true).print(ocl.kernel, "k");
-  CHECK(src.find("if (get_global_id(0) != 0) return;") != std::string::npos);
+  CHECK(src.find("__global int32_t* R0, ") != std::string::npos);
+  CHECK(src.find("R0[get_global_id(0)] = acc0;") != std::string::npos);
+  // With a scan in the block, one work item sweeps (in ref's order).
+  Batch c;
+  const BaseId y = c.base(DType::Int32, 9), cs = c.base(DType::Int32, 9);
+  c.add(make(Opcode::AddAccumulate, whole(cs, {9}), {v(whole(y, {9}))}, 0));
+  const codegen::LoweredBlock scan = codegen::lower(c.instrs, all(c), Target::OpenCl);
+  CHECK(loops(scan) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Sweep}});
+  CHECK(opencl::OpenClPrinter(true, true).print(scan.kernel, "k").find("if (get_global_id(0) != 0) return;") !=
+        std::string::npos);
 }
 
 TEST_CASE("lower: a gather reads an indexed slot, checked, and keeps its source an array") {
@@ -220,12 +240,15 @@ TEST_CASE("fusion graph rule 7: a scatter fuses with a sweep only along the last
   CHECK_NOTHROW(codegen::lower(b.instrs, all(b), Target::Cpu));
 }
 
-TEST_CASE("golden: C and OpenCL C of an elementwise chain, a row reduction, a gather") {
+TEST_CASE("golden: C and OpenCL C of an elementwise chain, a column reduction, a full reduction, a gather") {
   struct Case {
     const char* name;
     Batch batch;
   };
-  const Case cases[] = {{"elementwise", elementwise()}, {"reduce_axis0", reduce_rows(0)}, {"gather", gather()}};
+  const Case cases[] = {{"elementwise", elementwise()},
+                        {"reduce_axis0", reduce_rows(0)},
+                        {"sum_of_products", sum_of_products()},
+                        {"gather", gather()}};
   for (const Case& c : cases) {
     INFO(c.name);
     const codegen::LoweredBlock cpu = codegen::lower(c.batch.instrs, all(c.batch), Target::Cpu);

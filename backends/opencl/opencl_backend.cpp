@@ -384,6 +384,13 @@ class OpenClBackend final : public Backend {
     // Named after its structure: kernels of one batch share a program.
     const std::string name = "arrvm_k_" + sha256_hex(k.signature()).substr(0, 16);
     st->kernels.push_back({printer_.print(k, name), name});
+    // A full reduction's second pass: a tree over each reduction's partials.
+    for (int s : opencl::partial_reductions(k)) {
+      const Opcode op = k.body[s].op;
+      const DType t = k.accs[k.body[s].acc];
+      st->kernels.push_back({opencl::reduce_tree_source(op, t, static_cast<int>(local_size_), dialect_),
+                             opencl::reduce_tree_name(op, t)});
+    }
     return true;
   }
 
@@ -428,9 +435,11 @@ class OpenClBackend final : public Backend {
     for (std::size_t j = 0; j < b.indexed.size(); ++j) {
       if (!k.indexed[j].written) mems[b.views.size() + j] = for_read(b.indexed[j].base);
     }
-    // The work-item loop runs over the axes that are not the sweep.
+    // The work-item loop runs over the axes that are not the sweep, or over
+    // the sweep of a full reduction (each work item then writes partials).
+    const std::vector<int> partials = opencl::partial_reductions(k);
     const int64_t work = b.shape.product();
-    const int64_t total = k.sweep_axis >= 0 ? b.shape.without(k.sweep_axis).product() : work;
+    const int64_t total = k.sweep_axis >= 0 && partials.empty() ? b.shape.without(k.sweep_axis).product() : work;
     cl_kernel kern = kernel(st.kernels[0]);
     const Geometry g = geometry(kern, total, sequential, 0, work);
     Mem errors;
@@ -443,8 +452,20 @@ class OpenClBackend final : public Backend {
             "clEnqueueFillBuffer(index error records)");
       mems.back() = errors.get();
     }
+    std::vector<Mem> partial_mems;
+    for (int s : partials) {
+      partial_mems.push_back(new_buffer(g.global * dtype_size(k.accs[k.body[s].acc]), "reduction partials"));
+      mems.push_back(partial_mems.back().get());
+    }
     launch(kern, mems, codegen::pack_args(b, !sequential), b.consts, g, total, sequential);
     if (k.errors > 0) check_errors(batch, b, errors.get(), g.global);
+    for (std::size_t r = 0; r < partials.size(); ++r) {
+      const codegen::Stmt& red = k.body[partials[r]];
+      cl_kernel tree = kernel(st.kernels[1 + r]);
+      const int64_t n = static_cast<int64_t>(g.global);
+      const cl_mem pass[2] = {mems[red.out.index], partial_mems[r].get()};
+      launch(tree, pass, {n, 0, 1, b.views[red.out.index].offset, 0}, {}, geometry(tree, n, false, 1), n, false);
+    }
   }
 
   // Throws ref's Error for the first error slot with a bad index: per slot

@@ -20,6 +20,16 @@ const char* kStep = "(int64_t)get_global_size(0)";
 
 }  // namespace
 
+std::vector<int> partial_reductions(const LoopKernel& k) {
+  std::vector<int> r;
+  if (k.loops.empty() || k.loops[0].kind != LoopKind::ParallelSweep) return r;
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    const codegen::Stmt& st = k.body[s];
+    if (opcode_kind(st.op) == OpKind::Reduce && st.out.kind == codegen::ArgKind::View) r.push_back(static_cast<int>(s));
+  }
+  return r;
+}
+
 OpenClPrinter::OpenClPrinter(bool fp64, bool gpu) : CPrinter(dialect(fp64)), gpu_(gpu) {}
 
 void OpenClPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name) const {
@@ -31,12 +41,16 @@ void OpenClPrinter::signature(Writer& w, const LoopKernel& k, const std::string&
     params += "__global " + std::string(codegen::c_type(k.indexed[j].dtype)) + "* Q" + num(static_cast<int64_t>(j)) + ", ";
   }
   if (k.errors > 0) params += "__global int64_t* E, ";
+  for (int s : partial_reductions(k)) {
+    const int acc = k.body[s].acc;
+    params += "__global " + std::string(codegen::c_type(k.accs[acc])) + "* R" + num(acc) + ", ";
+  }
   w.open("__kernel void " + name + "(" + params + "__global const int64_t* a, __global const uint64_t* c) {");
 }
 
 void OpenClPrinter::before_loops(Writer& w, const LoopKernel& k) const {
   for (const codegen::Loop& l : k.loops) {
-    if (l.kind == LoopKind::WorkItems) return;
+    if (l.kind == LoopKind::WorkItems || l.kind == LoopKind::ParallelSweep) return;
   }
   w.line("if (get_global_id(0) != 0) return;");  // no work-item loop: work item 0 runs the kernel
 }
@@ -49,10 +63,12 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
     *braces = 1;
     return 1;
   }
-  // The run of WorkItems loops from `first`: one flat loop over their
-  // row-major indices, defining i<axis> for each.
+  // The run of WorkItems loops from `first` (or the ParallelSweep): one
+  // flat loop over their row-major indices, defining i<axis> for each.
   std::vector<int> ax;
-  for (std::size_t L = first; L < k.loops.size() && k.loops[L].kind == LoopKind::WorkItems; ++L) {
+  const bool partials = k.loops[first].kind == LoopKind::ParallelSweep;
+  if (partials) ax.push_back(k.loops[first].axis);
+  for (std::size_t L = first; !partials && L < k.loops.size() && k.loops[L].kind == LoopKind::WorkItems; ++L) {
     ax.push_back(k.loops[L].axis);
   }
   const int m = static_cast<int>(ax.size());
@@ -61,7 +77,7 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
   std::string total = n(0);
   for (int j = 1; j < m; ++j) total += " * " + n(j);
   w.line("const int64_t total = " + total + ";");
-  w.line("if (total == 0) return;");
+  if (!partials) w.line("if (total == 0) return;");  // (a partial is written even for no element)
   if (!gpu_) {
     // Chunked: the work item's contiguous range [first, end), as runs along
     // the last of the axes (one division per run), so the inner loop is unit-step.
@@ -111,6 +127,17 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
   }
   for (int j = 0; j < m; ++j) offsets(w, k, first + j, ax[j]);
   return m;
+}
+
+void OpenClPrinter::reduction_declarations(Writer&, const LoopKernel&, const std::vector<std::string>&) const {}
+
+void OpenClPrinter::reduction_result(Writer& w, const LoopKernel& k, const codegen::Stmt& st,
+                                     const std::string& acc) const {
+  if (k.loops[0].kind == LoopKind::ParallelSweep && st.out.kind == codegen::ArgKind::View) {
+    w.line("R" + num(st.acc) + "[get_global_id(0)] = " + acc + ";");
+  } else {
+    CPrinter::reduction_result(w, k, st, acc);
+  }
 }
 
 std::string OpenClPrinter::bad_index(const LoopKernel& k, int err) const {

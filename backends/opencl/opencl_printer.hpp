@@ -8,14 +8,25 @@
 //    the work items: interleaved on a GPU (coalesced accesses), a contiguous
 //    chunk each on a CPU device (caches, vector units); a kernel without
 //    such a loop runs on work item 0 only;
+//  - a full reduction (ParallelSweep) splits its sweep among the work items
+//    like the WorkItems loops; each work item writes its partial of each
+//    reduction to `R<acc>[work item]` (parameters after E), and the backend
+//    combines the partials with a work-group tree into the output;
 //  - a bad index is recorded per work item (E holds, per work item and error
 //    slot, the smallest flat position and its index; no atomics), the host
 //    takes the smallest over all work items.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "backends/c_printer.hpp"
 
 namespace arrvm::opencl {
+
+// The body indices of the reductions whose partials a ParallelSweep kernel
+// writes (in parameter order); empty for other kernels.
+std::vector<int> partial_reductions(const codegen::LoopKernel& k);
 
 class OpenClPrinter final : public codegen::CPrinter {
  public:
@@ -27,6 +38,10 @@ class OpenClPrinter final : public codegen::CPrinter {
   int open_loops(codegen::Writer& w, const codegen::LoopKernel& k, int first, int* braces) const override;
   std::string bad_index(const codegen::LoopKernel& k, int err) const override;
   std::string index_helpers() const override;
+  void reduction_declarations(codegen::Writer& w, const codegen::LoopKernel& k,
+                              const std::vector<std::string>& combine) const override;
+  void reduction_result(codegen::Writer& w, const codegen::LoopKernel& k, const codegen::Stmt& st,
+                        const std::string& acc) const override;
 
  private:
   bool gpu_;

@@ -1,43 +1,7 @@
 /* See hand_kernels.h. Float expressions follow the Array programs operation
  * for operation, so the checksums agree up to the order of summation. */
-#define _DEFAULT_SOURCE /* M_PI, posix_memalign */
+#include "hand_common.h"
 #include "hand_kernels.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* Below this many elements a loop runs on one thread: the cpu backend's
- * threshold (kParallelThreshold), so that both pay the same for OpenMP. */
-#define PARALLEL_MIN 32768
-
-/* Philox-4x32-10 and the float64 mapping of the `random` opcode, as
- * backends/philox.hpp defines them. */
-static inline double philox_uniform(uint64_t seed, uint64_t i) {
-  uint32_t c0 = (uint32_t)i, c1 = (uint32_t)(i >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-    const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n1 = (uint32_t)p1;
-    const uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1, n3 = (uint32_t)p0;
-    c0 = n0;
-    c1 = n1;
-    c2 = n2;
-    c3 = n3;
-  }
-  const uint64_t r64 = (uint64_t)c0 | ((uint64_t)c1 << 32);
-  return (double)(r64 >> 11) * 0x1.0p-53;
-}
-
-static double* alloc_doubles(int64_t n) {
-  double* p = NULL;
-  if (posix_memalign((void**)&p, 64, (size_t)(n > 0 ? n : 1) * sizeof(double)) != 0) abort();
-  return p;
-}
 
 /* ---- Black-Scholes ---- */
 
