@@ -2,6 +2,7 @@
 // block creates and frees, whose every access is preceded by a full write in
 // the block and which no sync in the block reads, becomes a scalar
 // temporary of the loop body: it is never allocated (seed 001's contraction).
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -59,6 +60,9 @@ std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch
 }  // namespace
 
 LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  const bool frees = std::any_of(block.begin(), block.end(),
+                                 [&](uint32_t i) { return opcode_kind(batch[i].op) == OpKind::Free; });
+  if (!frees) return b;
   std::map<BaseId, int> temp_of;
   const std::unordered_map<BaseId, BaseUse> uses = base_uses(batch, block);
   for (uint32_t i : block) {

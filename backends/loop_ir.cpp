@@ -26,7 +26,9 @@ uint64_t pack_scalar(const Scalar& s) {
 }  // namespace
 
 std::string LoopKernel::signature() const {
-  std::string s = "r";
+  std::string s;
+  s.reserve(64 + 24 * body.size() + 12 * views.size());
+  s += "r";
   s += std::to_string(rank);
   s += " v";
   for (std::size_t i = 0; i < views.size(); ++i) s += std::string(dtype_name(views[i])) + (written[i] ? "w," : ",");
@@ -219,8 +221,15 @@ int64_t indexed_arg_index(const LoopKernel& k, int slot) {
 }
 
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel) {
+  std::vector<int64_t> a;
+  pack_args(b, parallel, &a);
+  return a;
+}
+
+void pack_args(const LoweredBlock& b, bool parallel, std::vector<int64_t>* out) {
+  std::vector<int64_t>& a = *out;
   const int rank = b.kernel.rank;
-  std::vector<int64_t> a(static_cast<std::size_t>(indexed_arg_index(b.kernel, 0)));
+  a.assign(static_cast<std::size_t>(indexed_arg_index(b.kernel, 0)), 0);
   for (int d = 0; d < rank; ++d) a[d] = b.shape[d];
   a[rank] = parallel ? 1 : 0;
   for (std::size_t v = 0; v < b.views.size(); ++v) {
@@ -234,7 +243,6 @@ std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel) {
     for (int d = 0; d < v.rank(); ++d) a.push_back(v.shape[d]);
     for (int d = 0; d < v.rank(); ++d) a.push_back(v.stride[d]);
   }
-  return a;
 }
 
 bool has_work(std::span<const Instruction> batch, std::span<const uint32_t> block) {

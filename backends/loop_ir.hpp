@@ -168,5 +168,6 @@ bool launches(const LoweredBlock& b);
 
 // The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);
+void pack_args(const LoweredBlock& b, bool parallel, std::vector<int64_t>* out);  // into *out (reuses its memory)
 
 }  // namespace arrvm::codegen

@@ -117,7 +117,9 @@ class CpuBackend final : public Backend {
 
   void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b) {
     const codegen::LoopKernel& k = b->kernel;
-    std::vector<void*> ptrs(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
+    // Scratch kept across launches: no heap allocation per launch.
+    std::vector<void*>& ptrs = ptrs_;
+    ptrs.assign(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
     // Written slots first, so a base written and read in one block is
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b->views.size(); ++v) {
@@ -140,11 +142,13 @@ class CpuBackend final : public Backend {
       p = memory_.for_read(b->indexed[j].base);
       if (p == nullptr) p = memory_.for_write(b->indexed[j].base);
     }
-    std::vector<int64_t> errors(2 * static_cast<std::size_t>(k.errors));
+    std::vector<int64_t>& errors = errors_;
+    errors.assign(2 * static_cast<std::size_t>(k.errors), 0);
     for (int e = 0; e < k.errors; ++e) errors[2 * e] = kNoError;
     if (k.errors > 0) ptrs.back() = errors.data();
     const bool parallel = b->shape.product() >= kParallelThreshold;
-    const std::vector<int64_t> args = codegen::pack_args(*b, parallel);
+    codegen::pack_args(*b, parallel, &args_);
+    const std::vector<int64_t>& args = args_;
     const KernelFn fn = kernel_for(k);
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
@@ -224,6 +228,8 @@ class CpuBackend final : public Backend {
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
   uint64_t memo_hits_ = 0;
   CpuBackendStats stats_;
+  std::vector<void*> ptrs_;
+  std::vector<int64_t> errors_, args_;
 };
 
 }  // namespace
