@@ -7,19 +7,40 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 #include "vm/profile.hpp"
 
 namespace arrvm {
 
+// A backend's own counters (beyond the Profile it updates), by name, in a
+// fixed order: what tests, benchmarks and `arrvm replay --json` read without
+// knowing which backend they run on (Backend::stats()).
+struct BackendStats {
+  std::string backend;                                      // Backend::name()
+  std::vector<std::pair<std::string, double>> counters;     // counts and seconds
+  std::vector<std::pair<std::string, std::string>> labels;  // e.g. the OpenCL device
+
+  bool has(std::string_view name) const;
+  // The counter or label `name`; throws InternalError naming it if absent.
+  double get(std::string_view name) const;
+  const std::string& label(std::string_view name) const;
+  // get(name) as an unsigned count.
+  uint64_t count(std::string_view name) const { return static_cast<uint64_t>(get(name)); }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+
+  // The backend's own counters (none by default).
+  virtual BackendStats stats() const { return BackendStats{name(), {}, {}}; }
 
   // The VM's profile, which the backend updates (codegen/compile time,
   // kernels, kernel cache, allocation, contraction, device transfers). The

@@ -1,4 +1,4 @@
-// The one table of backends: name -> factory.
+// The one table of backends (backends/backends.def): name -> factory.
 #include "backends/backend.hpp"
 
 #include "backends/cpu/cpu_backend.hpp"
@@ -17,10 +17,9 @@ struct BackendEntry {
 };
 
 constexpr BackendEntry kBackends[] = {
-    {"ref", make_ref_backend},
-    {"cpu", make_cpu_backend},
-    {"opencl", make_opencl_backend},
-    {"mpi", make_mpi_backend},
+#define ARRVM_BACKEND(name, factory) {name, factory},
+#include "backends/backends.def"
+#undef ARRVM_BACKEND
 };
 
 }  // namespace

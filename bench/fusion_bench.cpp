@@ -18,7 +18,7 @@
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "tests/random_program.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/validate.hpp"
 
 using namespace arrvm;  // a benchmark program

@@ -26,7 +26,7 @@
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "tests/random_program.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // benchmark program
 

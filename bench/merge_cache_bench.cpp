@@ -22,7 +22,7 @@
 
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/random_program.hpp"
 
@@ -73,9 +73,9 @@ Config config_for(const Options& o, const std::string& fuser, const std::string&
   c.fuser = fuser;
   c.cost = o.cost;
   c.fuse_time_limit = o.time_limit;
-  c.cache = mode;
+  c.set("cache", mode);
   c.cache_dir = dir;
-  c.anytime = "off";
+  c.anytime = false;
   return c;
 }
 
@@ -168,7 +168,7 @@ void anytime(const Options& o) {
     for (const char* fuser : {"optimal", "ilp"}) {
       for (const char* mode : {"off", "on"}) {
         Config c = config_for(o, fuser, "memory", "");
-        c.anytime = mode;
+        c.set("anytime", mode);
         Profile p;
         int64_t first = -1, last = -1;
         int upgraded_at = -1;

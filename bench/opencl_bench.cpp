@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using arrvm::Array;
 using arrvm::Slice;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 

@@ -15,7 +15,7 @@
 
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 
@@ -81,7 +81,7 @@ std::string host_cpu() {
 KernelCache::KernelCache(const Config& config)
     : cc_(config.cc), cflags_(config.cflags), mode_(config.cache), dir_(config.cache_dir), host_(host_cpu()) {
   remove_stale_work_dirs();
-  if (mode_ == "on" && !dir_.empty()) {
+  if (mode_ == CacheMode::On && !dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) dir_.clear();  // no usable directory: memory only
@@ -102,7 +102,7 @@ std::string KernelCache::key_of(const std::string& source) const {
 
 void* KernelCache::get(const std::string& source, const std::string& symbol) {
   const std::string key = key_of(source) + "\nsymbol=" + symbol;
-  if (mode_ != "off") {
+  if (mode_ != CacheMode::Off) {
     auto it = loaded_.find(key);
     if (it != loaded_.end()) {
       ++stats_.memory_hits;
@@ -136,7 +136,7 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
     }
     if (!file.empty()) store_to_disk(key, file, so);
   }
-  if (mode_ != "off") loaded_[key] = fn;
+  if (mode_ != CacheMode::Off) loaded_[key] = fn;
   return fn;
 }
 

@@ -48,7 +48,9 @@ class KernelCache {
   static void remove_stale_work_dirs();
   void store_to_disk(const std::string& key, const std::string& file, const std::string& so_path);
 
-  std::string cc_, cflags_, mode_, dir_, host_;
+  std::string cc_, cflags_;
+  CacheMode mode_;
+  std::string dir_, host_;
   uint64_t counter_ = 0;  // makes every .so path this process loads unique
   std::unordered_map<std::string, void*> loaded_;  // key -> symbol
   std::vector<void*> handles_;

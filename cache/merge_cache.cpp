@@ -9,7 +9,7 @@
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 
@@ -210,8 +210,8 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
 
 // --- the cache ----------------------------------------------------------
 
-MergeCache::MergeCache(std::string mode, const std::string& dir) : mode_(std::move(mode)) {
-  if (mode_ == "on" && !dir.empty()) dir_ = (std::filesystem::path(dir) / "merge").string();
+MergeCache::MergeCache(CacheMode mode, const std::string& dir) : mode_(mode) {
+  if (mode_ == CacheMode::On && !dir.empty()) dir_ = (std::filesystem::path(dir) / "merge").string();
 }
 
 std::string MergeCache::file_of(const MergeKey& key) const {

@@ -22,7 +22,7 @@
 // the directory see the old entry, none, or the whole new one. A truncated
 // or corrupt entry is removed with a warning and rebuilt by the caller.
 //
-// This module knows nothing about fusion: the caller (fusion/driver) runs
+// This module knows nothing about fusion: the caller (engine/fusion_stage) runs
 // the fuser on a miss and checks partitions read from disk for legality.
 // Not thread-safe: one thread uses one MergeCache.
 #pragma once
@@ -34,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 
@@ -97,13 +97,13 @@ class MergeCache {
   static constexpr std::size_t kMaxEntries = 4096;
   static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
-  // mode: on | memory | off. `dir` is the cache directory (the entries go
-  // to dir/merge/); empty or a mode other than on: memory only.
-  MergeCache(std::string mode, const std::string& dir);
+  // `dir` is the cache directory (the entries go to dir/merge/); empty or a
+  // mode other than On: memory only.
+  MergeCache(CacheMode mode, const std::string& dir);
   MergeCache(const MergeCache&) = delete;
   MergeCache& operator=(const MergeCache&) = delete;
 
-  bool enabled() const { return mode_ != "off"; }
+  bool enabled() const { return mode_ != CacheMode::Off; }
   bool on_disk() const { return !dir_.empty(); }
   const std::string& directory() const { return dir_; }
 
@@ -137,7 +137,8 @@ class MergeCache {
   bool load_from_disk(const MergeKey& key, MergeEntry* out);
   void evict();
 
-  std::string mode_, dir_;
+  CacheMode mode_;
+  std::string dir_;
   std::list<MergeEntry> lru_;  // most recently used first
   std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
   std::size_t bytes_ = 0;

@@ -46,7 +46,7 @@ std::string Vm::config_value(const std::string& key) const {
   if (key == "cost") return c.cost;
   if (key == "batch") return std::to_string(c.batch);
   if (key == "cache_dir") return c.cache_dir;
-  if (key == "cache") return c.cache;
+  if (key == "cache") return to_string(c.cache);
   if (key == "trace") return c.trace;
   if (key == "profile") return c.profile;
   if (key == "log") return c.log;

@@ -8,7 +8,7 @@
 
 #include "arrvm/arrvm.hpp"
 #include "vm/instruction.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace arrvm {
 namespace detail {

@@ -12,7 +12,7 @@
 #include "vm/error.hpp"
 #include "vm/instruction.hpp"
 #include "vm/log.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/validate.hpp"
 
 // ---- Handles ----------------------------------------------------------------

@@ -4,11 +4,11 @@ namespace arrvm::fusion {
 
 namespace {
 
-// The one table of fusion algorithms.
+// The one table of fusion algorithms (fusion/fusers.def).
 constexpr Algorithm kAlgorithms[] = {
-    {"singleton", singleton::fuse},     {"linear", linear::fuse},   {"greedy", greedy::fuse},
-    {"unintrusive", unintrusive::fuse}, {"optimal", optimal::fuse},
-    {"ilp", ilp::fuse},
+#define ARRVM_FUSER(ns, name, exact) {name, ns::fuse, exact},
+#include "fusion/fusers.def"
+#undef ARRVM_FUSER
 };
 
 }  // namespace

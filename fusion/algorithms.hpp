@@ -12,7 +12,7 @@
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 
@@ -28,6 +28,7 @@ using FuseFn = Partition (*)(const Graph&, const CostModel&, const Options&);
 struct Algorithm {
   const char* name;
   FuseFn fuse;
+  bool exact;  // bounded by Options::time_limit, not by the batch size (fusion/fusers.def)
 };
 
 // The table, in a fixed order.

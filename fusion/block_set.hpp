@@ -14,7 +14,7 @@
 #include "fusion/block.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 

@@ -165,17 +165,21 @@ class RobinsonCost final : public CostModel {
 }  // namespace
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view name) {
-  if (name == "bohrium") return std::make_unique<BohriumCost>();
-  if (name == "max-contract") return std::make_unique<MaxContractCost>();
-  if (name == "max-locality") return std::make_unique<MaxLocalityCost>();
-  if (name == "robinson") return std::make_unique<RobinsonCost>();
+#define ARRVM_COST_MODEL(Class, model_name) \
+  if (name == model_name) return std::make_unique<Class>();
+#include "fusion/cost_models.def"
+#undef ARRVM_COST_MODEL
   std::string known;
   for (const std::string& n : cost_model_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error("unknown cost model '" + std::string(name) + "' (known: " + known + ")");
 }
 
 std::vector<std::string> cost_model_names() {
-  return {"bohrium", "max-contract", "max-locality", "robinson"};
+  return {
+#define ARRVM_COST_MODEL(Class, name) name,
+#include "fusion/cost_models.def"
+#undef ARRVM_COST_MODEL
+  };
 }
 
 }  // namespace arrvm::fusion

@@ -17,7 +17,7 @@
 
 #include "fusion/block.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 

@@ -36,7 +36,7 @@ inline arrvm::Config config(const std::string& backend, const std::string& cache
   c.backend = backend;
   c.fuser = fuser;
   c.cache_dir = cache_dir;
-  c.cache = "on";
+  c.cache = arrvm::CacheMode::On;
   return c;
 }
 

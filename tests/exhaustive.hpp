@@ -10,7 +10,7 @@
 
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::testing {
 

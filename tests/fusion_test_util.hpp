@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "vm/instruction.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 #include "vm/validate.hpp"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace optable {
 

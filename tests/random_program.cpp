@@ -6,7 +6,7 @@
 #include <random>
 
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/validate.hpp"
 
 namespace arrvm::testing {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/view.hpp"
 
 namespace reduceprog {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace reftest {
 

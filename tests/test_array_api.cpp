@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "tests/array_api_util.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace apitest;
 

@@ -15,7 +15,7 @@
 #include "arrvm/arrvm.hpp"
 #include "bench/programs/programs.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 
@@ -124,7 +124,7 @@ TEST_CASE("bench programs: a recorded tiny run replays and verifies under every 
   // default flags.
   cputest::TempDir dir;
   // ARRVM_ANYTIME=off: optimal and ilp partition each batch themselves
-  // rather than starting with greedy's (fusion/anytime.hpp).
+  // rather than starting with greedy's (engine/anytime.hpp).
   // ARRVM_LOG=error: the cold-compile notice on stderr would mix into the JSON.
   const std::string env = "ARRVM_LOG=error ARRVM_CACHE_DIR='" + dir.path() + "/cache' ARRVM_FUSE_TIME_LIMIT=0.2 ARRVM_ANYTIME=off " +
                           "ARRVM_CFLAGS='-O0 -fopenmp -fno-math-errno -ffp-contract=off' ";

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "frontend/c_api.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 

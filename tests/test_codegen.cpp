@@ -18,7 +18,7 @@
 #include "backends/loop_ir.hpp"
 #include "backends/opencl/opencl_printer.hpp"
 #include "fusion/graph.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "vm/error.hpp"
 

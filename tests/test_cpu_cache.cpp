@@ -13,7 +13,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -136,7 +136,7 @@ TEST_CASE("cpu: cache modes memory and off write nothing to the cache directory"
   for (const char* mode : {"memory", "off"}) {
     cputest::TempDir dir;
     Config c = cputest::config("cpu", dir.path());
-    c.cache = mode;
+    c.set("cache", mode);
     Runtime rt(c);
     check_values(program(rt, 20, 0), 0);
     check_values(program(rt, 40, 1), 1);

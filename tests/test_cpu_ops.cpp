@@ -10,7 +10,7 @@
 
 #include "tests/cpu_test_util.hpp"
 #include "tests/op_table.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using optable::Result;

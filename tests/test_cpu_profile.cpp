@@ -17,7 +17,7 @@
 
 #include "arrvm/arrvm.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using arrvm::Array;
 using arrvm::DType;

@@ -14,7 +14,7 @@
 #include "tests/cpu_test_util.hpp"
 #include "vm/error.hpp"
 #include "tests/reduce_program.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

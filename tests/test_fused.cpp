@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
 #include "tests/reduce_program.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "fusion/algorithms.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "tests/random_program.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

@@ -1,4 +1,4 @@
-// The merge cache (cache/merge_cache, fusion/driver FusionStage): what the
+// The merge cache (cache/merge_cache, engine/fusion_stage FusionStage): what the
 // key distinguishes and what it does not, the disk cache (a new process
 // starts warm, corrupt entries are rebuilt, concurrent writers leave it
 // readable) and anytime fusion (greedy first, the exact partition later).
@@ -19,13 +19,13 @@
 #include "cache/merge_cache.hpp"
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "tests/random_program.hpp"
 #include "vm/log.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using fusion_test::c;
@@ -83,7 +83,7 @@ Config cache_config(const std::string& dir, const std::string& fuser = "greedy")
   Config c;
   c.backend = "ref";
   c.fuser = fuser;
-  c.cache = "on";
+  c.cache = CacheMode::On;
   c.cache_dir = dir;
   return c;
 }
@@ -214,27 +214,27 @@ TEST_CASE("the key holds the fuser, the cost model and an exact fuser's time lim
 TEST_CASE("merge cache modes: memory writes nothing, off never hits, the LRU is bounded") {
   cputest::TempDir dir;
   const auto batch = fusion_test::fig3_batch();
-  for (const std::string mode : {"memory", "off"}) {
-    CAPTURE(mode);
+  for (const CacheMode mode : {CacheMode::Memory, CacheMode::Off}) {
+    CAPTURE(to_string(mode));
     Config c = cache_config(dir.path());
     c.cache = mode;
     FusionStage s(c);
     Profile p;
     s.partition(batch, p);
     s.partition(batch, p);
-    CHECK(p.merge_cache_hits == (mode == "memory" ? 1 : 0));
+    CHECK(p.merge_cache_hits == (mode == CacheMode::Memory ? 1 : 0));
     CHECK(entries(dir.path()).empty());
   }
   // ARRVM_MERGE_CACHE overrides ARRVM_CACHE for the merge cache alone.
   Config c = cache_config(dir.path());
-  c.merge_cache = "off";
+  c.merge_cache = CacheMode::Off;
   FusionStage s(c);
   Profile p;
   s.partition(batch, p);
   s.partition(batch, p);
   CHECK(p.merge_cache_misses == 2);
 
-  MergeCache lru("memory", "");
+  MergeCache lru(CacheMode::Memory, "");
   MergeKeyBuilder builder("greedy", "bohrium", 0);
   MergeKey first, k;
   for (std::size_t i = 0; i < MergeCache::kMaxEntries + 10; ++i) {
@@ -304,7 +304,7 @@ TEST_CASE("a legal-looking but illegal partition on disk is never run") {
   const auto batch = shifted_read(2);
   const MergeKey k = key_of(batch, config.fuser, config.cost);
   {
-    MergeCache cache("on", dir.path());
+    MergeCache cache(CacheMode::On, dir.path());
     Partition one_block;
     one_block.blocks = {{0, 1}};
     cache.put(k, one_block, false);
@@ -523,7 +523,7 @@ TEST_CASE("anytime fusion: a repeated batch starts with greedy's partition and s
       CAPTURE(fuser);
       Config config = cputest::config(backend, dir.path(), fuser);
       config.cost = "max-contract";
-      config.merge_cache = "memory";
+      config.merge_cache = CacheMode::Memory;
       CostRecorder rec;
       rec.model = config.cost;
       Runtime rt(config);
@@ -548,7 +548,7 @@ TEST_CASE("anytime fusion: a repeated batch starts with greedy's partition and s
   // Anytime off: the exact partition from the first flush.
   Config off = cputest::config("ref", dir.path(), "optimal");
   off.cost = "max-contract";
-  off.anytime = "off";
+  off.anytime = false;
   CostRecorder rec;
   rec.model = off.cost;
   Runtime rt(off);
@@ -584,7 +584,7 @@ TEST_CASE("anytime fusion survives the Runtime: a pending solve is joined, its r
   }
   // The next process finds the exact partition, final, for every batch.
   Config off = config;
-  off.anytime = "off";
+  off.anytime = false;
   CostRecorder rec;
   rec.model = off.cost;
   Runtime rt(off);

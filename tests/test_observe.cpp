@@ -194,6 +194,10 @@ TEST_CASE("observe: --timeline writes a Chrome trace whose spans nest") {
   CHECK(count["compile"] == static_cast<int>(report["kernels_compiled"].get<uint64_t>()));
   CHECK(count["kernel"] > 0);
   CHECK(count["codegen"] > 0);
+  // ARRVM_CACHE=off: every batch misses the merge cache, so every batch
+  // builds its graph and runs the fuser, inside its fusion span.
+  CHECK(count["graph"] == count["batch"]);
+  CHECK(count["fuse"] == count["batch"]);
   // Every span but a batch lies inside a batch on its thread; compile,
   // codegen and kernel spans inside an execute span.
   auto inside = [&](const Span& s, const char* parent) {
@@ -206,6 +210,7 @@ TEST_CASE("observe: --timeline writes a Chrome trace whose spans nest") {
     CAPTURE(s.name);
     if (s.name != "batch") CHECK(inside(s, "batch"));
     if (s.name == "compile" || s.name == "codegen" || s.name == "kernel") CHECK(inside(s, "execute"));
+    if (s.name == "graph" || s.name == "fuse") CHECK(inside(s, "fusion"));
   }
 }
 

@@ -20,7 +20,7 @@
 #include "backends/opencl/opencl_runtime.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -216,7 +216,7 @@ TEST_CASE("opencl: cache modes memory and off write nothing to the cache directo
   for (const char* mode : {"memory", "off"}) {
     cputest::TempDir dir;
     Config c = opencltest::config("opencl", dir.path());
-    c.cache = mode;
+    c.set("cache", mode);
     Runtime rt(c);
     check_values(program(rt, 20, 0), 0);
     check_values(program(rt, 40, 1), 1);

@@ -14,7 +14,7 @@
 #include "tests/opencl_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using namespace reftest;

@@ -15,7 +15,7 @@
 
 #include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 
 namespace {
@@ -68,7 +68,7 @@ View full(arrvm::BaseId base, int64_t n) {
 void record(const std::string& path) {
   arrvm::Config config;
   config.backend = "ref";
-  config.cache = "memory";
+  config.cache = arrvm::CacheMode::Memory;
   config.trace = path;
   arrvm::Runtime rt(config);
   const arrvm::BaseId a = rt.new_base(DType::Float64, 4);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 #include "vm/trace.hpp"
 
 namespace {

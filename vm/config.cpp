@@ -61,7 +61,7 @@ void check_choice(const std::string& name, const std::string& v,
 // ARRVM_PROFILE: "1" (text on stderr), "" (none) or a path for JSON. A
 // value is a path only if it looks like one, so that ARRVM_PROFILE=yes does
 // not write a file called "yes".
-std::string parse_profile(const std::string& v) {
+std::string parse_profile(const std::string& name, const std::string& v) {
   std::string lower;
   for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* on : {"1", "true", "on", "yes", "stderr"}) {
@@ -72,55 +72,86 @@ std::string parse_profile(const std::string& v) {
   }
   const bool json = v.size() > 5 && v.compare(v.size() - 5, 5, ".json") == 0;
   if (v.find('/') != std::string::npos || json) return v;
-  throw Error("configuration: profile='" + v +
+  throw Error("configuration: " + name + "='" + v +
               "' is neither 1/true/on/yes/stderr (a profile on stderr), 0/false/off/no (none), nor a path "
               "(one containing '/' or ending in .json, e.g. ./" + v + ".json)");
 }
 
+CacheMode parse_cache_choice(const std::string& name, const std::string& v) {
+  if (const std::optional<CacheMode> m = parse_cache_mode(v)) return *m;
+  throw Error("configuration: " + name + "='" + v + "' is not one of on, memory, off");
+}
+
+bool parse_on_off(const std::string& name, const std::string& v) {
+  check_choice(name, v, {"on", "off"});
+  return v == "on";
+}
+
 }  // namespace
 
-void Config::set(const std::string& name, const std::string& value) {
+const char* to_string(CacheMode mode) {
+  switch (mode) {
+    case CacheMode::On: return "on";
+    case CacheMode::Memory: return "memory";
+    case CacheMode::Off: return "off";
+  }
+  return "?";
+}
+
+std::optional<CacheMode> parse_cache_mode(std::string_view name) {
+  for (CacheMode m : {CacheMode::On, CacheMode::Memory, CacheMode::Off}) {
+    if (name == to_string(m)) return m;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Sets option `name` of `c`; errors call the value `label` (the option's
+// name, or the environment variable it came from) and quote it.
+void set_option(Config& c, const std::string& name, const std::string& label, const std::string& value) {
   if (name == "backend") {
-    backend = value;
+    c.backend = value;
   } else if (name == "fuser") {
-    fuser = value;
+    c.fuser = value;
   } else if (name == "cost") {
-    cost = value;
+    c.cost = value;
   } else if (name == "batch") {
-    batch = parse_int("batch", value);
+    c.batch = parse_int(label, value);
   } else if (name == "cache_dir") {
-    cache_dir = value;
+    c.cache_dir = value;
   } else if (name == "cache") {
-    check_choice("cache", value, {"on", "memory", "off"});
-    cache = value;
+    c.cache = parse_cache_choice(label, value);
   } else if (name == "trace") {
-    trace = value;
+    c.trace = value;
   } else if (name == "profile") {
-    profile = parse_profile(value);
+    c.profile = parse_profile(label, value);
   } else if (name == "log") {
-    log = value;
+    c.log = value;
   } else if (name == "cc") {
-    cc = value;
+    c.cc = value;
   } else if (name == "cflags") {
-    cflags = value;
+    c.cflags = value;
   } else if (name == "opencl_device") {
-    opencl_device = value;
+    c.opencl_device = value;
   } else if (name == "fuse_time_limit") {
-    fuse_time_limit = parse_seconds("fuse_time_limit", value);
+    c.fuse_time_limit = parse_seconds(label, value);
   } else if (name == "merge_cache") {
-    if (!value.empty()) check_choice("merge_cache", value, {"on", "memory", "off"});
-    merge_cache = value;
+    c.merge_cache = value.empty() ? std::nullopt : std::optional(parse_cache_choice(label, value));
   } else if (name == "anytime") {
-    check_choice("anytime", value, {"on", "off"});
-    anytime = value;
+    c.anytime = parse_on_off(label, value);
   } else if (name == "mpi_node_backend") {
-    mpi_node_backend = value;
+    c.mpi_node_backend = value;
   } else if (name == "mem_limit") {
-    mem_limit = parse_bytes("mem_limit", value);
+    c.mem_limit = parse_bytes(label, value);
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
 }
+
+}  // namespace
+
+void Config::set(const std::string& name, const std::string& value) { set_option(*this, name, name, value); }
 
 Config Config::from_env() { return from_env(nullptr); }
 
@@ -142,10 +173,10 @@ Config Config::from_env(std::vector<std::string>* problems) {
     const char* v = std::getenv(env);
     if (v == nullptr) continue;
     try {
-      c.set(name, v);
+      set_option(c, name, env, v);
     } catch (const Error& e) {
-      if (problems == nullptr) throw Error(std::string(e.what()) + " (from " + env + ")");
-      problems->push_back(std::string(env) + ": " + e.what());
+      if (problems == nullptr) throw;
+      problems->push_back(e.what());
     }
   }
   return c;
@@ -158,7 +189,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_COST", cost},
       {"ARRVM_BATCH", std::to_string(batch)},
       {"ARRVM_CACHE_DIR", cache_dir},
-      {"ARRVM_CACHE", cache},
+      {"ARRVM_CACHE", to_string(cache)},
       {"ARRVM_TRACE", trace},
       {"ARRVM_PROFILE", profile == "1" ? "1 (text on stderr)" : profile.empty() ? "" : profile + " (JSON)"},
       {"ARRVM_LOG", log},
@@ -166,8 +197,8 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_CFLAGS", cflags},
       {"ARRVM_OPENCL_DEVICE", opencl_device},
       {"ARRVM_FUSE_TIME_LIMIT", std::to_string(fuse_time_limit)},
-      {"ARRVM_MERGE_CACHE", merge_cache.empty() ? cache : merge_cache},
-      {"ARRVM_ANYTIME", anytime},
+      {"ARRVM_MERGE_CACHE", to_string(merge_cache_mode())},
+      {"ARRVM_ANYTIME", anytime ? "on" : "off"},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
   };

@@ -3,11 +3,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace arrvm {
+
+// ARRVM_CACHE / ARRVM_MERGE_CACHE: caches in memory and on disk, in memory
+// only, or none.
+enum class CacheMode : uint8_t { On, Memory, Off };
+const char* to_string(CacheMode mode);  // "on", "memory", "off"
+// The mode named `name`, or nullopt.
+std::optional<CacheMode> parse_cache_mode(std::string_view name);
 
 struct Config {
   std::string backend = "cpu";        // ARRVM_BACKEND (DESIGN.md: cpu is the default)
@@ -15,7 +24,7 @@ struct Config {
   std::string cost = "bohrium";       // ARRVM_COST
   int64_t batch = 4096;               // ARRVM_BATCH
   std::string cache_dir;              // ARRVM_CACHE_DIR
-  std::string cache = "on";           // ARRVM_CACHE: on | memory | off
+  CacheMode cache = CacheMode::On;    // ARRVM_CACHE: on | memory | off
   std::string trace;                  // ARRVM_TRACE (empty: no trace)
   std::string profile;                // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
   std::string log = "warn";           // ARRVM_LOG
@@ -23,17 +32,20 @@ struct Config {
   std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
   std::string opencl_device;          // ARRVM_OPENCL_DEVICE
   double fuse_time_limit = 1.0;       // ARRVM_FUSE_TIME_LIMIT (seconds)
-  // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; empty:
-  // as ARRVM_CACHE (lets the cache study vary it with the kernel cache warm).
-  std::string merge_cache;
+  // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; unset
+  // (or empty): as ARRVM_CACHE (lets the cache study vary it with the kernel
+  // cache warm). merge_cache_mode() is the mode in force.
+  std::optional<CacheMode> merge_cache;
   // ARRVM_ANYTIME: on | off. With optimal or ilp, a merge-cache miss runs
-  // greedy at once and the exact fuser in the background (fusion/anytime.hpp).
-  std::string anytime = "on";
+  // greedy at once and the exact fuser in the background (engine/anytime.hpp).
+  bool anytime = true;
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
   // ARRVM_MEM_LIMIT: bytes of base arrays one rank of the mpi backend may
   // hold (a test knob; K/M/G suffixes; 0: no limit).
   int64_t mem_limit = 0;
+
+  CacheMode merge_cache_mode() const { return merge_cache.value_or(cache); }
 
   // Defaults overridden by the ARRVM_* environment variables. Throws Error
   // naming the variable if a value is malformed.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 
 namespace arrvm {
 
@@ -402,22 +403,6 @@ bool TraceReader::next(TraceEvent* ev) {
 }
 
 // ---------------------------------------------------------------- helpers
-
-std::string sha256_hex(const void* data, std::size_t n) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(data, n, md, &len, EVP_sha256(), nullptr) != 1) {
-    throw Error("sha256: OpenSSL EVP_Digest failed");
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * len);
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
-  }
-  return out;
-}
 
 // EVP_EncodeBlock/EVP_DecodeBlock take an int length; large bases are
 // processed in chunks that are whole base64 groups (3 bytes <-> 4 chars).

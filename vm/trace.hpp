@@ -59,9 +59,7 @@ class TraceReader {
   std::unique_ptr<Impl> impl_;
 };
 
-// Helpers shared by the writer, the replayer and the tests.
-std::string sha256_hex(const void* data, std::size_t n);
-inline std::string sha256_hex(const std::string& data) { return sha256_hex(data.data(), data.size()); }
+// Helpers shared by the writer, the replayer and the tests (sha256_hex: vm/hash.hpp).
 std::string base64_encode(const void* data, std::size_t n);
 std::vector<uint8_t> base64_decode(const std::string& s);  // throws Error if malformed
 

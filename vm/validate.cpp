@@ -1,7 +1,7 @@
 #include "vm/validate.hpp"
 
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "vm/base_registry.hpp"
 
 namespace arrvm {
 namespace {

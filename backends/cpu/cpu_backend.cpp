@@ -31,7 +31,7 @@ constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
-      : cache_(config), memoize_(config.cache != "off"), cache_dir_(config.cache == "on" ? config.cache_dir : "") {}
+      : cache_(config), memoize_(config.cache != CacheMode::Off), cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
 
@@ -87,11 +87,19 @@ class CpuBackend final : public Backend {
     }
   }
 
-  CpuBackendStats stats() const {
+  BackendStats stats() const override {
     CpuBackendStats s = stats_;
     s.cache = cache_.stats();
     s.cache.memory_hits += memo_hits_;
-    return s;
+    return {"cpu",
+            {{"kernels_compiled", s.cache.compiled},
+             {"kernel_cache_memory_hits", s.cache.memory_hits},
+             {"kernel_cache_disk_hits", s.cache.disk_hits},
+             {"kernel_cache_misses", s.cache.misses},
+             {"kernel_cache_corrupt", s.cache.corrupt},
+             {"kernels_launched", s.kernels_launched},
+             {"contracted", s.contracted}},
+            {}};
   }
 
  private:
@@ -243,10 +251,18 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& config) { return std::make_unique<CpuBackend>(config); }
 
-CpuBackendStats cpu_backend_stats(Backend& backend) {
-  auto* cpu = dynamic_cast<CpuBackend*>(&backend);
-  if (cpu == nullptr) throw InternalError("cpu_backend_stats: backend '" + backend.name() + "' is not cpu");
-  return cpu->stats();
+CpuBackendStats cpu_backend_stats(const Backend& backend) {
+  const BackendStats g = backend.stats();
+  if (g.backend != "cpu") throw InternalError("cpu_backend_stats: backend '" + g.backend + "' is not cpu");
+  CpuBackendStats s;
+  s.cache.compiled = g.count("kernels_compiled");
+  s.cache.memory_hits = g.count("kernel_cache_memory_hits");
+  s.cache.disk_hits = g.count("kernel_cache_disk_hits");
+  s.cache.misses = g.count("kernel_cache_misses");
+  s.cache.corrupt = g.count("kernel_cache_corrupt");
+  s.kernels_launched = g.count("kernels_launched");
+  s.contracted = g.count("contracted");
+  return s;
 }
 
 }  // namespace arrvm

@@ -15,14 +15,15 @@ namespace arrvm {
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 
-// Kernel counters of a cpu backend (for tests and profiling). Throws
-// InternalError if `backend` is not a cpu backend. cache.memory_hits
-// includes launches served by the signature memo.
+// Kernel counters of a cpu backend (for tests and profiling), typed: the
+// counters of Backend::stats() under these names. Throws InternalError if
+// `backend` is not a cpu backend. cache.memory_hits includes launches served
+// by the signature memo.
 struct CpuBackendStats {
   KernelCacheStats cache;
   uint64_t kernels_launched = 0;  // generated kernels run
   uint64_t contracted = 0;        // arrays turned into scalar temporaries
 };
-CpuBackendStats cpu_backend_stats(Backend& backend);
+CpuBackendStats cpu_backend_stats(const Backend& backend);
 
 }  // namespace arrvm

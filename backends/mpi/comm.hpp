@@ -29,6 +29,7 @@ class Comm {
   int rank() const { return rank_; }
   int size() const { return size_; }
   MpiBackendStats& stats() { return stats_; }
+  const MpiBackendStats& stats() const { return stats_; }
 
   // send[q] goes to rank q, recv[q] (already sized) comes from rank q; empty
   // buffers are not sent (no message). send[rank()] and recv[rank()] are ignored.

@@ -142,11 +142,20 @@ class MpiBackend final : public Backend {
 
   std::string name() const override { return "mpi"; }
 
-  MpiBackendStats stats() {
-    MpiBackendStats s = comm_.stats();
-    s.bytes_charged = charged_;
-    s.bytes_charged_peak = charged_peak_;
-    return s;
+  BackendStats stats() const override {
+    const MpiBackendStats& s = comm_.stats();
+    return {"mpi",
+            {{"rank", s.rank},
+             {"ranks", s.ranks},
+             {"bytes_sent", s.bytes_sent},
+             {"bytes_received", s.bytes_received},
+             {"messages_sent", s.messages_sent},
+             {"messages_received", s.messages_received},
+             {"collectives", s.collectives},
+             {"wait_s", s.wait_s},
+             {"bytes_charged", charged_},
+             {"bytes_charged_peak", charged_peak_}},
+            {}};
   }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override {
@@ -1056,10 +1065,21 @@ class MpiBackend final : public Backend {
 
 std::unique_ptr<Backend> make_mpi_backend(const Config& config) { return std::make_unique<MpiBackend>(config); }
 
-std::optional<MpiBackendStats> mpi_backend_stats(Backend& backend) {
-  auto* m = dynamic_cast<MpiBackend*>(&backend);
-  if (m == nullptr) return std::nullopt;
-  return m->stats();
+std::optional<MpiBackendStats> mpi_backend_stats(const Backend& backend) {
+  const BackendStats g = backend.stats();
+  if (g.backend != "mpi") return std::nullopt;
+  MpiBackendStats s;
+  s.rank = static_cast<int>(g.get("rank"));
+  s.ranks = static_cast<int>(g.get("ranks"));
+  s.bytes_sent = g.count("bytes_sent");
+  s.bytes_received = g.count("bytes_received");
+  s.messages_sent = g.count("messages_sent");
+  s.messages_received = g.count("messages_received");
+  s.collectives = g.count("collectives");
+  s.wait_s = g.get("wait_s");
+  s.bytes_charged = g.count("bytes_charged");
+  s.bytes_charged_peak = g.count("bytes_charged_peak");
+  return s;
 }
 
 }  // namespace arrvm

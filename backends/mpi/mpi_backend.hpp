@@ -31,7 +31,8 @@ struct MpiBackendStats {
 // Throws Error when libarrvm was built without MPI.
 std::unique_ptr<Backend> make_mpi_backend(const Config& config);
 
-// The statistics of an mpi backend; nullopt for any other backend.
-std::optional<MpiBackendStats> mpi_backend_stats(Backend& backend);
+// The statistics of an mpi backend (the counters of Backend::stats(),
+// typed); nullopt for any other backend.
+std::optional<MpiBackendStats> mpi_backend_stats(const Backend& backend);
 
 }  // namespace arrvm

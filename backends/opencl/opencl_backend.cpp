@@ -15,7 +15,7 @@
 #include "backends/opencl/opencl_printer.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 #include "vm/error.hpp"
 #include "vm/timeline.hpp"
 
@@ -142,17 +142,16 @@ class OpenClBackend final : public Backend {
     check(clFinish(queue_.get()), "running the batch's kernels (clFinish)");
   }
 
-  OpenClBackendStats stats() const {
-    OpenClBackendStats s;
-    s.device = device_.name;
-    s.programs_built = programs_->stats().built;
-    s.sources_built = programs_->stats().sources_built;
-    s.memory_hits = programs_->stats().memory_hits;
-    s.disk_hits = programs_->stats().disk_hits;
-    s.corrupt = programs_->stats().corrupt;
-    s.kernels_launched = launched_;
-    s.sequential_launches = sequential_;
-    return s;
+  BackendStats stats() const override {
+    return {"opencl",
+            {{"programs_built", programs_->stats().built},
+             {"sources_built", programs_->stats().sources_built},
+             {"program_cache_memory_hits", programs_->stats().memory_hits},
+             {"program_cache_disk_hits", programs_->stats().disk_hits},
+             {"program_cache_corrupt", programs_->stats().corrupt},
+             {"kernels_launched", launched_},
+             {"sequential_launches", sequential_}},
+            {{"device", device_.name}}};
   }
 
  private:
@@ -584,10 +583,19 @@ std::string opencl_devices_report() {
   return s;
 }
 
-OpenClBackendStats opencl_backend_stats(Backend& backend) {
-  auto* ocl = dynamic_cast<OpenClBackend*>(&backend);
-  if (ocl == nullptr) throw InternalError("opencl_backend_stats: backend '" + backend.name() + "' is not opencl");
-  return ocl->stats();
+OpenClBackendStats opencl_backend_stats(const Backend& backend) {
+  const BackendStats g = backend.stats();
+  if (g.backend != "opencl") throw InternalError("opencl_backend_stats: backend '" + g.backend + "' is not opencl");
+  OpenClBackendStats s;
+  s.device = g.label("device");
+  s.programs_built = g.count("programs_built");
+  s.sources_built = g.count("sources_built");
+  s.memory_hits = g.count("program_cache_memory_hits");
+  s.disk_hits = g.count("program_cache_disk_hits");
+  s.corrupt = g.count("program_cache_corrupt");
+  s.kernels_launched = g.count("kernels_launched");
+  s.sequential_launches = g.count("sequential_launches");
+  return s;
 }
 
 }  // namespace arrvm

@@ -23,7 +23,8 @@ std::unique_ptr<Backend> make_opencl_backend(const Config& config);
 // ("OpenCL: no platform found ..." when there is none).
 std::string opencl_devices_report();
 
-// Counters of an opencl backend (for tests and benchmarks). Throws
+// Counters of an opencl backend (for tests and benchmarks), typed: the
+// counters and labels of Backend::stats() under these names. Throws
 // InternalError if `backend` is not an opencl backend.
 struct OpenClBackendStats {
   std::string device;            // the device's name
@@ -35,6 +36,6 @@ struct OpenClBackendStats {
   uint64_t kernels_launched = 0;
   uint64_t sequential_launches = 0;  // on one work item: the order of a loop mattered
 };
-OpenClBackendStats opencl_backend_stats(Backend& backend);
+OpenClBackendStats opencl_backend_stats(const Backend& backend);
 
 }  // namespace arrvm

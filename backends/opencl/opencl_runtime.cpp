@@ -7,7 +7,7 @@
 
 #include "cache/disk_entry.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/trace.hpp"
+#include "vm/hash.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -182,7 +182,7 @@ std::string describe(const DeviceInfo& d) {
 
 ProgramCache::ProgramCache(const Config& config, cl_context context, const DeviceInfo& device, std::string options)
     : context_(context), device_(device), options_(std::move(options)), mode_(config.cache) {
-  if (mode_ == "on" && !config.cache_dir.empty()) {
+  if (mode_ == CacheMode::On && !config.cache_dir.empty()) {
     dir_ = (std::filesystem::path(config.cache_dir) / "opencl").string();
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
@@ -201,7 +201,7 @@ std::string ProgramCache::file_of(const std::string& key) const {
 }
 
 void ProgramCache::prepare(const std::vector<std::string>& sources, Profile& profile) {
-  if (mode_ == "off") return;  // get() builds each kernel when it is launched
+  if (mode_ == CacheMode::Off) return;  // get() builds each kernel when it is launched
   std::vector<const std::string*> missing;
   for (const std::string& s : sources) {
     if (entries_.count(s) != 0) {
@@ -255,13 +255,13 @@ void ProgramCache::prepare(const std::vector<std::string>& sources, Profile& pro
 
 cl_kernel ProgramCache::get(const std::string& source, const std::string& name, Profile& profile) {
   std::shared_ptr<Entry> entry;
-  if (mode_ != "off") {
+  if (mode_ != CacheMode::Off) {
     auto it = entries_.find(source);
     if (it != entries_.end()) entry = it->second;
   }
   if (entry == nullptr) {
     prepare({source}, profile);
-    if (mode_ == "off") {
+    if (mode_ == CacheMode::Off) {
       entry = build(source, 1, profile);
       uncached_.push_back(entry);
     } else {

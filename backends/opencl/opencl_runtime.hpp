@@ -137,7 +137,9 @@ class ProgramCache {
 
   cl_context context_;
   DeviceInfo device_;
-  std::string options_, mode_, dir_;
+  std::string options_;
+  CacheMode mode_;
+  std::string dir_;
   std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;       // by source
   std::unordered_map<std::string, std::shared_ptr<Entry>> loaded_files_;  // merged programs read from disk
   std::vector<std::shared_ptr<Entry>> uncached_;                           // mode off: kept until the end

@@ -37,7 +37,7 @@
 #include "bench/hand_c/hand_kernels.h"
 #include "bench/programs/programs.hpp"
 #include "vm/profile.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 

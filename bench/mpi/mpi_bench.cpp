@@ -20,7 +20,7 @@
 #include "arrvm/arrvm.hpp"
 #include "backends/mpi/mpi_backend.hpp"
 #include "bench/programs/programs.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 

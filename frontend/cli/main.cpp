@@ -19,7 +19,7 @@
 #include "frontend/cli/cache_study.hpp"
 #include "frontend/cli/compare.hpp"
 #include "frontend/cli/replay.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 
@@ -97,7 +97,7 @@ std::vector<std::string> check_config(const arrvm::Config& config) {
   } catch (const std::exception& e) {
     problems.push_back(std::string("ARRVM_LOG: ") + e.what());
   }
-  if (config.cache == "on") {
+  if (config.cache == arrvm::CacheMode::On) {
     std::error_code ec;
     std::filesystem::create_directories(config.cache_dir, ec);
     const std::string probe = config.cache_dir + "/.arrvm-info-probe-" + std::to_string(::getpid());

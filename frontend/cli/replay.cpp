@@ -12,14 +12,15 @@
 #include <unordered_map>
 
 #include "fusion/cost.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/timeline.hpp"
+#include "vm/hash.hpp"
 #include "vm/trace.hpp"
 
 namespace arrvm::cli {

@@ -48,7 +48,7 @@
 
 namespace arrvm {
 
-class Runtime;  // the VM (internal; vm/runtime.hpp)
+class Runtime;  // the VM (internal; engine/runtime.hpp)
 class Array;
 
 namespace detail {

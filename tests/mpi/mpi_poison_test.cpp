@@ -18,7 +18,7 @@
 
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 namespace {
 

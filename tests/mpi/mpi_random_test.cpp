@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "tests/mpi/mpi_compare.hpp"
 #include "tests/random_program.hpp"
 #include "vm/config.hpp"
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     Config base = Config::from_env();
     // A memory cache by default (no disk state); ARRVM_CACHE=on with
     // ARRVM_CACHE_DIR shares compiled kernels between ranks and runs (node cpu).
-    if (std::getenv("ARRVM_CACHE") == nullptr) base.cache = "memory";
+    if (std::getenv("ARRVM_CACHE") == nullptr) base.cache = arrvm::CacheMode::Memory;
     Config ref_config = base;
     ref_config.backend = "ref";
     Config mpi_config = base;

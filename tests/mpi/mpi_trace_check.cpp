@@ -16,7 +16,7 @@
 #include "tests/mpi/mpi_compare.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 
 namespace {

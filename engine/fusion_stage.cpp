@@ -1,72 +1,32 @@
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 
-#include "fusion/algorithms.hpp"
-#include "fusion/anytime.hpp"
-#include "fusion/cost.hpp"
+#include <optional>
+
+#include "engine/anytime.hpp"
+#include "fusion/block_set.hpp"
 #include "fusion/graph.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
+#include "vm/timeline.hpp"
 
 namespace arrvm {
 
-Partition singleton_partition(std::size_t n) {
-  Partition p;
-  p.blocks.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) p.blocks.push_back({static_cast<uint32_t>(i)});
-  return p;
-}
-
-void check_fuser_name(const std::string& name) {
-  if (fusion::find_algorithm(name) != nullptr) return;
-  std::string known;
-  for (const fusion::Algorithm& a : fusion::algorithms())
-    known += (known.empty() ? "" : ", ") + std::string(a.name);
-  throw Error("unknown fuser '" + name + "' (known: " + known + ")");
-}
-
-void check_cost_name(const std::string& name) {
-  fusion::make_cost_model(name);
-}
-
 namespace {
-
-Partition fuse_with(const std::string& fuser, std::span<const Instruction> batch, const Config& config) {
-  check_fuser_name(fuser);
-  const fusion::Algorithm* algorithm = fusion::find_algorithm(fuser);
-  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
-  const fusion::Graph graph(batch);
-  fusion::Options options;
-  options.time_limit = config.fuse_time_limit;
-  Partition p = algorithm->fuse(graph, *cost, options);
-#ifndef NDEBUG
-  const std::string problem = fusion::check_partition(graph, p);
-  if (!problem.empty()) throw InternalError("fuser '" + fuser + "' returned an illegal partition: " + problem);
-#endif
-  return p;
-}
 
 // The time limit changes what an exact fuser returns, so it is part of
 // their keys; the other fusers ignore it.
 double key_time_limit(const Config& c) { return is_exact_fuser(c.fuser) ? c.fuse_time_limit : 0.0; }
 
-std::string merge_cache_mode(const Config& c) { return c.merge_cache.empty() ? c.cache : c.merge_cache; }
-
 }  // namespace
-
-bool is_exact_fuser(const std::string& name) { return name == "optimal" || name == "ilp"; }
-
-Partition fuse_batch(std::span<const Instruction> batch, const Config& config) {
-  return fuse_with(config.fuser, batch, config);
-}
 
 FusionStage::FusionStage(const Config& config)
     : config_(config),
       keys_(config.fuser, config.cost, key_time_limit(config)),
-      cache_(merge_cache_mode(config), config.cache_dir) {
+      cache_(config.merge_cache_mode(), config.cache_dir) {
   check_fuser_name(config_.fuser);
   check_cost_name(config_.cost);
   // Without a cache there is nowhere to put the better partition.
-  if (config_.anytime == "on" && is_exact_fuser(config_.fuser) && cache_.enabled()) {
+  if (config_.anytime && is_exact_fuser(config_.fuser) && cache_.enabled()) {
     worker_ = std::make_unique<fusion::AnytimeWorker>(config_.fuser, config_.cost, config_.fuse_time_limit);
   }
 }
@@ -121,9 +81,17 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
   const bool provisional = worker_ != nullptr;
   Partition p;
   const double before = profile.fusion_s;
+  // Two named stages, both fusion_s: the WSP graph, then the fuser on it.
   {
-    ScopedTimer t(&profile.fusion_s);
-    p = fuse_with(provisional ? "greedy" : config_.fuser, batch, config_);
+    std::optional<fusion::Graph> graph;
+    {
+      ScopedSpan t(profile, &profile.fusion_s, "graph", "arrvm",
+                   {{"instructions", static_cast<int64_t>(batch.size())}});
+      graph.emplace(batch);
+    }
+    ScopedSpan t(profile, &profile.fusion_s, "fuse");
+    p = fuse_graph(provisional ? "greedy" : config_.fuser, *graph, config_);
+    t.arg("blocks", static_cast<int64_t>(p.blocks.size()));
   }
   logger().debug("fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
                  batch.size(), p.blocks.size(), profile.fusion_s - before,
@@ -151,13 +119,6 @@ void FusionStage::apply_background(Profile& profile) {
     // Final either way: a failed or no better solve would fail again.
     cache_.put(r.key, std::move(r.partition), false);
   }
-}
-
-int64_t partition_cost(std::span<const Instruction> batch, const Partition& partition,
-                       const std::string& cost_model) {
-  const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(cost_model);
-  const fusion::Graph graph(batch);
-  return cost->cost(graph, partition);
 }
 
 }  // namespace arrvm

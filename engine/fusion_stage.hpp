@@ -1,6 +1,6 @@
 // The fusion stage of the pipeline: batch -> partition, under the configured
 // algorithm and cost model, with the merge cache (cache/merge_cache.hpp)
-// and anytime fusion (fusion/anytime.hpp) around it, in this one place.
+// and anytime fusion (engine/anytime.hpp) around it, in this one place.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,8 @@
 #include <string>
 
 #include "cache/merge_cache.hpp"
-#include "fusion/partition.hpp"
+#include "fusion/fuse.hpp"
+#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 #include "vm/profile.hpp"
@@ -57,26 +58,5 @@ class FusionStage {
   MergeKey key_;  // scratch, reused by every flush
   std::unique_ptr<fusion::AnytimeWorker> worker_;
 };
-
-// True for the fusers whose run is bounded by Config.fuse_time_limit rather
-// than by the batch size (optimal, ilp).
-bool is_exact_fuser(const std::string& name);
-
-// Builds the WSP graph of `batch` and runs config.fuser under config.cost
-// (time limit config.fuse_time_limit). Throws Error naming the fuser or the
-// cost model if either is unknown.
-Partition fuse_batch(std::span<const Instruction> batch, const Config& config);
-
-// Throws Error if `name` is not a known fuser (checked when a VM starts).
-void check_fuser_name(const std::string& name);
-
-// Throws Error if `name` is not a known cost model.
-void check_cost_name(const std::string& name);
-
-// The cost of `partition` of `batch` under the cost model named `cost_model`
-// (bohrium: bytes of external accesses). The partition must cover the batch.
-// Throws Error for an unknown model.
-int64_t partition_cost(std::span<const Instruction> batch, const Partition& partition,
-                       const std::string& cost_model);
 
 }  // namespace arrvm

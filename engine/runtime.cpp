@@ -1,4 +1,4 @@
-#include "vm/runtime.hpp"
+#include "engine/runtime.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "fusion/driver.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -15,17 +15,6 @@
 
 namespace arrvm {
 
-BaseId BaseRegistry::add(DType dtype, int64_t nelem) {
-  const BaseId id = next_++;
-  live_.emplace(id, BaseInfo{dtype, nelem});
-  return id;
-}
-
-const BaseInfo* BaseRegistry::find(BaseId id) const {
-  const auto it = live_.find(id);
-  return it == live_.end() ? nullptr : &it->second;
-}
-
 Runtime::Runtime(Config config) : config_(std::move(config)) {
   configure_logging(config_.log);
   fusion_ = std::make_unique<FusionStage>(config_);  // checks the fuser and cost model names
@@ -33,7 +22,7 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(), config_.fuser,
-                config_.cost, config_.batch, config_.cache, config_.cache_dir);
+                config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
 }
 
 Runtime::~Runtime() {
@@ -218,6 +207,13 @@ void Runtime::record_sync(BaseId id) {
   trace_->sync(id, buf.data(), buf.size());
 }
 
+// One batch through the pipeline, each stage a span on the timeline (when
+// there is one) and a Profile time:
+//   fusion   merge cache lookup (merge_cache_s); on a miss the stages
+//            graph (the WSP graph) and fuse (the fuser on it) (fusion_s)
+//   execute  the backend (exec_s): codegen (lowering to the loop IR and
+//            printing it, codegen_s), compile (compile_s), one span per
+//            kernel launch
 void Runtime::flush() {
   if (batch_.empty()) return;
   const Profile before = profile_;  // for the flush's log line

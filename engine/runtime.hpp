@@ -1,6 +1,7 @@
-// The VM: base-array registry, validation of incoming instructions, the
-// batch, and the flush pipeline (fuse -> execute). Not thread-safe: one
-// thread drives one Runtime.
+// The VM, the top of the engine layer: live bases (vm/base_registry.hpp),
+// validation of incoming instructions, the batch, and the flush pipeline
+// (fusion stage -> backend; the stages are listed at Runtime::flush in
+// engine/runtime.cpp). Not thread-safe: one thread drives one Runtime.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vm/base_registry.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
 #include "vm/profile.hpp"
@@ -22,27 +24,6 @@ class Backend;
 class FusionStage;
 class TraceWriter;
 struct Partition;
-
-struct BaseInfo {
-  DType dtype;
-  int64_t nelem;
-};
-
-// Live base arrays. Ids are handed out in increasing order and never reused,
-// so a freed base needs no tombstone: an id below next_id() that is not
-// live was freed (this keeps a long loop's registry at constant size).
-class BaseRegistry {
- public:
-  BaseId add(DType dtype, int64_t nelem);
-  void remove(BaseId id) { live_.erase(id); }
-  const BaseInfo* find(BaseId id) const;
-  bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.count(id); }
-  std::size_t live_count() const { return live_.size(); }
-
- private:
-  std::unordered_map<BaseId, BaseInfo> live_;
-  BaseId next_ = 0;
-};
 
 // Called after each flushed batch (the CLI uses it to report partitions).
 struct FlushObserver {
@@ -59,7 +40,7 @@ class Runtime {
 
   const Config& config() const { return config_; }
   Backend& backend() { return *backend_; }
-  // Fusion with the merge cache (fusion/driver.hpp).
+  // Fusion with the merge cache (engine/fusion_stage.hpp).
   FusionStage& fusion() { return *fusion_; }
   const BaseRegistry& bases() const { return bases_; }
   // Counters so far; total_s is brought up to date on each call.

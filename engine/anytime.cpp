@@ -1,4 +1,4 @@
-#include "fusion/anytime.hpp"
+#include "engine/anytime.hpp"
 
 #include <chrono>
 #include <exception>

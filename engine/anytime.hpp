@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "cache/merge_cache.hpp"
-#include "fusion/partition.hpp"
+#include "vm/partition.hpp"
 #include "vm/instruction.hpp"
 
 namespace arrvm::fusion {
