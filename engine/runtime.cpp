@@ -7,6 +7,7 @@
 
 #include "backends/backend.hpp"
 #include "engine/fusion_stage.hpp"
+#include "engine/calibrate.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -17,6 +18,8 @@ namespace arrvm {
 
 Runtime::Runtime(Config config) : config_(std::move(config)) {
   configure_logging(config_.log);
+  // The machine cost model's parameters: measured on this host once (cached).
+  if (config_.cost == "machine") fusion::set_machine_costs(calibrated_machine_costs(config_));
   fusion_ = std::make_unique<FusionStage>(config_);  // checks the fuser and cost model names
   backend_ = make_backend(config_);
   backend_->attach_profile(&profile_);

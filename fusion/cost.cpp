@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fusion/cost_machine.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm::fusion {
