@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 #include "vm/profile.hpp"
 
 namespace arrvm {

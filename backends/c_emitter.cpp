@@ -9,7 +9,9 @@ namespace arrvm::codegen {
 
 namespace {
 
-std::string name_of(DType t) { return std::string(dtype_name(t)); }
+std::string name_of(DType t) {
+  return std::string(dtype_name(t));
+}
 
 // Replaces $T (element type), $U (wide unsigned type, as ref's Wide<T>),
 // $V (unsigned type of T's width), $B (bits), $F (libm suffix: f or empty).
@@ -25,12 +27,24 @@ std::string subst(std::string_view text, DType t) {
       continue;
     }
     switch (text[++i]) {
-      case 'T': out += ct; break;
-      case 'U': out += wide; break;
-      case 'V': out += narrow; break;
-      case 'B': out += std::to_string(size * 8); break;
-      case 'F': out += t == DType::Float32 ? "f" : ""; break;
-      default: out += '$'; out += text[i];
+      case 'T':
+        out += ct;
+        break;
+      case 'U':
+        out += wide;
+        break;
+      case 'V':
+        out += narrow;
+        break;
+      case 'B':
+        out += std::to_string(size * 8);
+        break;
+      case 'F':
+        out += t == DType::Float32 ? "f" : "";
+        break;
+      default:
+        out += '$';
+        out += text[i];
     }
   }
   return out;
@@ -38,51 +52,86 @@ std::string subst(std::string_view text, DType t) {
 
 const char* limit_min(DType t) {
   switch (t) {
-    case DType::Int8: return "INT8_MIN";
-    case DType::Int16: return "INT16_MIN";
-    case DType::Int32: return "INT32_MIN";
-    case DType::Int64: return "INT64_MIN";
-    default: return "0";
+    case DType::Int8:
+      return "INT8_MIN";
+    case DType::Int16:
+      return "INT16_MIN";
+    case DType::Int32:
+      return "INT32_MIN";
+    case DType::Int64:
+      return "INT64_MIN";
+    default:
+      return "0";
   }
 }
 
 const char* limit_max(DType t) {
   switch (t) {
-    case DType::Int8: return "INT8_MAX";
-    case DType::Int16: return "INT16_MAX";
-    case DType::Int32: return "INT32_MAX";
-    case DType::Int64: return "INT64_MAX";
-    case DType::UInt8: return "UINT8_MAX";
-    case DType::UInt16: return "UINT16_MAX";
-    case DType::UInt32: return "UINT32_MAX";
-    default: return "UINT64_MAX";
+    case DType::Int8:
+      return "INT8_MAX";
+    case DType::Int16:
+      return "INT16_MAX";
+    case DType::Int32:
+      return "INT32_MAX";
+    case DType::Int64:
+      return "INT64_MAX";
+    case DType::UInt8:
+      return "UINT8_MAX";
+    case DType::UInt16:
+      return "UINT16_MAX";
+    case DType::UInt32:
+      return "UINT32_MAX";
+    default:
+      return "UINT64_MAX";
   }
 }
 
 const char* libm_name(Opcode op) {
   switch (op) {
-    case Opcode::Sqrt: return "sqrt";
-    case Opcode::Exp: return "exp";
-    case Opcode::Exp2: return "exp2";
-    case Opcode::Expm1: return "expm1";
-    case Opcode::Log: return "log";
-    case Opcode::Log2: return "log2";
-    case Opcode::Log10: return "log10";
-    case Opcode::Log1p: return "log1p";
-    case Opcode::Sin: return "sin";
-    case Opcode::Cos: return "cos";
-    case Opcode::Tan: return "tan";
-    case Opcode::Arcsin: return "asin";
-    case Opcode::Arccos: return "acos";
-    case Opcode::Arctan: return "atan";
-    case Opcode::Sinh: return "sinh";
-    case Opcode::Cosh: return "cosh";
-    case Opcode::Tanh: return "tanh";
-    case Opcode::Floor: return "floor";
-    case Opcode::Ceil: return "ceil";
-    case Opcode::Trunc: return "trunc";
-    case Opcode::Rint: return "nearbyint";  // half to even, as ref
-    default: return nullptr;
+    case Opcode::Sqrt:
+      return "sqrt";
+    case Opcode::Exp:
+      return "exp";
+    case Opcode::Exp2:
+      return "exp2";
+    case Opcode::Expm1:
+      return "expm1";
+    case Opcode::Log:
+      return "log";
+    case Opcode::Log2:
+      return "log2";
+    case Opcode::Log10:
+      return "log10";
+    case Opcode::Log1p:
+      return "log1p";
+    case Opcode::Sin:
+      return "sin";
+    case Opcode::Cos:
+      return "cos";
+    case Opcode::Tan:
+      return "tan";
+    case Opcode::Arcsin:
+      return "asin";
+    case Opcode::Arccos:
+      return "acos";
+    case Opcode::Arctan:
+      return "atan";
+    case Opcode::Sinh:
+      return "sinh";
+    case Opcode::Cosh:
+      return "cosh";
+    case Opcode::Tanh:
+      return "tanh";
+    case Opcode::Floor:
+      return "floor";
+    case Opcode::Ceil:
+      return "ceil";
+    case Opcode::Trunc:
+      return "trunc";
+    case Opcode::Rint:
+      return "nearbyint";  // half to even, as ref
+    default:
+      return nullptr;
   }
 }
 
@@ -93,69 +142,104 @@ std::string op_body(Opcode op, DType t) {
   const bool f = is_float(t), s = is_signed_int(t), b = is_bool(t);
   if (const char* m = libm_name(op)) return subst(std::string("return ") + m + "$F(a);", t);
   switch (op) {
-    case O::Add: return f ? "return a + b;" : subst("return ($T)(($U)a + ($U)b);", t);
-    case O::Subtract: return f ? "return a - b;" : subst("return ($T)(($U)a - ($U)b);", t);
-    case O::Multiply: return f ? "return a * b;" : subst("return ($T)(($U)a * ($U)b);", t);
+    case O::Add:
+      return f ? "return a + b;" : subst("return ($T)(($U)a + ($U)b);", t);
+    case O::Subtract:
+      return f ? "return a - b;" : subst("return ($T)(($U)a - ($U)b);", t);
+    case O::Multiply:
+      return f ? "return a * b;" : subst("return ($T)(($U)a * ($U)b);", t);
     case O::Divide:
       if (f) return "return a / b;";
       if (s) {
-        return subst("if (b == 0) return 0; if (b == -1) return ($T)(($U)0 - ($U)a);"
-                     " $T q = ($T)(a / b); if (($T)(a % b) != 0 && ((a < 0) != (b < 0))) --q; return q;", t);
+        return subst(
+            "if (b == 0) return 0; if (b == -1) return ($T)(($U)0 - ($U)a);"
+            " $T q = ($T)(a / b); if (($T)(a % b) != 0 && ((a < 0) != (b < 0))) --q; return q;",
+            t);
       }
       return subst("if (b == 0) return 0; return ($T)(a / b);", t);
     case O::Mod:
       if (f) {
-        return subst("$T m = fmod$F(a, b); if (b == 0) return m;"
-                     " if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = copysign$F(($T)0, b); }"
-                     " return m;", t);
+        return subst(
+            "$T m = fmod$F(a, b); if (b == 0) return m;"
+            " if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = copysign$F(($T)0, b); }"
+            " return m;",
+            t);
       }
       if (s) {
-        return subst("if (b == 0 || b == -1) return 0; $T r = ($T)(a % b);"
-                     " if (r != 0 && ((r < 0) != (b < 0))) r = ($T)(r + b); return r;", t);
+        return subst(
+            "if (b == 0 || b == -1) return 0; $T r = ($T)(a % b);"
+            " if (r != 0 && ((r < 0) != (b < 0))) r = ($T)(r + b); return r;",
+            t);
       }
       return subst("if (b == 0) return 0; return ($T)(a % b);", t);
     case O::Power:
       if (f) return subst("return pow$F(a, b);", t);
-      return subst(std::string(s ? "if (b < 0) { if (a == 1) return 1; if (a == -1) return (b & 1) ? ($T)-1 : ($T)1;"
-                                   " return 0; } "
-                                 : "") +
-                       "$U result = 1, base = ($U)a; for ($V e = ($V)b; e != 0; e >>= 1) {"
-                       " if (e & 1u) result *= base; base *= base; } return ($T)result;",
-                   t);
-    case O::Maximum: return f ? "return (a >= b || isnan(a)) ? a : b;" : "return a >= b ? a : b;";
-    case O::Minimum: return f ? "return (a <= b || isnan(a)) ? a : b;" : "return a <= b ? a : b;";
-    case O::Equal: return "return a == b;";
-    case O::NotEqual: return "return a != b;";
-    case O::Less: return "return a < b;";
-    case O::LessEqual: return "return a <= b;";
-    case O::Greater: return "return a > b;";
-    case O::GreaterEqual: return "return a >= b;";
-    case O::LogicalAnd: return "return a && b;";
-    case O::LogicalOr: return "return a || b;";
-    case O::LogicalXor: return "return a != b;";
-    case O::LogicalNot: return "return !a;";
-    case O::BitwiseAnd: return b ? "return a && b;" : subst("return ($T)(a & b);", t);
-    case O::BitwiseOr: return b ? "return a || b;" : subst("return ($T)(a | b);", t);
-    case O::BitwiseXor: return b ? "return a != b;" : subst("return ($T)(a ^ b);", t);
-    case O::Invert: return b ? "return !a;" : subst("return ($T)(~($U)a);", t);
+      return subst(
+          std::string(s ? "if (b < 0) { if (a == 1) return 1; if (a == -1) return (b & 1) ? ($T)-1 : ($T)1;"
+                          " return 0; } "
+                        : "") +
+              "$U result = 1, base = ($U)a; for ($V e = ($V)b; e != 0; e >>= 1) {"
+              " if (e & 1u) result *= base; base *= base; } return ($T)result;",
+          t);
+    case O::Maximum:
+      return f ? "return (a >= b || isnan(a)) ? a : b;" : "return a >= b ? a : b;";
+    case O::Minimum:
+      return f ? "return (a <= b || isnan(a)) ? a : b;" : "return a <= b ? a : b;";
+    case O::Equal:
+      return "return a == b;";
+    case O::NotEqual:
+      return "return a != b;";
+    case O::Less:
+      return "return a < b;";
+    case O::LessEqual:
+      return "return a <= b;";
+    case O::Greater:
+      return "return a > b;";
+    case O::GreaterEqual:
+      return "return a >= b;";
+    case O::LogicalAnd:
+      return "return a && b;";
+    case O::LogicalOr:
+      return "return a || b;";
+    case O::LogicalXor:
+      return "return a != b;";
+    case O::LogicalNot:
+      return "return !a;";
+    case O::BitwiseAnd:
+      return b ? "return a && b;" : subst("return ($T)(a & b);", t);
+    case O::BitwiseOr:
+      return b ? "return a || b;" : subst("return ($T)(a | b);", t);
+    case O::BitwiseXor:
+      return b ? "return a != b;" : subst("return ($T)(a ^ b);", t);
+    case O::Invert:
+      return b ? "return !a;" : subst("return ($T)(~($U)a);", t);
     case O::LeftShift:
-      return subst(std::string(s ? "if (b < 0) return 0; " : "") + "if (b >= $B) return 0; return ($T)(($U)a << b);", t);
+      return subst(
+          std::string(s ? "if (b < 0) return 0; " : "") + "if (b >= $B) return 0; return ($T)(($U)a << b);",
+          t);
     case O::RightShift:
       if (s) return subst("if (b < 0 || b >= $B) return a < 0 ? ($T)-1 : ($T)0; return ($T)(a >> b);", t);
       return subst("if (b >= $B) return 0; return ($T)(a >> b);", t);
-    case O::Negative: return f ? "return -a;" : subst("return ($T)(($U)0 - ($U)a);", t);
+    case O::Negative:
+      return f ? "return -a;" : subst("return ($T)(($U)0 - ($U)a);", t);
     case O::Absolute:
       if (f) return subst("return fabs$F(a);", t);
       return s ? subst("return a < 0 ? ($T)(($U)0 - ($U)a) : a;", t) : "return a;";
     case O::Sign:
       if (f) return subst("if (isnan(a)) return a; return a > 0 ? ($T)1 : (a < 0 ? ($T)-1 : ($T)0);", t);
       return s ? subst("return ($T)((a > 0) - (a < 0));", t) : "return a > 0 ? 1 : 0;";
-    case O::Arctan2: return subst("return atan2$F(a, b);", t);
-    case O::Isnan: return f ? "return isnan(a) ? 1 : 0;" : "return 0;";
-    case O::Isinf: return f ? "return isinf(a) ? 1 : 0;" : "return 0;";
-    case O::Isfinite: return f ? "return isfinite(a) ? 1 : 0;" : "return 1;";
-    case O::Where: return "return a ? b : c;";
-    default: throw InternalError("c emitter: no scalar helper for " + std::string(opcode_name(op)));
+    case O::Arctan2:
+      return subst("return atan2$F(a, b);", t);
+    case O::Isnan:
+      return f ? "return isnan(a) ? 1 : 0;" : "return 0;";
+    case O::Isinf:
+      return f ? "return isinf(a) ? 1 : 0;" : "return 0;";
+    case O::Isfinite:
+      return f ? "return isfinite(a) ? 1 : 0;" : "return 1;";
+    case O::Where:
+      return "return a ? b : c;";
+    default:
+      throw InternalError("c emitter: no scalar helper for " + std::string(opcode_name(op)));
   }
 }
 
@@ -168,10 +252,12 @@ bool returns_bool(Opcode op) {
 std::string cast_body(DType from, DType to, const CDialect& d) {
   if (is_bool(to)) return "return v != 0;";  // NaN is truthy
   if (is_float(from) && (is_integer(to))) {
-    const std::string ld = d.saturate_in_source_type ? c_type(from) : d.long_double ? "long double" : "double";
+    const std::string ld = d.saturate_in_source_type ? c_type(from)
+                           : d.long_double           ? "long double"
+                                                     : "double";
     return "if (isnan(v)) return 0; " + ld + " x = (" + ld + ")v; if (x <= (" + ld + ")" + limit_min(to) +
-           ") return " + limit_min(to) + "; if (x >= (" + ld + ")" + limit_max(to) + ") return " + limit_max(to) +
-           "; return (" + c_type(to) + ")v;";
+           ") return " + limit_min(to) + "; if (x >= (" + ld + ")" + limit_max(to) + ") return " +
+           limit_max(to) + "; return (" + c_type(to) + ")v;";
   }
   return std::string("return (") + c_type(to) + ")v;";
 }
@@ -223,11 +309,12 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
   const std::string out = c_type(st.out.dtype);
   if (st.op == Opcode::Identity || st.op == Opcode::Range) {
     const DType from = st.op == Opcode::Range ? DType::Int64 : st.in[0].dtype;
-    return "static inline " + out + " " + name + "(" + c_type(from) + " v) { " + cast_body(from, st.out.dtype, d) +
-           " }\n";
+    return "static inline " + out + " " + name + "(" + c_type(from) + " v) { " +
+           cast_body(from, st.out.dtype, d) + " }\n";
   }
   if (st.op == Opcode::Random) {
-    return "static inline " + out + " " + name + "(uint64_t seed, int64_t i) { " + random_body(st.out.dtype) + " }\n";
+    return "static inline " + out + " " + name + "(uint64_t seed, int64_t i) { " + random_body(st.out.dtype) +
+           " }\n";
   }
   std::string params;
   const char* names[3] = {"a", "b", "c"};
@@ -243,17 +330,28 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
 
 const char* c_type(DType t) {
   switch (t) {
-    case DType::Bool: return "uint8_t";
-    case DType::Int8: return "int8_t";
-    case DType::Int16: return "int16_t";
-    case DType::Int32: return "int32_t";
-    case DType::Int64: return "int64_t";
-    case DType::UInt8: return "uint8_t";
-    case DType::UInt16: return "uint16_t";
-    case DType::UInt32: return "uint32_t";
-    case DType::UInt64: return "uint64_t";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
+    case DType::Bool:
+      return "uint8_t";
+    case DType::Int8:
+      return "int8_t";
+    case DType::Int16:
+      return "int16_t";
+    case DType::Int32:
+      return "int32_t";
+    case DType::Int64:
+      return "int64_t";
+    case DType::UInt8:
+      return "uint8_t";
+    case DType::UInt16:
+      return "uint16_t";
+    case DType::UInt32:
+      return "uint32_t";
+    case DType::UInt64:
+      return "uint64_t";
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
   }
   return "void";
 }
@@ -261,17 +359,33 @@ const char* c_type(DType t) {
 std::string combine_helper(Opcode op, DType t, const CDialect& d, std::string* name) {
   Stmt combine;
   switch (op) {
-    case Opcode::AddReduce: case Opcode::AddAccumulate: combine.op = Opcode::Add; break;
-    case Opcode::MultiplyReduce: case Opcode::MultiplyAccumulate: combine.op = Opcode::Multiply; break;
-    case Opcode::MinimumReduce: combine.op = Opcode::Minimum; break;
-    case Opcode::MaximumReduce: combine.op = Opcode::Maximum; break;
-    case Opcode::LogicalAndReduce: combine.op = Opcode::LogicalAnd; break;
-    case Opcode::LogicalOrReduce: combine.op = Opcode::LogicalOr; break;
-    default: throw InternalError("c emitter: not a reduction or scan: " + std::string(opcode_name(op)));
+    case Opcode::AddReduce:
+    case Opcode::AddAccumulate:
+      combine.op = Opcode::Add;
+      break;
+    case Opcode::MultiplyReduce:
+    case Opcode::MultiplyAccumulate:
+      combine.op = Opcode::Multiply;
+      break;
+    case Opcode::MinimumReduce:
+      combine.op = Opcode::Minimum;
+      break;
+    case Opcode::MaximumReduce:
+      combine.op = Opcode::Maximum;
+      break;
+    case Opcode::LogicalAndReduce:
+      combine.op = Opcode::LogicalAnd;
+      break;
+    case Opcode::LogicalOrReduce:
+      combine.op = Opcode::LogicalOr;
+      break;
+    default:
+      throw InternalError("c emitter: not a reduction or scan: " + std::string(opcode_name(op)));
   }
   combine.nin = 2;
   combine.in[0] = combine.in[1] = Arg{ArgKind::View, 0, t};
-  combine.out = Arg{ArgKind::View, 0, combine.op == Opcode::LogicalAnd || combine.op == Opcode::LogicalOr ? DType::Bool : t};
+  combine.out = Arg{ArgKind::View, 0,
+                    combine.op == Opcode::LogicalAnd || combine.op == Opcode::LogicalOr ? DType::Bool : t};
   *name = helper_name(combine);
   return helper_def(combine, d);
 }
@@ -290,7 +404,9 @@ std::string scalar_helpers(const std::vector<Stmt>& body, const CDialect& d) {
   return (d.guard_helpers ? guarded("arrvm_philox", kPhilox) : std::string(kPhilox)) + helpers;
 }
 
-std::string scalar_helper_name(const Stmt& st) { return helper_name(st); }
+std::string scalar_helper_name(const Stmt& st) {
+  return helper_name(st);
+}
 
 std::string guard_helper(const std::string& name, const std::string& text, const CDialect& d) {
   return d.guard_helpers ? guarded(name, text) : text;

@@ -30,21 +30,34 @@ void Writer::close(const std::string& text) {
 
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
+std::string num(int64_t v) {
+  return std::to_string(v);
+}
 
-bool is_reduce(Opcode op) { return opcode_kind(op) == OpKind::Reduce; }
+bool is_reduce(Opcode op) {
+  return opcode_kind(op) == OpKind::Reduce;
+}
 
 const char* int_limit(DType t, bool max) {
   switch (t) {
-    case DType::Int8: return max ? "INT8_MAX" : "INT8_MIN";
-    case DType::Int16: return max ? "INT16_MAX" : "INT16_MIN";
-    case DType::Int32: return max ? "INT32_MAX" : "INT32_MIN";
-    case DType::Int64: return max ? "INT64_MAX" : "INT64_MIN";
-    case DType::UInt8: return max ? "UINT8_MAX" : "0";
-    case DType::UInt16: return max ? "UINT16_MAX" : "0";
-    case DType::UInt32: return max ? "UINT32_MAX" : "0";
-    case DType::UInt64: return max ? "UINT64_MAX" : "0";
-    default: return max ? "1" : "0";
+    case DType::Int8:
+      return max ? "INT8_MAX" : "INT8_MIN";
+    case DType::Int16:
+      return max ? "INT16_MAX" : "INT16_MIN";
+    case DType::Int32:
+      return max ? "INT32_MAX" : "INT32_MIN";
+    case DType::Int64:
+      return max ? "INT64_MAX" : "INT64_MIN";
+    case DType::UInt8:
+      return max ? "UINT8_MAX" : "0";
+    case DType::UInt16:
+      return max ? "UINT16_MAX" : "0";
+    case DType::UInt32:
+      return max ? "UINT32_MAX" : "0";
+    case DType::UInt64:
+      return max ? "UINT64_MAX" : "0";
+    default:
+      return max ? "1" : "0";
   }
 }
 
@@ -57,14 +70,20 @@ std::string start_value(Opcode op, DType t) {
   const bool f = is_float(t);
   switch (op) {
     case Opcode::AddReduce:
-    case Opcode::AddAccumulate: return f ? "-0.0" : "0";
+    case Opcode::AddAccumulate:
+      return f ? "-0.0" : "0";
     case Opcode::MultiplyReduce:
     case Opcode::MultiplyAccumulate:
-    case Opcode::LogicalAndReduce: return "1";
-    case Opcode::LogicalOrReduce: return "0";
-    case Opcode::MinimumReduce: return f ? "INFINITY" : int_limit(t, true);
-    case Opcode::MaximumReduce: return f ? "-INFINITY" : int_limit(t, false);
-    default: throw InternalError("c printer: not a reduction or scan: " + std::string(opcode_name(op)));
+    case Opcode::LogicalAndReduce:
+      return "1";
+    case Opcode::LogicalOrReduce:
+      return "0";
+    case Opcode::MinimumReduce:
+      return f ? "INFINITY" : int_limit(t, true);
+    case Opcode::MaximumReduce:
+      return f ? "-INFINITY" : int_limit(t, false);
+    default:
+      throw InternalError("c printer: not a reduction or scan: " + std::string(opcode_name(op)));
   }
 }
 
@@ -72,10 +91,14 @@ std::string start_value(Opcode op, DType t) {
 std::string operand(const Arg& a, int level) {
   switch (a.kind) {
     // (std::string first: "P" + std::string trips GCC 12's -Wrestrict.)
-    case ArgKind::View: return std::string("P") + num(a.index) + "[o" + num(a.index) + "_" + num(level) + "]";
-    case ArgKind::Temp: return std::string("t") + num(a.index);
-    case ArgKind::Const: return std::string("C") + num(a.index);
-    case ArgKind::Indexed: break;
+    case ArgKind::View:
+      return std::string("P") + num(a.index) + "[o" + num(a.index) + "_" + num(level) + "]";
+    case ArgKind::Temp:
+      return std::string("t") + num(a.index);
+    case ArgKind::Const:
+      return std::string("C") + num(a.index);
+    case ArgKind::Indexed:
+      break;
   }
   throw InternalError("c printer: an indexed slot used as a plain operand");
 }
@@ -89,7 +112,9 @@ std::string indexed_offset(int j, int r, const std::string& x) {
   return "arrvm_flat(" + x + ", " + q + ", " + num(r) + ")";
 }
 
-bool is_sweep_loop(LoopKind kind) { return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep; }
+bool is_sweep_loop(LoopKind kind) {
+  return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep;
+}
 
 }  // namespace
 
@@ -138,18 +163,20 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
   reduction_declarations(w, k, combine);
 }
 
-void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k, const std::vector<std::string>& combine) const {
+void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k,
+                                      const std::vector<std::string>& combine) const {
   if (k.loops.empty() || k.loops[0].kind != LoopKind::ParallelSweep) return;
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
     if (!is_reduce(st.op)) continue;
     w.raw("#pragma omp declare reduction(arrvm_r" + num(st.acc) + " : " + c_type(k.accs[st.acc]) +
-          " : omp_out = " + combine[s] + "(omp_out, omp_in)) initializer(omp_priv = " +
-          start_value(st.op, k.accs[st.acc]) + ")\n");
+          " : omp_out = " + combine[s] +
+          "(omp_out, omp_in)) initializer(omp_priv = " + start_value(st.op, k.accs[st.acc]) + ")\n");
   }
 }
 
-void CPrinter::reduction_result(Writer& w, const LoopKernel& k, const Stmt& st, const std::string& acc) const {
+void CPrinter::reduction_result(Writer& w, const LoopKernel& k, const Stmt& st,
+                                const std::string& acc) const {
   if (st.out.kind == ArgKind::View) w.line(operand(st.out, k.rank - 1) + " = " + acc + ";");
 }
 
@@ -174,7 +201,9 @@ void CPrinter::offsets(Writer& w, const LoopKernel& k, int level, int axis) cons
   for (std::size_t v = 0; v < k.views.size(); ++v) {
     const std::string vs = num(static_cast<int64_t>(v)), ax = num(axis);
     const uint8_t cls = level == R - 1 && !k.inner.empty() ? k.inner[v] : uint8_t{kAnyInner};
-    const std::string step = cls == kUnitInner ? " + i" + ax : cls == kZeroInner ? "" : " + i" + ax + " * s" + vs + "_" + ax;
+    const std::string step = cls == kUnitInner   ? " + i" + ax
+                             : cls == kZeroInner ? ""
+                                                 : " + i" + ax + " * s" + vs + "_" + ax;
     w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + step + ";");
   }
 }
@@ -183,9 +212,15 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
   const Loop& l = k.loops[first];
   const std::string par = "a[" + num(k.rank) + "]";
   switch (l.kind) {
-    case LoopKind::Parallel: w.raw("#pragma omp parallel for if(" + par + ") schedule(static)\n"); break;
-    case LoopKind::ParallelSimd: w.raw("#pragma omp parallel for simd if(parallel: " + par + ") schedule(static)\n"); break;
-    case LoopKind::Simd: w.raw("#pragma omp simd\n"); break;
+    case LoopKind::Parallel:
+      w.raw("#pragma omp parallel for if(" + par + ") schedule(static)\n");
+      break;
+    case LoopKind::ParallelSimd:
+      w.raw("#pragma omp parallel for simd if(parallel: " + par + ") schedule(static)\n");
+      break;
+    case LoopKind::Simd:
+      w.raw("#pragma omp simd\n");
+      break;
     case LoopKind::ParallelSweep: {
       std::string clauses;
       for (const Stmt& st : k.body) {
@@ -195,8 +230,10 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       break;
     }
     case LoopKind::Serial:
-    case LoopKind::Sweep: break;
-    case LoopKind::WorkItems: throw InternalError("c printer: work-item loops need a device printer");
+    case LoopKind::Sweep:
+      break;
+    case LoopKind::WorkItems:
+      throw InternalError("c printer: work-item loops need a device printer");
   }
   const std::string i = "i" + num(l.axis);
   w.open("for (int64_t " + i + " = 0; " + i + " < n" + num(l.axis) + "; ++" + i + ") {");
@@ -216,7 +253,8 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     const std::string vs = num(static_cast<int64_t>(v));
     const int64_t at = view_arg_index(R, static_cast<int>(v));
     w.line("const int64_t o" + vs + "_0 = a[" + num(at) + "];");
-    for (int d = 0; d < R; ++d) w.line("const int64_t s" + vs + "_" + num(d) + " = a[" + num(at + 1 + d) + "];");
+    for (int d = 0; d < R; ++d)
+      w.line("const int64_t s" + vs + "_" + num(d) + " = a[" + num(at + 1 + d) + "];");
   }
   const std::string g = dialect_.global_qualifier;
   for (std::size_t j = 0; j < k.indexed.size(); ++j) {
@@ -226,7 +264,8 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   }
   for (std::size_t i = 0; i < k.consts.size(); ++i) {
     const std::string is = num(static_cast<int64_t>(i));
-    w.line(std::string(c_type(k.consts[i])) + " C" + is + "; memcpy(&C" + is + ", &c[" + is + "], sizeof(C" + is + "));");
+    w.line(std::string(c_type(k.consts[i])) + " C" + is + "; memcpy(&C" + is + ", &c[" + is + "], sizeof(C" +
+           is + "));");
   }
 
   before_loops(w, k);
@@ -254,7 +293,8 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     for (int d = 1; d < R; ++d) f = "(" + f + ") * n" + num(d) + " + i" + num(d);
     w.line("const int64_t f = " + f + ";");
   }
-  for (std::size_t t = 0; t < k.temps.size(); ++t) w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
+  for (std::size_t t = 0; t < k.temps.size(); ++t)
+    w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
   const std::vector<std::string> combine = combine_names(k);
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];

@@ -58,7 +58,8 @@ class CPrinter {
   // The index helpers (arrvm_flat, the bad-index record).
   virtual std::string index_helpers() const;
   // The OpenMP reduction identifiers of a ParallelSweep (C only).
-  virtual void reduction_declarations(Writer& w, const LoopKernel& k, const std::vector<std::string>& combine) const;
+  virtual void reduction_declarations(Writer& w, const LoopKernel& k,
+                                      const std::vector<std::string>& combine) const;
   // After the sweep: reduction `st` stores its accumulator `acc`.
   virtual void reduction_result(Writer& w, const LoopKernel& k, const Stmt& st, const std::string& acc) const;
 

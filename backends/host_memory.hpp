@@ -28,7 +28,7 @@ namespace arrvm {
 class HostMemory {
  public:
   static constexpr std::size_t kAlignment = 64;
-  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;   // smaller ones: malloc's bins do this
+  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;    // smaller ones: malloc's bins do this
   static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;  // bytes kept for reuse at most
 
   HostMemory() = default;

@@ -34,7 +34,8 @@ struct BaseUse {
   bool ok = true;
 };
 
-std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch,
+                                              std::span<const uint32_t> block) {
   std::unordered_map<BaseId, BaseUse> uses;
   for (uint32_t i : block) {
     const Instruction& in = batch[i];

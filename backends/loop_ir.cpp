@@ -31,7 +31,8 @@ std::string LoopKernel::signature() const {
   s += "r";
   s += std::to_string(rank);
   s += " v";
-  for (std::size_t i = 0; i < views.size(); ++i) s += std::string(dtype_name(views[i])) + (written[i] ? "w," : ",");
+  for (std::size_t i = 0; i < views.size(); ++i)
+    s += std::string(dtype_name(views[i])) + (written[i] ? "w," : ",");
   s += " t";
   for (DType t : temps) s += std::string(dtype_name(t)) + ",";
   s += " c";
@@ -187,7 +188,8 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
         for (int j = 0; j < in.nin; ++j) {
           const Operand& o = in.in[j];
           if (o.is_const) {
-            st.in[j] = Arg{ArgKind::Const, const_slot(o.constant.dtype, pack_scalar(o.constant)), o.constant.dtype};
+            st.in[j] =
+                Arg{ArgKind::Const, const_slot(o.constant.dtype, pack_scalar(o.constant)), o.constant.dtype};
           } else {
             st.in[j] = view_arg(o.view, false);
           }

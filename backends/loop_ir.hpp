@@ -19,9 +19,9 @@ namespace arrvm::codegen {
 
 // Where a statement reads or writes a value.
 enum class ArgKind : uint8_t {
-  View,   // element of view slot `index` at the loop's current index
-  Temp,   // scalar temporary `index` (a contracted array)
-  Const,  // constant slot `index` (a packed 64-bit launch argument)
+  View,     // element of view slot `index` at the loop's current index
+  Temp,     // scalar temporary `index` (a contracted array)
+  Const,    // constant slot `index` (a packed 64-bit launch argument)
   Indexed,  // indexed slot `index` (gather source, scatter target) at a computed position
 };
 
@@ -73,10 +73,10 @@ enum class Target : uint8_t { Cpu, OpenCl };
 
 struct LoopKernel {
   int rank = 0;
-  std::vector<DType> views;    // view slots (each has offset + rank strides in the launch)
-  std::vector<bool> written;   // per view slot: written by the kernel
-  std::vector<DType> temps;    // contracted temporaries
-  std::vector<DType> consts;   // constant slots
+  std::vector<DType> views;   // view slots (each has offset + rank strides in the launch)
+  std::vector<bool> written;  // per view slot: written by the kernel
+  std::vector<DType> temps;   // contracted temporaries
+  std::vector<DType> consts;  // constant slots
   std::vector<Stmt> body;
   int sweep_axis = -1;               // axis of the reductions and scans: innermost and sequential
   std::vector<IndexedSlot> indexed;  // gather sources and scatter targets
@@ -106,7 +106,9 @@ enum : uint8_t { kAnyInner = 0, kUnitInner = 1, kZeroInner = 2 };
 // elements, rank sizes, rank strides. Pointers: the view slots, then the
 // indexed slots, then (if kernel.errors) the error words (the printer's
 // dialect says their layout).
-inline int64_t view_arg_index(int rank, int slot) { return rank + 1 + static_cast<int64_t>(slot) * (rank + 1); }
+inline int64_t view_arg_index(int rank, int slot) {
+  return rank + 1 + static_cast<int64_t>(slot) * (rank + 1);
+}
 int64_t indexed_arg_index(const LoopKernel& k, int slot);
 
 // A block lowered for one launch: the structure plus the launch's values.
@@ -168,6 +170,7 @@ bool launches(const LoweredBlock& b);
 
 // The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);
-void pack_args(const LoweredBlock& b, bool parallel, std::vector<int64_t>* out);  // into *out (reuses its memory)
+void pack_args(const LoweredBlock& b, bool parallel,
+               std::vector<int64_t>* out);  // into *out (reuses its memory)
 
 }  // namespace arrvm::codegen

@@ -19,7 +19,8 @@ bool is_sweep(Opcode op) {
 }
 
 [[noreturn]] void not_one_kernel(const Instruction& a, const Instruction& b, const std::string& why) {
-  throw InternalError("block is not one kernel (" + why + "): `" + to_string(a) + "` and `" + to_string(b) + "`");
+  throw InternalError("block is not one kernel (" + why + "): `" + to_string(a) + "` and `" + to_string(b) +
+                      "`");
 }
 
 // The views an instruction touches, with whether it writes them and whether
@@ -66,7 +67,8 @@ void verify_block(std::span<const Instruction> batch, std::span<const uint32_t> 
   }
   // Two accesses of one base by different instructions, one a write: the
   // same plain view (one element per index), or no common element.
-  std::stable_sort(all.begin(), all.end(), [](const Touch& x, const Touch& y) { return x.view->base < y.view->base; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Touch& x, const Touch& y) { return x.view->base < y.view->base; });
   for (std::size_t i = 0; i < all.size(); ++i) {
     // The common case, in linear time: every access of the base is the same
     // plain view (an in-place chain like a = a * c repeated).
@@ -84,7 +86,8 @@ void verify_block(std::span<const Instruction> batch, std::span<const uint32_t> 
       const Touch& y = all[j];
       if (x.instr == y.instr || (!x.written && !y.written)) continue;
       if (x.plain && y.plain && same_elements(*x.view, *y.view)) continue;
-      if (may_overlap(*x.view, *y.view)) not_one_kernel(batch[x.instr], batch[y.instr], "overlapping accesses");
+      if (may_overlap(*x.view, *y.view))
+        not_one_kernel(batch[x.instr], batch[y.instr], "overlapping accesses");
     }
   }
 }

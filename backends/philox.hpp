@@ -21,8 +21,7 @@ inline constexpr uint32_t kW1 = 0xBB67AE85u;  // sqrt(3) - 1
 
 // One round: two 32x32->64 multiplies, their halves swapped and mixed with
 // the other two counter words and the key.
-constexpr std::array<uint32_t, 4> round(const std::array<uint32_t, 4>& c,
-                                        const std::array<uint32_t, 2>& k) {
+constexpr std::array<uint32_t, 4> round(const std::array<uint32_t, 4>& c, const std::array<uint32_t, 2>& k) {
   const uint64_t p0 = uint64_t{kM0} * c[0];
   const uint64_t p1 = uint64_t{kM1} * c[2];
   return {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<uint32_t>(p1),
@@ -33,8 +32,7 @@ constexpr std::array<uint32_t, 4> round(const std::array<uint32_t, 4>& c,
 
 // Ten rounds; the key is bumped by (kW0, kW1) between consecutive rounds
 // (the first round uses the key as given).
-constexpr std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr,
-                                                std::array<uint32_t, 2> key) {
+constexpr std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key) {
   for (int r = 0; r < 10; ++r) {
     if (r > 0) {
       key[0] += philox_detail::kW0;

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "tests/random_program.hpp"
-#include "engine/runtime.hpp"
 #include "vm/validate.hpp"
 
 using namespace arrvm;  // a benchmark program

@@ -21,12 +21,12 @@
 
 #include "arrvm/arrvm.hpp"
 #include "bench/programs/programs.hpp"
+#include "engine/runtime.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "tests/random_program.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // benchmark program
 
@@ -39,8 +39,8 @@ struct Row {
 };
 
 // Runs ilp on one batch; false if the partition is illegal.
-bool measure(const std::vector<Instruction>& batch, const fusion::CostModel& cost, const fusion::Options& options,
-             Row* row) {
+bool measure(const std::vector<Instruction>& batch, const fusion::CostModel& cost,
+             const fusion::Options& options, Row* row) {
   const fusion::Graph g(batch);
   fusion::ilp::Report report;
   const auto t0 = std::chrono::steady_clock::now();
@@ -78,17 +78,17 @@ void add(Row& to, const Row& r) {
 }
 
 void print_header(const char* what) {
-  std::printf("%-18s %7s %7s %10s %10s %8s %6s %6s %12s %12s %7s\n", what, "instrs", "units", "median_s", "max_s",
-              "optimal", "mips", "cuts", "cost_ilp", "cost_greedy", "better");
+  std::printf("%-18s %7s %7s %10s %10s %8s %6s %6s %12s %12s %7s\n", what, "instrs", "units", "median_s",
+              "max_s", "optimal", "mips", "cuts", "cost_ilp", "cost_greedy", "better");
 }
 
 void print_row(const std::string& name, Row r) {
   if (r.runs == 0) return;
   std::sort(r.times.begin(), r.times.end());
   const double n = r.runs;
-  std::printf("%-18s %7.1f %7.1f %10.4f %10.4f %5d/%-2d %6.1f %6.1f %12lld %12lld %7d\n", name.c_str(), r.instrs / n,
-              r.units / n, r.times[r.times.size() / 2], r.times.back(), r.proven, r.runs, r.mip_solves / n,
-              r.cuts / n, r.cost_ilp, r.cost_greedy, r.better);
+  std::printf("%-18s %7.1f %7.1f %10.4f %10.4f %5d/%-2d %6.1f %6.1f %12lld %12lld %7d\n", name.c_str(),
+              r.instrs / n, r.units / n, r.times[r.times.size() / 2], r.times.back(), r.proven, r.runs,
+              r.mip_solves / n, r.cuts / n, r.cost_ilp, r.cost_greedy, r.better);
   std::fflush(stdout);
 }
 
@@ -161,11 +161,13 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::vector<std::vector<Instruction>>>> program_sets;
   if (programs) {
     for (const bench::Program& prog : bench::programs())
-      if (only_program.empty() || only_program == prog.name) program_sets.emplace_back(prog.name, program_batches(prog));
+      if (only_program.empty() || only_program == prog.name)
+        program_sets.emplace_back(prog.name, program_batches(prog));
   }
   for (const std::string& model : models) {
     const auto cost = fusion::make_cost_model(model);
-    std::printf("\ncost model %s, time limit %.3g s, %d random batches per size\n", model.c_str(), time_limit, count);
+    std::printf("\ncost model %s, time limit %.3g s, %d random batches per size\n", model.c_str(), time_limit,
+                count);
     print_header("random");
     for (int n : sizes) {
       Row row;

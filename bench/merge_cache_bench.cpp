@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/fusion_stage.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
-#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/random_program.hpp"
 
@@ -32,7 +32,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 std::vector<Instruction> random_batch(uint64_t seed, int n) {
   testing::RandomProgramOptions o;
@@ -67,7 +69,8 @@ struct Options {
   bool anytime = true;
 };
 
-Config config_for(const Options& o, const std::string& fuser, const std::string& mode, const std::string& dir) {
+Config config_for(const Options& o, const std::string& fuser, const std::string& mode,
+                  const std::string& dir) {
   Config c;
   c.backend = "ref";
   c.fuser = fuser;
@@ -156,11 +159,13 @@ void busy_for(double seconds) {
 }
 
 void anytime(const Options& o) {
-  std::printf("\nanytime fusion: %d iterations flushing one random batch each, %.3g ms of execution per"
-              " iteration, limit %.3g s\n",
-              o.iterations, o.exec_ms, o.time_limit);
-  std::printf("%6s %-8s %-7s %10s %8s %14s %12s %12s %10s %8s %13s\n", "instrs", "fuser", "anytime", "total s",
-              "end s", "fusion wait s", "first cost", "final cost", "upgraded@", "upgrades", "background s");
+  std::printf(
+      "\nanytime fusion: %d iterations flushing one random batch each, %.3g ms of execution per"
+      " iteration, limit %.3g s\n",
+      o.iterations, o.exec_ms, o.time_limit);
+  std::printf("%6s %-8s %-7s %10s %8s %14s %12s %12s %10s %8s %13s\n", "instrs", "fuser", "anytime",
+              "total s", "end s", "fusion wait s", "first cost", "final cost", "upgraded@", "upgrades",
+              "background s");
   for (int n : {100, 300}) {
     const std::vector<Instruction> batch = random_batch(7, n);
     const fusion::Graph g(batch);
@@ -187,8 +192,8 @@ void anytime(const Options& o) {
           loop_end = Clock::now();
         }  // the destructor waits for a solve still running: counted in "end s"
         const double total = since(t0), end_s = since(loop_end);
-        std::printf("%6d %-8s %-7s %10.4f %8.4f %14.4f %12lld %12lld %10s %8llu %13.4f\n", n, fuser, mode, total,
-                    end_s, p.fusion_s + p.merge_cache_s, static_cast<long long>(first),
+        std::printf("%6d %-8s %-7s %10.4f %8.4f %14.4f %12lld %12lld %10s %8llu %13.4f\n", n, fuser, mode,
+                    total, end_s, p.fusion_s + p.merge_cache_s, static_cast<long long>(first),
                     static_cast<long long>(last), upgraded_at < 0 ? "-" : std::to_string(upgraded_at).c_str(),
                     static_cast<unsigned long long>(p.merge_cache_upgrades), p.fusion_background_s);
         std::fflush(stdout);

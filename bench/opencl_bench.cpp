@@ -82,8 +82,8 @@ struct Measurement {
   arrvm::Profile profile;  // of the last warm run
 };
 
-Measurement measure(const Program& p, const std::string& backend, const Sizes& s, int repeat, const std::string& fuser,
-                    const std::string& cache_dir) {
+Measurement measure(const Program& p, const std::string& backend, const Sizes& s, int repeat,
+                    const std::string& fuser, const std::string& cache_dir) {
   const Vm vm({{"backend", backend}, {"fuser", fuser}, {"cache", "on"}, {"cache_dir", cache_dir}});
   Measurement m;
   auto t0 = Clock::now();
@@ -95,8 +95,8 @@ Measurement measure(const Program& p, const std::string& backend, const Sizes& s
     const double c = p.run(vm, s);
     m.warm_s = std::min(m.warm_s, std::chrono::duration<double>(Clock::now() - t0).count());
     if (c != m.checksum && !(std::isnan(c) && std::isnan(m.checksum))) {
-      std::fprintf(stderr, "%s on %s: checksum changed between runs (%.17g vs %.17g)\n", p.name, backend.c_str(), c,
-                   m.checksum);
+      std::fprintf(stderr, "%s on %s: checksum changed between runs (%.17g vs %.17g)\n", p.name,
+                   backend.c_str(), c, m.checksum);
     }
     const arrvm::Profile& after = vm.runtime().profile();
     m.profile = after;
@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
   const std::string dir = tmpl;
   std::printf("opencl_bench: n=%lld, m=%lld, iterations=%d, repeat=%d, fuser %s; times in ms\n",
               static_cast<long long>(s.n), static_cast<long long>(s.m), s.iterations, repeat, fuser.c_str());
-  std::printf("%-12s %10s %10s %8s   %10s %10s   %9s %9s %8s  %s\n", "program", "cpu warm", "ocl warm", "ocl/cpu",
-              "cpu cold", "ocl cold", "to dev kB", "from dev", "kernels", "checksums");
+  std::printf("%-12s %10s %10s %8s   %10s %10s   %9s %9s %8s  %s\n", "program", "cpu warm", "ocl warm",
+              "ocl/cpu", "cpu cold", "ocl cold", "to dev kB", "from dev", "kernels", "checksums");
   int status = 0;
   try {
     for (const Program& p : programs) {
@@ -156,10 +156,11 @@ int main(int argc, char** argv) {
       const bool agree = rel <= 1e-9;
       if (!agree) status = 1;
       std::printf("%-12s %10.2f %10.2f %8.2f   %10.1f %10.1f   %9.3f %9.3f %8llu  %s (%.3g)\n", p.name,
-                  cpu.warm_s * 1e3, ocl.warm_s * 1e3, ocl.warm_s / cpu.warm_s, cpu.cold_s * 1e3, ocl.cold_s * 1e3,
-                  static_cast<double>(ocl.profile.bytes_to_device) / 1e3,
+                  cpu.warm_s * 1e3, ocl.warm_s * 1e3, ocl.warm_s / cpu.warm_s, cpu.cold_s * 1e3,
+                  ocl.cold_s * 1e3, static_cast<double>(ocl.profile.bytes_to_device) / 1e3,
                   static_cast<double>(ocl.profile.bytes_from_device) / 1e3,
-                  static_cast<unsigned long long>(ocl.profile.kernels_launched), agree ? "agree" : "DIFFER", rel);
+                  static_cast<unsigned long long>(ocl.profile.kernels_launched), agree ? "agree" : "DIFFER",
+                  rel);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opencl_bench: %s\n", e.what());

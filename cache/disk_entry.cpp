@@ -62,8 +62,9 @@ DiskEntry read_disk_entry(const std::string& file, const std::string& magic, con
   if (!read_whole_file(file, &data)) return DiskEntry::Absent;
   std::size_t pos = magic.size();
   uint64_t klen = 0, blen = 0;
-  bool ok = data.size() >= magic.size() && data.compare(0, magic.size(), magic) == 0 && get_u64(data, &pos, &klen) &&
-            klen == key.size() && klen <= data.size() - pos && data.compare(pos, klen, key) == 0;
+  bool ok = data.size() >= magic.size() && data.compare(0, magic.size(), magic) == 0 &&
+            get_u64(data, &pos, &klen) && klen == key.size() && klen <= data.size() - pos &&
+            data.compare(pos, klen, key) == 0;
   if (ok) {
     pos += klen;
     ok = get_u64(data, &pos, &blen) && blen <= data.size() - pos && data.size() - pos - blen == 64;

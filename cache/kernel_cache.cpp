@@ -42,12 +42,12 @@ std::string shell_quote(const std::string& s) {
 class WorkDir {
  public:
   WorkDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() /
-                        (kWorkDirPrefix + std::to_string(getpid()) + "-XXXXXX"))
-                           .string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / (kWorkDirPrefix + std::to_string(getpid()) + "-XXXXXX"))
+            .string();
     if (mkdtemp(tmpl.data()) == nullptr) {
-      throw BackendError("cpu backend: cannot create a temporary directory " + tmpl + ": " + std::strerror(errno),
-                         "");
+      throw BackendError(
+          "cpu backend: cannot create a temporary directory " + tmpl + ": " + std::strerror(errno), "");
     }
     path_ = tmpl;
   }
@@ -109,7 +109,8 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
       return it->second;
     }
   }
-  const std::string file = dir_.empty() ? "" : (std::filesystem::path(dir_) / (sha256_hex(key) + ".kernel")).string();
+  const std::string file =
+      dir_.empty() ? "" : (std::filesystem::path(dir_) / (sha256_hex(key) + ".kernel")).string();
   std::string so;
   void* fn = nullptr;
   std::string object;
@@ -148,14 +149,16 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
 // directory's name again.
 std::string KernelCache::compile(const std::string& source, const std::string& work_dir) {
   const std::string base = work_dir + "/k" + std::to_string(counter_++);
-  if (!write_whole_file(base + ".c", source)) throw BackendError("cpu backend: cannot write " + base + ".c", "");
+  if (!write_whole_file(base + ".c", source))
+    throw BackendError("cpu backend: cannot write " + base + ".c", "");
   const std::string cmd = cc_ + " " + cflags_ + " -shared -fPIC -o " + shell_quote(base + ".so") + " " +
                           shell_quote(base + ".c") + " -lm 2>&1";
   // If this process dies during the compile (SIGKILL), the compiler runs on
   // as an orphan: the shell then removes the work directory itself. It knows
   // by its parent having changed from $PPID (this process) in /proc (a dead
   // parent may linger as a zombie, which `kill -0` would still find).
-  const std::string run = cmd + "; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = \"$PPID\" ] || rm -rf " +
+  const std::string run = cmd +
+                          "; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = \"$PPID\" ] || rm -rf " +
                           shell_quote(work_dir) + "; exit $s";
   FILE* pipe = popen(run.c_str(), "r");
   if (pipe == nullptr) throw BackendError("cpu backend: cannot run the C compiler: " + cmd, "");
@@ -168,8 +171,9 @@ std::string KernelCache::compile(const std::string& source, const std::string& w
   if (status != 0) {
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // The work directory goes away with this call: the log carries the source.
-    throw BackendError("cpu backend: kernel compilation failed (exit status " + std::to_string(code) + "): " + cmd,
-                       log + "\n---- " + base + ".c ----\n" + source);
+    throw BackendError(
+        "cpu backend: kernel compilation failed (exit status " + std::to_string(code) + "): " + cmd,
+        log + "\n---- " + base + ".c ----\n" + source);
   }
   return base + ".so";
 }

@@ -51,7 +51,7 @@ class KernelCache {
   std::string cc_, cflags_;
   CacheMode mode_;
   std::string dir_, host_;
-  uint64_t counter_ = 0;  // makes every .so path this process loads unique
+  uint64_t counter_ = 0;                           // makes every .so path this process loads unique
   std::unordered_map<std::string, void*> loaded_;  // key -> symbol
   std::vector<void*> handles_;
   KernelCacheStats stats_;

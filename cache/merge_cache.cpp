@@ -1,6 +1,5 @@
 #include "cache/merge_cache.hpp"
 
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -8,8 +7,8 @@
 
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
-#include "vm/log.hpp"
 #include "vm/hash.hpp"
+#include "vm/log.hpp"
 
 namespace arrvm {
 

@@ -34,9 +34,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm {
 
@@ -139,7 +139,7 @@ class MergeCache {
 
   CacheMode mode_;
   std::string dir_;
-  std::list<MergeEntry> lru_;  // most recently used first
+  std::list<MergeEntry> lru_;                                            // most recently used first
   std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
   std::size_t bytes_ = 0;
   MergeCacheStats stats_;

@@ -24,7 +24,9 @@ std::mutex& solve_mutex() {
 AnytimeWorker::AnytimeWorker(std::string fuser, std::string cost, double time_limit)
     : fuser_(std::move(fuser)), cost_(std::move(cost)), time_limit_(time_limit) {}
 
-AnytimeWorker::~AnytimeWorker() { stop(); }
+AnytimeWorker::~AnytimeWorker() {
+  stop();
+}
 
 bool AnytimeWorker::submit(AnytimeJob job) {
   std::lock_guard<std::mutex> lock(mutex_);

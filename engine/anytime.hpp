@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "cache/merge_cache.hpp"
-#include "vm/partition.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 

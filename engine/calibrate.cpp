@@ -54,8 +54,12 @@ Instruction instr(Opcode op, const View& out, std::vector<Operand> in = {}) {
   return i;
 }
 
-Operand of(const View& v) { return Operand::of(v); }
-Operand num(double x) { return Operand::of(Scalar::of_double(DType::Float64, x)); }
+Operand of(const View& v) {
+  return Operand::of(v);
+}
+Operand num(double x) {
+  return Operand::of(Scalar::of_double(DType::Float64, x));
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -88,14 +92,16 @@ fusion::MachineCosts measure(const Config& config) {
   be->declare(0, f, big);
   be->declare(1, f, big);
   be->execute(std::vector<Instruction>{instr(Opcode::Range, whole(0, f, big))}, singleton_partition(1));
-  const double stream = best_seconds(*be, {instr(Opcode::Add, whole(1, f, big), {of(whole(0, f, big)), num(1.0)})}, 3);
+  const double stream =
+      best_seconds(*be, {instr(Opcode::Add, whole(1, f, big), {of(whole(0, f, big)), num(1.0)})}, 3);
   m.bandwidth = 2.0 * static_cast<double>(big) * 8.0 / stream;
 
   // Launch: 200 one-instruction kernels on 100 elements, in place.
   const int64_t small = 100;
   be->declare(2, f, small);
   std::vector<Instruction> chain;
-  for (int k = 0; k < 200; ++k) chain.push_back(instr(Opcode::Multiply, whole(2, f, small), {of(whole(2, f, small)), num(1.0000001)}));
+  for (int k = 0; k < 200; ++k)
+    chain.push_back(instr(Opcode::Multiply, whole(2, f, small), {of(whole(2, f, small)), num(1.0000001)}));
   m.launch_s = best_seconds(*be, chain, 5) / static_cast<double>(chain.size());
 
   // Compute per element beyond the traffic (2^20 elements: 16 MiB moved).
@@ -124,8 +130,7 @@ nlohmann::json to_json(const fusion::MachineCosts& m, const std::string& key) {
           {"host", key},
           {"bandwidth", m.bandwidth},
           {"launch_s", m.launch_s},
-          {"element_s",
-           {m.element_s[0], m.element_s[1], m.element_s[2]}}};
+          {"element_s", {m.element_s[0], m.element_s[1], m.element_s[2]}}};
 }
 
 // The cached costs of this host, if the file holds them.

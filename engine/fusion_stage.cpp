@@ -15,7 +15,9 @@ namespace {
 
 // The time limit changes what an exact fuser returns, so it is part of
 // their keys; the other fusers ignore it.
-double key_time_limit(const Config& c) { return is_exact_fuser(c.fuser) ? c.fuse_time_limit : 0.0; }
+double key_time_limit(const Config& c) {
+  return is_exact_fuser(c.fuser) ? c.fuse_time_limit : 0.0;
+}
 
 }  // namespace
 
@@ -35,7 +37,8 @@ FusionStage::~FusionStage() {
   if (!worker_) return;
   worker_->stop();
   // Solves that finished after the last flush: kept for the next process.
-  for (const fusion::AnytimeResult& r : worker_->take_results()) cache_.store_to_disk(r.key, r.partition, false);
+  for (const fusion::AnytimeResult& r : worker_->take_results())
+    cache_.store_to_disk(r.key, r.partition, false);
 }
 
 void FusionStage::wait_for_background() {
@@ -93,9 +96,10 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
     p = fuse_graph(provisional ? "greedy" : config_.fuser, *graph, config_);
     t.arg("blocks", static_cast<int64_t>(p.blocks.size()));
   }
-  logger().debug("fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
-                 batch.size(), p.blocks.size(), profile.fusion_s - before,
-                 provisional ? std::string(" (provisional; ") + config_.fuser + " runs in the background)" : "");
+  logger().debug(
+      "fusion: {} on {} instructions -> {} blocks in {:.4f} s{}", provisional ? "greedy" : config_.fuser,
+      batch.size(), p.blocks.size(), profile.fusion_s - before,
+      provisional ? std::string(" (provisional; ") + config_.fuser + " runs in the background)" : "");
   if (!cache_.enabled()) return p;
   ScopedTimer t(&profile.merge_cache_s);
   MergeEntry* e = cache_.put(key_, p, provisional);
@@ -103,7 +107,8 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
   return p;
 }
 
-bool FusionStage::submit(std::span<const Instruction> batch, const MergeKey& key, const Partition& provisional) {
+bool FusionStage::submit(std::span<const Instruction> batch, const MergeKey& key,
+                         const Partition& provisional) {
   fusion::AnytimeJob job;
   job.key = key;
   job.batch.assign(batch.begin(), batch.end());

@@ -10,9 +10,9 @@
 
 #include "cache/merge_cache.hpp"
 #include "fusion/fuse.hpp"
-#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 #include "vm/profile.hpp"
 
 namespace arrvm {
@@ -33,7 +33,7 @@ class AnytimeWorker;
 class FusionStage {
  public:
   explicit FusionStage(const Config& config);  // throws Error for an unknown fuser or cost model
-  ~FusionStage();  // drops queued background solves, waits for a running one
+  ~FusionStage();                              // drops queued background solves, waits for a running one
   FusionStage(const FusionStage&) = delete;
   FusionStage& operator=(const FusionStage&) = delete;
 

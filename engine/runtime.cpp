@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "engine/fusion_stage.hpp"
 #include "engine/calibrate.hpp"
+#include "engine/fusion_stage.hpp"
 #include "vm/error.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -24,8 +24,8 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   backend_ = make_backend(config_);
   backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
-  logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(), config_.fuser,
-                config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
+  logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(),
+                config_.fuser, config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
 }
 
 Runtime::~Runtime() {
@@ -64,7 +64,9 @@ BaseId Runtime::new_base(DType dtype, int64_t nelem) {
 
 namespace {
 
-std::size_t base_bytes(const BaseInfo& b) { return static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype); }
+std::size_t base_bytes(const BaseInfo& b) {
+  return static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype);
+}
 
 const BaseInfo& live_base(const BaseRegistry& bases, BaseId id, const char* what) {
   const BaseInfo* b = bases.find(id);
@@ -243,7 +245,8 @@ void Runtime::flush() {
   ++profile_.batches;
   profile_.blocks += partition.blocks.size();
   for (const Block& block : partition.blocks) {
-    profile_.work_blocks += std::any_of(block.begin(), block.end(), [&](uint32_t i) { return !is_control(batch_[i].op); });
+    profile_.work_blocks +=
+        std::any_of(block.begin(), block.end(), [&](uint32_t i) { return !is_control(batch_[i].op); });
   }
   log_flush(before, partition);
   if (observer_) observer_->on_flush(batch_, partition);
@@ -324,13 +327,14 @@ void Runtime::contain_failure(const Partition& partition, std::size_t failed, st
 void Runtime::log_flush(const Profile& before, const Partition& partition) const {
   if (!logger().should_log(spdlog::level::info)) return;  // the cost below is not free
   const char* merge = profile_.merge_cache_hits > before.merge_cache_hits ? "hit" : "miss";
-  logger().info("flush #{}: {} instructions -> {} blocks, cost {} ({}), fusion {:.4f} s (merge cache {}), "
-                "{} kernels launched, {} compiled in {:.3f} s, exec {:.4f} s",
-                before.batches, batch_.size(), partition.blocks.size(),
-                partition_cost(batch_, partition, config_.cost), config_.cost, profile_.fusion_s - before.fusion_s,
-                merge, profile_.kernels_launched - before.kernels_launched,
-                profile_.kernels_compiled - before.kernels_compiled, profile_.compile_s - before.compile_s,
-                profile_.exec_s - before.exec_s);
+  logger().info(
+      "flush #{}: {} instructions -> {} blocks, cost {} ({}), fusion {:.4f} s (merge cache {}), "
+      "{} kernels launched, {} compiled in {:.3f} s, exec {:.4f} s",
+      before.batches, batch_.size(), partition.blocks.size(), partition_cost(batch_, partition, config_.cost),
+      config_.cost, profile_.fusion_s - before.fusion_s, merge,
+      profile_.kernels_launched - before.kernels_launched,
+      profile_.kernels_compiled - before.kernels_compiled, profile_.compile_s - before.compile_s,
+      profile_.exec_s - before.exec_s);
 }
 
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
@@ -348,6 +352,8 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   if (trace_) trace_->sync(id, dst, bytes);
 }
 
-void Runtime::free_base(BaseId id) { issue(control(Opcode::Free, id)); }
+void Runtime::free_base(BaseId id) {
+  issue(control(Opcode::Free, id));
+}
 
 }  // namespace arrvm

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
-#include <cstdint>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -109,7 +109,7 @@ class Runtime {
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
-  uint64_t issued_ = 0;              // instructions accepted so far (names them in errors)
+  uint64_t issued_ = 0;  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;
   bool profile_reported_ = false;

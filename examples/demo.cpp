@@ -23,7 +23,8 @@ void heat_equation(int64_t n, double epsilon) {
   do {
     Array centre = grid(inner, inner);
     Array next = (centre + grid(Slice({}, -2), inner) + grid(Slice(2, {}), inner) +
-                  grid(inner, Slice({}, -2)) + grid(inner, Slice(2, {}))) * 0.2;
+                  grid(inner, Slice({}, -2)) + grid(inner, Slice(2, {}))) *
+                 0.2;
     delta = arrvm::absolute(next - centre).max().item<double>();
     grid(inner, inner) = next;  // rvalue assignment writes into the view: grid[1:-1,1:-1] = next
     ++iterations;

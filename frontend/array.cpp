@@ -33,11 +33,17 @@ Vm Vm::from_runtime(std::shared_ptr<Runtime> runtime) {
   return detail::ArrayAccess::make_vm(std::move(runtime));
 }
 
-void Vm::flush() const { rt_->flush(); }
+void Vm::flush() const {
+  rt_->flush();
+}
 
-std::string Vm::profile_json() const { return rt_->profile().to_json(); }
+std::string Vm::profile_json() const {
+  return rt_->profile().to_json();
+}
 
-void Vm::report_profile() const { rt_->report_profile(); }
+void Vm::report_profile() const {
+  rt_->report_profile();
+}
 
 std::string Vm::config_value(const std::string& key) const {
   const Config& c = rt_->config();
@@ -95,7 +101,8 @@ View ArrayAccess::view(const Array& a) {
   return v;
 }
 
-Array ArrayAccess::make(std::shared_ptr<BaseOwner> base, int64_t offset, const Dims& shape, const Dims& stride) {
+Array ArrayAccess::make(std::shared_ptr<BaseOwner> base, int64_t offset, const Dims& shape,
+                        const Dims& stride) {
   Array r;
   r.base_ = std::move(base);
   r.offset_ = offset;
@@ -125,7 +132,9 @@ Dims to_dims(const Shape& s) {
   return d;
 }
 
-Shape to_shape(const Dims& d) { return Shape(d.begin(), d.end()); }
+Shape to_shape(const Dims& d) {
+  return Shape(d.begin(), d.end());
+}
 
 Array new_array(const std::shared_ptr<Runtime>& rt, DType dtype, const Dims& shape) {
   for (int64_t n : shape) {
@@ -141,7 +150,8 @@ const std::shared_ptr<Runtime>& common_runtime(const Array& a, const Array& b) {
   return ra;
 }
 
-void issue(Runtime& rt, Opcode op, const View& out, std::initializer_list<Operand> in, int axis, uint64_t seed) {
+void issue(Runtime& rt, Opcode op, const View& out, std::initializer_list<Operand> in, int axis,
+           uint64_t seed) {
   Instruction instr;
   instr.op = op;
   instr.out = out;
@@ -181,7 +191,9 @@ Array copy_as(const Array& a, DType dtype) {
   return r;
 }
 
-Array cast_to(const Array& a, DType dtype) { return a.dtype() == dtype ? a : copy_as(a, dtype); }
+Array cast_to(const Array& a, DType dtype) {
+  return a.dtype() == dtype ? a : copy_as(a, dtype);
+}
 
 Dims broadcast_shapes(const Dims& a, const Dims& b, const char* what) {
   const int rank = std::max(a.size(), b.size());
@@ -243,7 +255,9 @@ using frontend::view_of;
 
 namespace {
 
-const std::shared_ptr<Runtime>& rt_of(const Vm& vm) { return detail::ArrayAccess::runtime_ptr(vm); }
+const std::shared_ptr<Runtime>& rt_of(const Vm& vm) {
+  return detail::ArrayAccess::runtime_ptr(vm);
+}
 
 Array filled(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
@@ -258,8 +272,10 @@ Array affine_range(int64_t n, HostScalar start, HostScalar step, bool unit_step,
   const View v = frontend::view_of(r);
   Runtime& rt = *rt_of(vm);
   issue(rt, Opcode::Range, v, {});
-  if (!unit_step) issue(rt, Opcode::Multiply, v, {Operand::of(v), Operand::of(frontend::to_scalar(step, dtype))});
-  if (!zero_start) issue(rt, Opcode::Add, v, {Operand::of(v), Operand::of(frontend::to_scalar(start, dtype))});
+  if (!unit_step)
+    issue(rt, Opcode::Multiply, v, {Operand::of(v), Operand::of(frontend::to_scalar(step, dtype))});
+  if (!zero_start)
+    issue(rt, Opcode::Add, v, {Operand::of(v), Operand::of(frontend::to_scalar(start, dtype))});
   return r;
 }
 
@@ -268,8 +284,12 @@ Array affine_range(int64_t n, HostScalar start, HostScalar step, bool unit_step,
 Array Array::empty(const Shape& shape, DType dtype, const Vm& vm) {
   return new_array(rt_of(vm), dtype, to_dims(shape));
 }
-Array Array::zeros(const Shape& shape, DType dtype, const Vm& vm) { return filled(shape, 0, dtype, vm); }
-Array Array::ones(const Shape& shape, DType dtype, const Vm& vm) { return filled(shape, 1, dtype, vm); }
+Array Array::zeros(const Shape& shape, DType dtype, const Vm& vm) {
+  return filled(shape, 0, dtype, vm);
+}
+Array Array::ones(const Shape& shape, DType dtype, const Vm& vm) {
+  return filled(shape, 1, dtype, vm);
+}
 Array Array::full(const Shape& shape, HostScalar value, DType dtype, const Vm& vm) {
   return filled(shape, value, dtype, vm);
 }
@@ -309,14 +329,16 @@ Array Array::from_bytes(const void* data, std::size_t bytes, DType dtype, const 
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
   const std::size_t need = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
   if (bytes != need) {
-    throw Error("from_host: shape " + to_string(to_dims(shape)) + " needs " + std::to_string(need / dtype_size(dtype)) +
-                " elements, got " + std::to_string(bytes / dtype_size(dtype)));
+    throw Error("from_host: shape " + to_string(to_dims(shape)) + " needs " +
+                std::to_string(need / dtype_size(dtype)) + " elements, got " +
+                std::to_string(bytes / dtype_size(dtype)));
   }
   rt_of(vm)->write(frontend::view_of(r).base, data, bytes);
   return r;
 }
 
-Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter, const Vm& vm) {
+Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<void(void*)> deleter,
+                   const Vm& vm) {
   Array r = new_array(rt_of(vm), dtype, to_dims(shape));
   const std::size_t bytes = static_cast<std::size_t>(r.size()) * dtype_size(dtype);
   rt_of(vm)->adopt(frontend::view_of(r).base, data, bytes, std::move(deleter));
@@ -325,7 +347,9 @@ Array Array::adopt(void* data, const Shape& shape, DType dtype, std::function<vo
 
 // ---- properties ----
 
-DType Array::dtype() const { return detail::ArrayAccess::base(*this).dtype; }
+DType Array::dtype() const {
+  return detail::ArrayAccess::base(*this).dtype;
+}
 
 int64_t Array::size() const {
   int64_t n = 1;
@@ -333,10 +357,18 @@ int64_t Array::size() const {
   return n;
 }
 
-int64_t Array::base_id() const { return detail::ArrayAccess::base(*this).id; }
-int64_t Array::base_size() const { return detail::ArrayAccess::base(*this).nelem; }
-bool Array::is_contiguous() const { return frontend::is_row_major(frontend::view_of(*this)); }
-Vm Array::vm() const { return detail::ArrayAccess::make_vm(frontend::runtime_ptr(*this)); }
+int64_t Array::base_id() const {
+  return detail::ArrayAccess::base(*this).id;
+}
+int64_t Array::base_size() const {
+  return detail::ArrayAccess::base(*this).nelem;
+}
+bool Array::is_contiguous() const {
+  return frontend::is_row_major(frontend::view_of(*this));
+}
+Vm Array::vm() const {
+  return detail::ArrayAccess::make_vm(frontend::runtime_ptr(*this));
+}
 
 std::string Array::describe() const {
   if (!valid()) return "Array(empty handle)";
@@ -480,7 +512,8 @@ Array Array::broadcast_to(const Shape& shape) const {
   const View v = frontend::view_of(*this);
   View b;
   if (!arrvm::broadcast_to(v, to_dims(shape), &b)) {
-    throw Error("broadcast_to: cannot broadcast shape " + to_string(v.shape) + " to " + to_string(to_dims(shape)));
+    throw Error("broadcast_to: cannot broadcast shape " + to_string(v.shape) + " to " +
+                to_string(to_dims(shape)));
   }
   return detail::ArrayAccess::rebased(*this, b.offset, b.shape, b.stride);
 }
@@ -535,14 +568,21 @@ void Array::copy_to_host(void* dst, std::size_t bytes) const {
 
 // ---- copies and assignment ----
 
-Array Array::copy() const { return frontend::copy_as(*this, dtype()); }
-Array Array::astype(DType dtype) const { return frontend::copy_as(*this, dtype); }
+Array Array::copy() const {
+  return frontend::copy_as(*this, dtype());
+}
+Array Array::astype(DType dtype) const {
+  return frontend::copy_as(*this, dtype);
+}
 
-void Array::assign(const Array& src) { frontend::write_into(*this, src); }
+void Array::assign(const Array& src) {
+  frontend::write_into(*this, src);
+}
 
 void Array::assign(HostScalar value) {
   const View out = frontend::view_of(*this);
-  issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(frontend::to_scalar(value, out.dtype))});
+  issue(frontend::runtime_of(*this), Opcode::Identity, out,
+        {Operand::of(frontend::to_scalar(value, out.dtype))});
 }
 
 Array& Array::operator=(const Array& src) && {

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "arrvm/arrvm.hpp"
-#include "vm/instruction.hpp"
 #include "engine/runtime.hpp"
+#include "vm/instruction.hpp"
 
 namespace arrvm {
 namespace detail {
@@ -17,7 +17,8 @@ namespace detail {
 struct BaseOwner {
   BaseOwner(std::shared_ptr<Runtime> runtime, DType dtype, int64_t nelem);
   // A base someone else owns (a C ABI handle, kept alive by `keeper`): never freed from here.
-  BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id, DType dtype, int64_t nelem, std::shared_ptr<void> keeper);
+  BaseOwner(std::shared_ptr<Runtime> runtime, BaseId id, DType dtype, int64_t nelem,
+            std::shared_ptr<void> keeper);
   ~BaseOwner();
   BaseOwner(const BaseOwner&) = delete;
   BaseOwner& operator=(const BaseOwner&) = delete;
@@ -51,9 +52,15 @@ namespace frontend {
 
 using detail::ArrayAccess;
 
-inline View view_of(const Array& a) { return ArrayAccess::view(a); }
-inline Runtime& runtime_of(const Array& a) { return *ArrayAccess::base(a).rt; }
-inline const std::shared_ptr<Runtime>& runtime_ptr(const Array& a) { return ArrayAccess::base(a).rt; }
+inline View view_of(const Array& a) {
+  return ArrayAccess::view(a);
+}
+inline Runtime& runtime_of(const Array& a) {
+  return *ArrayAccess::base(a).rt;
+}
+inline const std::shared_ptr<Runtime>& runtime_ptr(const Array& a) {
+  return ArrayAccess::base(a).rt;
+}
 
 Dims to_dims(const Shape& s);  // throws Error for a negative extent or past kMaxRank
 Shape to_shape(const Dims& d);

@@ -31,9 +31,13 @@ struct Prepared {
   Scalar constant;
 };
 
-std::string name_of(Opcode op) { return std::string(opcode_name(op)); }
+std::string name_of(Opcode op) {
+  return std::string(opcode_name(op));
+}
 
-bool is_int_kind(HostScalar::Kind k) { return k == HostScalar::Kind::Int || k == HostScalar::Kind::UInt; }
+bool is_int_kind(HostScalar::Kind k) {
+  return k == HostScalar::Kind::Int || k == HostScalar::Kind::UInt;
+}
 
 // True if an integer scalar is representable in the integer dtype `d`.
 bool fits(const HostScalar& s, DType d) {
@@ -74,7 +78,8 @@ DType weak_dtype(DType d, const HostScalar& s, bool comparison, const char* what
   if (s.kind() == HostScalar::Kind::Float && !is_float(d)) r = DType::Float64;
   if (is_int_kind(s.kind()) && is_bool(d)) r = DType::Int64;
   if (is_int_kind(s.kind()) && is_integer(r) && !fits(s, r)) {
-    const DType natural = s.kind() == HostScalar::Kind::UInt && !fits(s, DType::Int64) ? DType::UInt64 : DType::Int64;
+    const DType natural =
+        s.kind() == HostScalar::Kind::UInt && !fits(s, DType::Int64) ? DType::UInt64 : DType::Int64;
     if (!comparison || !fits(s, natural)) {
       throw Error(std::string(what) + ": integer " + scalar_text(s) + " is out of bounds for " +
                   std::string(dtype_name(r)));
@@ -108,7 +113,9 @@ Prepared prepared(const Array& a) {
   return p;
 }
 
-Operand operand_of(const Prepared& p) { return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array)); }
+Operand operand_of(const Prepared& p) {
+  return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array));
+}
 
 // Issues `op` over the broadcast shape of `ins` into a new array of
 // `out_dtype`, or straight into `target` when it has that dtype and shape
@@ -230,8 +237,10 @@ Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Ar
   const Array d = binary(Opcode::Divide, Division::True, ax, ay, nullptr);
   const Array r_is_zero = binary(Opcode::Equal, Division::None, r, zero, nullptr);
   const Array signed_zero = binary(Opcode::Multiply, Division::None, d, zero, nullptr);
-  if (y.is_const) return emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, target);
-  const Array fixed = emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, nullptr);
+  if (y.is_const)
+    return emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, target);
+  const Array fixed =
+      emit(Opcode::Where, t, {prepared(r_is_zero), prepared(signed_zero), prepared(r)}, nullptr);
   const Array y_is_zero = binary(Opcode::Equal, Division::None, ay, zero, nullptr);
   return emit(Opcode::Where, t, {prepared(y_is_zero), prepared(d), prepared(fixed)}, target);
 }
@@ -276,7 +285,9 @@ Array select(const Array& cond, const Arg& a, const Arg& b) {
     if (b.array) common_runtime(cond, *b.array);
     t = common_dtype(a, b, false, "where");
   } else {
-    auto kind_rank = [](HostScalar::Kind k) { return k == HostScalar::Kind::Float ? 2 : is_int_kind(k) ? 1 : 0; };
+    auto kind_rank = [](HostScalar::Kind k) {
+      return k == HostScalar::Kind::Float ? 2 : is_int_kind(k) ? 1 : 0;
+    };
     const int k = std::max(kind_rank(a.scalar->kind()), kind_rank(b.scalar->kind()));
     t = k == 2 ? DType::Float64 : k == 1 ? DType::Int64 : DType::Bool;
   }
@@ -290,15 +301,15 @@ using frontend::Division;
 
 // ---- binary functions ----
 
-#define ARRVM_DEFINE_BINARY(name, opcode, division)                                               \
-  Array name(const Array& a, const Array& b) {                                                    \
-    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
-  }                                                                                               \
-  Array name(const Array& a, HostScalar b) {                                                      \
-    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
-  }                                                                                               \
-  Array name(HostScalar a, const Array& b) {                                                      \
-    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr);                  \
+#define ARRVM_DEFINE_BINARY(name, opcode, division)                             \
+  Array name(const Array& a, const Array& b) {                                  \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr); \
+  }                                                                             \
+  Array name(const Array& a, HostScalar b) {                                    \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr); \
+  }                                                                             \
+  Array name(HostScalar a, const Array& b) {                                    \
+    return frontend::binary(Opcode::opcode, Division::division, a, b, nullptr); \
   }
 ARRVM_DEFINE_BINARY(add, Add, None)
 ARRVM_DEFINE_BINARY(subtract, Subtract, None)
@@ -330,8 +341,10 @@ ARRVM_DEFINE_BINARY(arctan2, Arctan2, None)
 
 // ---- unary functions ----
 
-#define ARRVM_DEFINE_UNARY(name, opcode) \
-  Array name(const Array& a) { return frontend::unary(Opcode::opcode, a); }
+#define ARRVM_DEFINE_UNARY(name, opcode)       \
+  Array name(const Array& a) {                 \
+    return frontend::unary(Opcode::opcode, a); \
+  }
 ARRVM_DEFINE_UNARY(logical_not, LogicalNot)
 ARRVM_DEFINE_UNARY(invert, Invert)
 ARRVM_DEFINE_UNARY(negative, Negative)
@@ -365,21 +378,29 @@ ARRVM_DEFINE_UNARY(isfinite, Isfinite)
 
 // ---- where ----
 
-Array where(const Array& cond, const Array& a, const Array& b) { return frontend::select(cond, a, b); }
-Array where(const Array& cond, const Array& a, HostScalar b) { return frontend::select(cond, a, b); }
-Array where(const Array& cond, HostScalar a, const Array& b) { return frontend::select(cond, a, b); }
-Array where(const Array& cond, HostScalar a, HostScalar b) { return frontend::select(cond, a, b); }
+Array where(const Array& cond, const Array& a, const Array& b) {
+  return frontend::select(cond, a, b);
+}
+Array where(const Array& cond, const Array& a, HostScalar b) {
+  return frontend::select(cond, a, b);
+}
+Array where(const Array& cond, HostScalar a, const Array& b) {
+  return frontend::select(cond, a, b);
+}
+Array where(const Array& cond, HostScalar a, HostScalar b) {
+  return frontend::select(cond, a, b);
+}
 
 // ---- in-place operators: the result is cast into this view ----
 
-#define ARRVM_DEFINE_INPLACE(op, opcode, division)                                 \
-  Array& Array::operator op(const Array& b) {                                      \
-    frontend::binary(Opcode::opcode, Division::division, *this, b, this);          \
-    return *this;                                                                  \
-  }                                                                                \
-  Array& Array::operator op(HostScalar b) {                                        \
-    frontend::binary(Opcode::opcode, Division::division, *this, b, this);          \
-    return *this;                                                                  \
+#define ARRVM_DEFINE_INPLACE(op, opcode, division)                        \
+  Array& Array::operator op(const Array& b) {                             \
+    frontend::binary(Opcode::opcode, Division::division, *this, b, this); \
+    return *this;                                                         \
+  }                                                                       \
+  Array& Array::operator op(HostScalar b) {                               \
+    frontend::binary(Opcode::opcode, Division::division, *this, b, this); \
+    return *this;                                                         \
   }
 ARRVM_DEFINE_INPLACE(+=, Add, None)
 ARRVM_DEFINE_INPLACE(-=, Subtract, None)
@@ -491,10 +512,12 @@ Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const
   const std::string what(name);
   if (!e) throw Error("ufunc: '" + what + "' is not a ufunc libarrvm computes");
   if (static_cast<int>(args.size()) != e->arity) {
-    throw Error(what + ": takes " + std::to_string(e->arity) + " operand(s), got " + std::to_string(args.size()));
+    throw Error(what + ": takes " + std::to_string(e->arity) + " operand(s), got " +
+                std::to_string(args.size()));
   }
   auto arg = [](const ArrayOrScalar& x) {
-    return std::holds_alternative<Array>(x) ? frontend::Arg(std::get<Array>(x)) : frontend::Arg(std::get<HostScalar>(x));
+    return std::holds_alternative<Array>(x) ? frontend::Arg(std::get<Array>(x))
+                                            : frontend::Arg(std::get<HostScalar>(x));
   };
   if (e->arity == 2) {
     if (!std::holds_alternative<Array>(args[0]) && !std::holds_alternative<Array>(args[1])) {

@@ -185,7 +185,8 @@ class Printer {
       : shape_(shape), summarize_(summarize), fmt_(std::move(fmt)) {
     strides_.assign(shape.size(), 1);
     for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
-      strides_[static_cast<std::size_t>(d)] = strides_[static_cast<std::size_t>(d) + 1] * shape[static_cast<std::size_t>(d) + 1];
+      strides_[static_cast<std::size_t>(d)] =
+          strides_[static_cast<std::size_t>(d) + 1] * shape[static_cast<std::size_t>(d) + 1];
     }
   }
 
@@ -240,7 +241,8 @@ class Printer {
       const std::size_t elem_width = width - 1;  // max(len(""), len("]"))
       std::string line = hang;
       for (std::size_t k = 0; k < idx.size(); ++k) {
-        const std::string word = idx[k] < 0 ? "..." : fmt_(static_cast<std::size_t>(flat + idx[k] * strides_[axis]));
+        const std::string word =
+            idx[k] < 0 ? "..." : fmt_(static_cast<std::size_t>(flat + idx[k] * strides_[axis]));
         extend_line(&s, &line, word, elem_width, hang);
         if (k + 1 < idx.size()) line += " ";
       }
@@ -290,17 +292,39 @@ std::ostream& operator<<(std::ostream& os, const Array& a) {
   if (!a.valid()) return os << "Array(empty handle)";
   std::string text;
   switch (a.dtype()) {
-    case DType::Bool: text = format_elements(a.astype(DType::UInt8).to_vector<uint8_t>(), a.shape(), true); break;
-    case DType::Int8: text = format_elements(a.to_vector<int8_t>(), a.shape(), false); break;
-    case DType::Int16: text = format_elements(a.to_vector<int16_t>(), a.shape(), false); break;
-    case DType::Int32: text = format_elements(a.to_vector<int32_t>(), a.shape(), false); break;
-    case DType::Int64: text = format_elements(a.to_vector<int64_t>(), a.shape(), false); break;
-    case DType::UInt8: text = format_elements(a.to_vector<uint8_t>(), a.shape(), false); break;
-    case DType::UInt16: text = format_elements(a.to_vector<uint16_t>(), a.shape(), false); break;
-    case DType::UInt32: text = format_elements(a.to_vector<uint32_t>(), a.shape(), false); break;
-    case DType::UInt64: text = format_elements(a.to_vector<uint64_t>(), a.shape(), false); break;
-    case DType::Float32: text = format_elements(a.to_vector<float>(), a.shape(), false); break;
-    case DType::Float64: text = format_elements(a.to_vector<double>(), a.shape(), false); break;
+    case DType::Bool:
+      text = format_elements(a.astype(DType::UInt8).to_vector<uint8_t>(), a.shape(), true);
+      break;
+    case DType::Int8:
+      text = format_elements(a.to_vector<int8_t>(), a.shape(), false);
+      break;
+    case DType::Int16:
+      text = format_elements(a.to_vector<int16_t>(), a.shape(), false);
+      break;
+    case DType::Int32:
+      text = format_elements(a.to_vector<int32_t>(), a.shape(), false);
+      break;
+    case DType::Int64:
+      text = format_elements(a.to_vector<int64_t>(), a.shape(), false);
+      break;
+    case DType::UInt8:
+      text = format_elements(a.to_vector<uint8_t>(), a.shape(), false);
+      break;
+    case DType::UInt16:
+      text = format_elements(a.to_vector<uint16_t>(), a.shape(), false);
+      break;
+    case DType::UInt32:
+      text = format_elements(a.to_vector<uint32_t>(), a.shape(), false);
+      break;
+    case DType::UInt64:
+      text = format_elements(a.to_vector<uint64_t>(), a.shape(), false);
+      break;
+    case DType::Float32:
+      text = format_elements(a.to_vector<float>(), a.shape(), false);
+      break;
+    case DType::Float64:
+      text = format_elements(a.to_vector<double>(), a.shape(), false);
+      break;
   }
   return os << text;
 }

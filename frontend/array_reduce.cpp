@@ -34,7 +34,9 @@ Array reduce(const Array& x, Opcode op, std::optional<int> axis, const char* wha
 
 // The dtype-converted input of sum/prod/cumsum/cumprod (NumPy accumulates
 // bools and integers in int64/uint64).
-Array accumulation_input(const Array& a) { return cast_to(a, accumulation_dtype(a.dtype())); }
+Array accumulation_input(const Array& a) {
+  return cast_to(a, accumulation_dtype(a.dtype()));
+}
 
 // Indices as int64, negative ones counted from the end of a flat array of n elements.
 Array flat_indices(const Array& indices, int64_t n) {

@@ -45,8 +45,8 @@ Array reduce_one(Kind k, const Array& x, int axis) {
 
 }  // namespace
 
-Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes, bool keepdims,
-             std::optional<DType> dtype) {
+Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
+             bool keepdims, std::optional<DType> dtype) {
   const Kind k = kind_of(name);
   const std::string what(name);
   const int rank = a.ndim();
@@ -71,7 +71,7 @@ Array reduce(std::string_view name, const Array& a, const std::optional<std::vec
   if (k == Kind::Mean && !is_float(x.dtype())) x = x.astype(DType::Float64);
   Array r;
   if (!axes && !keepdims) {
-    r = step == Kind::Sum   ? x.sum()
+    r = step == Kind::Sum    ? x.sum()
         : step == Kind::Prod ? x.prod()
         : step == Kind::Min  ? x.min()
         : step == Kind::Max  ? x.max()

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 #include "vm/instruction.hpp"
 #include "vm/log.hpp"
-#include "engine/runtime.hpp"
 #include "vm/validate.hpp"
 
 // ---- Handles ----------------------------------------------------------------
@@ -248,7 +248,9 @@ const View& c_api_view(const arrvm_array* a) {
 
 extern "C" {
 
-const char* arrvm_version(void) { return ARRVM_VERSION_STRING; }
+const char* arrvm_version(void) {
+  return ARRVM_VERSION_STRING;
+}
 
 const char* arrvm_opcode_name(arrvm_opcode op) {
   if (!valid_opcode(op)) return nullptr;

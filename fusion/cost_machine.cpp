@@ -2,7 +2,8 @@
 // bandwidth (cost / bandwidth = seconds), so that the ILP's per-array access
 // terms, which count bytes, stay exact:
 //   cost(P) = Σ_f elements(f) * element_s(class f) * bandwidth     (compute: no partition changes it)
-//           + Σ_B ( ‖ext[B]‖ + launch_s * bandwidth )               (bohrium's traffic + one launch per block)
+//           + Σ_B ( ‖ext[B]‖ + launch_s * bandwidth )               (bohrium's traffic + one launch per
+//           block)
 // The launch term is robinson's |P| weighted by what a launch costs here, so
 // every fuser sees it as a merge bonus (merging even unrelated blocks saves
 // a launch) and the ILP counts block leaders; as in robinson, a block of
@@ -23,13 +24,30 @@ MachineCosts g_costs;
 
 OpClass class_of(Opcode op) {
   switch (op) {
-    case Opcode::Random: return OpClass::Random;
-    case Opcode::Exp: case Opcode::Exp2: case Opcode::Expm1: case Opcode::Log: case Opcode::Log2:
-    case Opcode::Log10: case Opcode::Log1p: case Opcode::Sin: case Opcode::Cos: case Opcode::Tan:
-    case Opcode::Arcsin: case Opcode::Arccos: case Opcode::Arctan: case Opcode::Arctan2: case Opcode::Sinh:
-    case Opcode::Cosh: case Opcode::Tanh: case Opcode::Power: case Opcode::Sqrt:
+    case Opcode::Random:
+      return OpClass::Random;
+    case Opcode::Exp:
+    case Opcode::Exp2:
+    case Opcode::Expm1:
+    case Opcode::Log:
+    case Opcode::Log2:
+    case Opcode::Log10:
+    case Opcode::Log1p:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Tan:
+    case Opcode::Arcsin:
+    case Opcode::Arccos:
+    case Opcode::Arctan:
+    case Opcode::Arctan2:
+    case Opcode::Sinh:
+    case Opcode::Cosh:
+    case Opcode::Tanh:
+    case Opcode::Power:
+    case Opcode::Sqrt:
       return OpClass::Transcendental;
-    default: return OpClass::Cheap;
+    default:
+      return OpClass::Cheap;
   }
 }
 

@@ -18,7 +18,7 @@ struct MachineCosts {
   double bandwidth = 10e9;  // bytes per second of a streaming kernel (read + write)
   double launch_s = 2e-6;   // one kernel launch on small arrays (issue, fuse, lower, run)
   double element_s[static_cast<int>(OpClass::Count)] = {0, 0, 0};  // compute per element beyond the traffic
-  std::string source = "defaults";  // "measured", "cache", or "defaults"
+  std::string source = "defaults";                                 // "measured", "cache", or "defaults"
 };
 
 // Process-wide: set once by the engine before anything fuses with "machine".

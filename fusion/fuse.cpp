@@ -36,7 +36,8 @@ Partition fuse_graph(const std::string& fuser, const fusion::Graph& graph, const
   Partition p = algorithm->fuse(graph, *cost, options);
 #ifndef NDEBUG
   const std::string problem = fusion::check_partition(graph, p);
-  if (!problem.empty()) throw InternalError("fuser '" + fuser + "' returned an illegal partition: " + problem);
+  if (!problem.empty())
+    throw InternalError("fuser '" + fuser + "' returned an illegal partition: " + problem);
 #endif
   return p;
 }

@@ -26,8 +26,8 @@ constexpr std::size_t kMaxColumns = 8000;
 // units in topological order (every step is then a legal merge: a unit on a
 // path between the merged prefix and the next unit is in the block and
 // comes before it).
-void merge_blocks(BlockSet& s, const std::vector<std::vector<uint32_t>>& blocks, const std::vector<uint32_t>& ids,
-                  const std::vector<uint32_t>& position) {
+void merge_blocks(BlockSet& s, const std::vector<std::vector<uint32_t>>& blocks,
+                  const std::vector<uint32_t>& ids, const std::vector<uint32_t>& position) {
   for (std::vector<uint32_t> b : blocks) {
     std::sort(b.begin(), b.end(), [&](uint32_t x, uint32_t y) { return position[x] < position[y]; });
     uint32_t acc = ids[b[0]];
@@ -63,8 +63,8 @@ Fallback best_fallback(const Graph& g, const CostModel& cost, const Options& opt
 // successors, and the pairs of units that save something by sharing a block
 // and may. False if the deadline struck first (the pair tests are O(k^2) for
 // a model with a merge bonus).
-bool build_unit_graph(const Graph& g, const CostModel& cost, const BlockSet& units, Clock::time_point deadline,
-                      UnitGraph* ug) {
+bool build_unit_graph(const Graph& g, const CostModel& cost, const BlockSet& units,
+                      Clock::time_point deadline, UnitGraph* ug) {
   ug->units = &units;
   ug->ids = units.blocks();
   ug->bonus = cost.merge_bonus(g);
@@ -106,7 +106,8 @@ std::vector<std::vector<uint32_t>> independent_parts(const UnitGraph& ug) {
   for (uint32_t u = 0; u < k; ++u) parts_by_root[uf_root(uf, u)].push_back(u);
   std::vector<std::vector<uint32_t>> parts;
   for (auto& [r, part] : parts_by_root) parts.push_back(std::move(part));
-  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
   return parts;
 }
 
@@ -116,8 +117,15 @@ class PartSolver {
  public:
   PartSolver(const Graph& g, const CostModel& cost, const Options& options, const BlockSet& units,
              const UnitGraph& ug, const BlockSet& seed, Clock::time_point deadline, Report& rep)
-      : g_(g), cost_(cost), options_(options), units_(units), ug_(ug), deadline_(deadline), rep_(rep),
-        bohrium_(cost.counts_external_accesses()), verbose_(logger().should_log(spdlog::level::debug)) {
+      : g_(g),
+        cost_(cost),
+        options_(options),
+        units_(units),
+        ug_(ug),
+        deadline_(deadline),
+        rep_(rep),
+        bohrium_(cost.counts_external_accesses()),
+        verbose_(logger().should_log(spdlog::level::debug)) {
     // The warm start's block positions (topological over the whole batch),
     // and each unit's position in a topological order of the units.
     const Partition seed_partition = seed.partition();
@@ -191,8 +199,8 @@ class PartSolver {
       for (auto& [b, grp] : by_block) r.push_back(std::move(grp));
       return r;
     };
-    const PartResult r = solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve, part_deadline,
-                                    verbose_, options_.ilp_force_failure);
+    const PartResult r = solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve,
+                                    part_deadline, verbose_, options_.ilp_force_failure);
     rep_.columns += r.columns;
     rep_.rows += r.rows;
     rep_.mip_solves += r.mip_solves;
@@ -212,9 +220,11 @@ class PartSolver {
       if (std::abs(r.objective - static_cast<double>(exact_cost(found) - r.offset)) > 0.5) ++rep_.inexact;
     }
     if (verbose_) {
-      logger().debug("fuser 'ilp': part of {} units, {} columns, {} rows, {} MIP solves, {} cuts: {}, cost {}, greedy {}",
-                     part.size(), r.columns, r.rows, r.mip_solves, r.cuts, r.optimal ? "optimal" : "stopped",
-                     exact_cost(found), exact_cost(seed_groups));
+      logger().debug(
+          "fuser 'ilp': part of {} units, {} columns, {} rows, {} MIP solves, {} cuts: {}, cost {}, greedy "
+          "{}",
+          part.size(), r.columns, r.rows, r.mip_solves, r.cuts, r.optimal ? "optimal" : "stopped",
+          exact_cost(found), exact_cost(seed_groups));
     }
     keep(to_units(found));
   }

@@ -77,17 +77,17 @@
 namespace arrvm::fusion::ilp {
 
 struct Report {
-  int parts = 0;           // independent parts with two or more units
-  int solved = 0;          // parts for which CBC returned a solution
-  int proven_optimal = 0;  // parts CBC proved optimal
-  int failed = 0;          // parts where CBC failed (warm start kept)
-  int too_large = 0;       // parts over 1000 units or 8000 unit + pair columns: warm start kept
-  int inexact = 0;         // proven-optimal parts whose MIP value is not the exact cost (a bug)
-  int units = 0;           // unintrusive blocks
+  int parts = 0;              // independent parts with two or more units
+  int solved = 0;             // parts for which CBC returned a solution
+  int proven_optimal = 0;     // parts CBC proved optimal
+  int failed = 0;             // parts where CBC failed (warm start kept)
+  int too_large = 0;          // parts over 1000 units or 8000 unit + pair columns: warm start kept
+  int inexact = 0;            // proven-optimal parts whose MIP value is not the exact cost (a bug)
+  int units = 0;              // unintrusive blocks
   int columns = 0, rows = 0;  // summed over parts (rows include the cuts)
-  int mip_solves = 0;      // CBC runs, summed over parts (one more per round of illegal blocks)
-  int cuts = 0;            // walk cuts added, summed over parts
-  bool searched = false;   // false: the limit struck before the parts were formed (greedy returned)
+  int mip_solves = 0;         // CBC runs, summed over parts (one more per round of illegal blocks)
+  int cuts = 0;               // walk cuts added, summed over parts
+  bool searched = false;      // false: the limit struck before the parts were formed (greedy returned)
   bool optimal() const { return searched && failed == 0 && too_large == 0 && proven_optimal == parts; }
 };
 

@@ -37,9 +37,9 @@ class MipProblem {
 
 struct MipResult {
   enum class Status {
-    Optimal,     // proven optimal
-    Stopped,     // time limit reached; x is the best solution found (maybe the warm start)
-    Failed,      // infeasible, unbounded, solver error, or no solution: x is empty
+    Optimal,  // proven optimal
+    Stopped,  // time limit reached; x is the best solution found (maybe the warm start)
+    Failed,   // infeasible, unbounded, solver error, or no solution: x is empty
   };
   Status status = Status::Failed;
   std::vector<double> x;
@@ -57,8 +57,7 @@ struct MipCut {
 // Solves `p` with CBC within `seconds` (wall clock). `warm_start`, if not
 // empty and feasible, is handed to CBC as the first incumbent. Solver output
 // goes to stdout only when `verbose`.
-MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
-                    bool verbose);
+MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds, bool verbose);
 
 // The LP relaxation of `p` solved with Clp: its optimal x and value, or an
 // empty x if it has none (infeasible, unbounded, solver error).

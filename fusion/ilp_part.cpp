@@ -65,7 +65,8 @@ class PartModel {
   Cost offset(const CostModel& cost, bool bohrium) const {
     if (bohrium) return 0;
     Cost c = 0;
-    for (uint32_t u : part_) c += cost.block_cost(ug_.units->graph(), ug_.units->summary(ug_.ids[u])) - ug_.bonus;
+    for (uint32_t u : part_)
+      c += cost.block_cost(ug_.units->graph(), ug_.units->summary(ug_.ids[u])) - ug_.bonus;
     return c;
   }
 
@@ -88,7 +89,8 @@ class PartModel {
   // one block, which would hold p and q. So sum(links) <= |links| - 1. A
   // walk of weight < 1 is a violated cut. For an integral x, "no cut" means
   // the blocks of blocks_of(x) are legal. Stops early at `deadline`.
-  std::vector<MipCut> separate(const std::vector<double>& x, std::size_t limit, Clock::time_point deadline) const {
+  std::vector<MipCut> separate(const std::vector<double>& x, std::size_t limit,
+                               Clock::time_point deadline) const {
     std::vector<std::vector<std::pair<uint32_t, int>>> links(m_);
     for (const auto& [k, y] : y_) {
       if (x[y] <= 1e-9) continue;  // weight 1: such a link never helps a violated walk
@@ -489,7 +491,7 @@ class PartModel {
 
 // How solve_part scores and improves legal blocks of the part.
 struct PartScoring {
-  std::function<double(const Blocks&)> value;  // exact cost, on the MIP's scale
+  std::function<double(const Blocks&)> value;    // exact cost, on the MIP's scale
   std::function<Blocks(const Blocks&)> improve;  // greedy merges on top
 };
 
@@ -559,10 +561,11 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
 
 }  // namespace
 
-PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, const CostModel& cost,
-                      const Blocks& warm, const std::function<Cost(const Blocks&)>& exact_cost,
-                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline, bool verbose,
-                      bool force_failure) {
+PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
+                      const CostModel& cost, const Blocks& warm,
+                      const std::function<Cost(const Blocks&)>& exact_cost,
+                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
+                      bool verbose, bool force_failure) {
   PartModel model(ug, part, bohrium);
   if (model.pair_count() == 0 && !force_failure) {
     PartResult r;

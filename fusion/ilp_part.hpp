@@ -53,10 +53,11 @@ struct PartResult {
 // two units that may share a block save anything is solved without CBC (its
 // units alone). force_failure adds a row no solution satisfies (test hook).
 // result.columns / rows: the model's size (0 without CBC).
-PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, const CostModel& cost,
-                      const Blocks& warm, const std::function<Cost(const Blocks&)>& exact_cost,
-                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline, bool verbose,
-                      bool force_failure);
+PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
+                      const CostModel& cost, const Blocks& warm,
+                      const std::function<Cost(const Blocks&)>& exact_cost,
+                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
+                      bool verbose, bool force_failure);
 
 // Union-find root with path halving.
 inline uint32_t uf_root(std::vector<uint32_t>& uf, uint32_t u) {

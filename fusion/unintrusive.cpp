@@ -30,7 +30,8 @@ bool theta_unchanged(const BlockSet& s, uint32_t leaf, uint32_t other) {
   const BlockSummary& u = s.summary(leaf);
   const BlockSummary& v = s.summary(other);
   const bool iteration_implied =
-      u.shape == kNone || (u.shape == v.shape && (u.axis < 0 || u.axis == v.axis) && (!u.scatter || v.scatter));
+      u.shape == kNone ||
+      (u.shape == v.shape && (u.axis < 0 || u.axis == v.axis) && (!u.scatter || v.scatter));
   std::vector<uint32_t> candidates;
   if (!iteration_implied) {
     candidates = s.blocks();

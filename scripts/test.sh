@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+# The sources are clang-formatted (.clang-format; scripts/format.sh fixes them).
+./scripts/format.sh --check
 build_dir=${ARRVM_BUILD_DIR:-build}
 [ "${ARRVM_SANITIZE:-0}" = "1" ] && build_dir=${ARRVM_BUILD_DIR:-build-asan}
 # A private kernel/merge cache, so the run neither depends on nor pollutes ~/.cache.

@@ -22,7 +22,9 @@ using arrvm::Vm;
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
-inline Vm ref_vm() { return Vm({{"backend", "ref"}, {"fuser", "singleton"}}); }
+inline Vm ref_vm() {
+  return Vm({{"backend", "ref"}, {"fuser", "singleton"}});
+}
 
 // Exact comparison of the elements of `a` (read as T) with `want`.
 template <typename T>

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "vm/instruction.hpp"
 #include "engine/runtime.hpp"
+#include "vm/instruction.hpp"
 #include "vm/trace.hpp"
 #include "vm/validate.hpp"
 

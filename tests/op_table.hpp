@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "vm/error.hpp"
 #include "engine/runtime.hpp"
+#include "vm/error.hpp"
 
 namespace optable {
 
@@ -30,17 +30,31 @@ std::vector<uint8_t> make_values(int which) {
   if constexpr (std::is_same_v<T, bool>) {
     for (int64_t i = 0; i < kN; ++i) v.push_back(((i >> which) & 1) != 0);
   } else if constexpr (std::is_floating_point_v<T>) {
-    const T special[] = {T(0), T(-0.0), T(1), T(-1), L::quiet_NaN(), L::infinity(), -L::infinity(), T(0.5),
-                         T(-0.5), T(1.5), T(2.5), T(-2.5), T(3), T(-7), L::max(), L::lowest(), L::min(),
-                         L::denorm_min(), T(1e10), T(-1e-10), T(0.75), T(100.25), T(2), T(-3)};
+    const T special[] = {T(0),           T(-0.0),   T(1),     T(-1),       L::quiet_NaN(), L::infinity(),
+                         -L::infinity(), T(0.5),    T(-0.5),  T(1.5),      T(2.5),         T(-2.5),
+                         T(3),           T(-7),     L::max(), L::lowest(), L::min(),       L::denorm_min(),
+                         T(1e10),        T(-1e-10), T(0.75),  T(100.25),   T(2),           T(-3)};
     for (T x : special) v.push_back(x);
     if (which == 1) std::reverse(v.begin(), v.end());
     std::uniform_real_distribution<double> d(-10, 10);
     while (static_cast<int64_t>(v.size()) < kN) v.push_back(static_cast<T>(d(rng)));
   } else {
-    const T special[] = {T(0), T(1), T(T(0) - 1), L::min(), L::max(), T(L::min() + 1), T(2), T(3),
-                         T(7), T(T(0) - 7), T(sizeof(T) * 8), T(sizeof(T) * 8 - 1), T(sizeof(T) * 8 + 1), T(64),
-                         T(5), T(T(0) - 2)};
+    const T special[] = {T(0),
+                         T(1),
+                         T(T(0) - 1),
+                         L::min(),
+                         L::max(),
+                         T(L::min() + 1),
+                         T(2),
+                         T(3),
+                         T(7),
+                         T(T(0) - 7),
+                         T(sizeof(T) * 8),
+                         T(sizeof(T) * 8 - 1),
+                         T(sizeof(T) * 8 + 1),
+                         T(64),
+                         T(5),
+                         T(T(0) - 2)};
     for (T x : special) v.push_back(x);
     if (which == 1) std::reverse(v.begin(), v.end());
     while (static_cast<int64_t>(v.size()) < kN) {
@@ -75,7 +89,7 @@ inline std::vector<arrvm::DType> all_dtypes() {
 
 struct Result {
   std::vector<std::string> labels;
-  std::vector<arrvm::Opcode> ops;   // per output
+  std::vector<arrvm::Opcode> ops;    // per output
   std::vector<arrvm::DType> dtypes;  // per output
   std::vector<std::vector<uint8_t>> bytes;
   int issued = 0;
@@ -128,7 +142,8 @@ inline Result run_table(const arrvm::Config& config) {
       if (kind != OpKind::Elementwise) continue;
       const int arity = opcode_arity(o);
       const TypeRule rule = opcode_type_rule(o);
-      const bool bool_out = rule == TypeRule::Compare || rule == TypeRule::Predicate || rule == TypeRule::Logical;
+      const bool bool_out =
+          rule == TypeRule::Compare || rule == TypeRule::Predicate || rule == TypeRule::Logical;
       std::vector<DType> out_types = {bool_out ? DType::Bool : t};
       if (o == Opcode::Identity) out_types = all_dtypes();
       for (DType ot : out_types) {

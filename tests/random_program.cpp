@@ -5,8 +5,8 @@
 #include <optional>
 #include <random>
 
-#include "vm/error.hpp"
 #include "engine/runtime.hpp"
+#include "vm/error.hpp"
 #include "vm/validate.hpp"
 
 namespace arrvm::testing {
@@ -26,9 +26,8 @@ const std::vector<Slice>& slices_of(const Dims& shape) {
                                         {11, {-1}}, {0, {2}}, {1, {2}}, {5, {-1}}};
   // ... {3, {0, 1}} is a broadcast row (inputs only: an output must be
   // injective, so validation rejects it there and the draw is repeated).
-  static const std::vector<Slice> s23 = {{0, {3, 1}},    {6, {3, 1}}, {0, {6, 1}}, {11, {-3, -1}},
-                                         {0, {1, 2}},    {3, {4, 1}}, {3, {0, 1}}, {1, {1, 4}},
-                                         {10, {-1, -3}}};
+  static const std::vector<Slice> s23 = {{0, {3, 1}}, {6, {3, 1}}, {0, {6, 1}}, {11, {-3, -1}}, {0, {1, 2}},
+                                         {3, {4, 1}}, {3, {0, 1}}, {1, {1, 4}}, {10, {-1, -3}}};
   static const std::vector<Slice> s3 = {{0, {1}},  {3, {1}}, {9, {1}},  {0, {4}},
                                         {2, {-1}}, {1, {4}}, {11, {-2}}};
   static const std::vector<Slice> s2 = {{0, {1}}, {4, {1}}, {10, {1}}, {1, {5}}, {7, {-1}}};

@@ -14,13 +14,15 @@
 
 namespace reduceprog {
 
-inline arrvm::View typed_view(arrvm::BaseId b, arrvm::DType t, int64_t off, arrvm::Dims shape, arrvm::Dims stride) {
+inline arrvm::View typed_view(arrvm::BaseId b, arrvm::DType t, int64_t off, arrvm::Dims shape,
+                              arrvm::Dims stride) {
   arrvm::View v = arrvm::make_view(b, off, shape, stride);
   v.dtype = t;
   return v;
 }
 
-inline arrvm::Instruction unary(arrvm::Opcode op, const arrvm::View& out, const arrvm::View& in, int axis = 0) {
+inline arrvm::Instruction unary(arrvm::Opcode op, const arrvm::View& out, const arrvm::View& in,
+                                int axis = 0) {
   arrvm::Instruction i;
   i.op = op;
   i.out = out;
@@ -56,14 +58,16 @@ inline std::vector<std::vector<int64_t>> run(arrvm::Runtime& rt) {
   o = out(kCols);
   rt.issue(unary(Opcode::AddReduce, typed_view(o, t, 0, {kCols}, {1}), xt, 1));
   o = out(1);
-  rt.issue(unary(Opcode::AddReduce, typed_view(o, t, 0, {}, {}), typed_view(x, t, 0, {kRows * kCols}, {1}), 0));
+  rt.issue(
+      unary(Opcode::AddReduce, typed_view(o, t, 0, {}, {}), typed_view(x, t, 0, {kRows * kCols}, {1}), 0));
   o = out(kRows * kCols);
   rt.issue(unary(Opcode::AddAccumulate, typed_view(o, t, 0, {kRows, kCols}, {kCols, 1}), xv, 1));
   o = out(3);
   rt.issue(unary(Opcode::AddReduce, typed_view(o, t, 0, {3}, {1}), typed_view(x, t, 0, {3, 0}, {1, 1}), 1));
   const BaseId unwritten = rt.new_base(t, 8);
   o = out(4);
-  rt.issue(unary(Opcode::MultiplyReduce, typed_view(o, t, 0, {4}, {1}), typed_view(unwritten, t, 0, {4, 2}, {2, 1}), 1));
+  rt.issue(unary(Opcode::MultiplyReduce, typed_view(o, t, 0, {4}, {1}),
+                 typed_view(unwritten, t, 0, {4, 2}, {2, 1}), 1));
   std::vector<std::vector<int64_t>> r;
   for (BaseId b : outs) {
     std::vector<int64_t> v(static_cast<std::size_t>(rt.bases().find(b)->nelem));

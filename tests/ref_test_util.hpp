@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "vm/error.hpp"
 #include "engine/runtime.hpp"
+#include "vm/error.hpp"
 
 namespace reftest {
 
@@ -61,10 +61,16 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline View view(BaseId b, int64_t off, Dims shape, Dims stride) {
   return arrvm::make_view(b, off, shape, stride);
 }
-inline View vec(BaseId b, int64_t n) { return view(b, 0, {n}, {1}); }
-inline View scalar_view(BaseId b, int64_t off) { return view(b, off, {}, {}); }
+inline View vec(BaseId b, int64_t n) {
+  return view(b, 0, {n}, {1});
+}
+inline View scalar_view(BaseId b, int64_t off) {
+  return view(b, off, {}, {});
+}
 
-inline Operand in(const View& v) { return Operand::of(v); }
+inline Operand in(const View& v) {
+  return Operand::of(v);
+}
 template <typename T>
 Operand konst(T x) {
   arrvm::Scalar s;

@@ -24,7 +24,7 @@ TEST_CASE("array_adopt: a view of user memory reads it and writes back into it")
       Array a = Array::view_of(buf, {2, 3}, vm);
       CHECK(a.shape() == Shape{2, 3});
       CHECK((a * 2.0).sum().item<double>() == 30.0);  // reads the caller's numbers
-      a += 1.0;                                      // in place: into buf
+      a += 1.0;                                       // in place: into buf
       a(1, 0) = Array::full({}, -7.0, DType::Float64, vm);
       vm.flush();
       CHECK(buf[0] == 1.0);
@@ -47,10 +47,13 @@ TEST_CASE("array_adopt: the deleter runs once, when the last array on the memory
     int deleted = 0;
     auto* p = new int32_t[4]{1, 2, 3, 4};
     {
-      const Array a = Array::adopt(p, {4}, DType::Int32, [&](void* q) {
-        ++deleted;
-        delete[] static_cast<int32_t*>(q);
-      }, vm);
+      const Array a = Array::adopt(
+          p, {4}, DType::Int32,
+          [&](void* q) {
+            ++deleted;
+            delete[] static_cast<int32_t*>(q);
+          },
+          vm);
       const Array b = a(Slice(1, {}));  // a view shares the base
       CHECK(b.sum().item<int64_t>() == 9);
       CHECK(deleted == 0);

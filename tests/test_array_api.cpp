@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/array_api_util.hpp"
 #include "engine/runtime.hpp"
+#include "tests/array_api_util.hpp"
 
 using namespace apitest;
 
@@ -79,7 +79,7 @@ TEST_CASE("array_api: factories") {
     check_values<uint16_t>(Array::from_host(std::vector<uint16_t>{65535}, vm), {65535});
     CHECK_THROWS_AS(Array::from_host(std::vector<int32_t>{1, 2, 3}, {2, 2}, vm), arrvm::Error);
     CHECK_THROWS_AS(a.to_vector<int64_t>(), arrvm::Error);  // wrong element type
-    CHECK_THROWS_AS(a.item<int32_t>(), arrvm::Error);      // 4 elements
+    CHECK_THROWS_AS(a.item<int32_t>(), arrvm::Error);       // 4 elements
     CHECK(a(1, 0).item<int32_t>() == 3);
   }
   SUBCASE("empty handle") {
@@ -325,7 +325,8 @@ TEST_CASE("array_api: vms") {
 // when the views share an element; the trace holds the program as written.
 TEST_CASE("array_api: a[::2] = a[1::2] records one identity and copies nothing; a[1:] = a[:-1] copies once") {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("arrvm_overlap_trace_" + std::to_string(::getpid()) + ".jsonl")).string();
+                            ("arrvm_overlap_trace_" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
   int counted[2] = {0, 0};
   for (const bool disjoint : {true, false}) {
     CAPTURE(disjoint);
@@ -350,7 +351,7 @@ TEST_CASE("array_api: a[::2] = a[1::2] records one identity and copies nothing; 
       ++instructions;
       if (line.find("\"identity\"") != std::string::npos) ++identities;
     }
-    CHECK(identities == 1);  // the assignment, as written: the VM's copy is not in the trace
+    CHECK(identities == 1);                 // the assignment, as written: the VM's copy is not in the trace
     CHECK(copies == (disjoint ? 0u : 1u));  // the VM copies only when the views share an element
     counted[disjoint ? 0 : 1] = instructions;
     std::filesystem::remove(path);

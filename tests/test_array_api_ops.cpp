@@ -108,7 +108,8 @@ TEST_CASE("array_api: arithmetic operators") {
   check_values<int64_t>(arrvm::floor_divide(a, b), {3, -4, -2, 0});
   check_values<int64_t>(arrvm::floor_divide(a, 0), {0, 0, 0, 0});
   check_values<int64_t>(-a, {-7, 7, -5, 0});
-  check_values<int64_t>(arrvm::power(host<int64_t>({2, 3, -2}, vm), host<int64_t>({3, 2, 3}, vm)), {8, 9, -8});
+  check_values<int64_t>(arrvm::power(host<int64_t>({2, 3, -2}, vm), host<int64_t>({3, 2, 3}, vm)),
+                        {8, 9, -8});
   check_values<int64_t>(arrvm::maximum(a, b), {7, 2, 5, 3});
   check_values<int64_t>(arrvm::minimum(a, b), {2, -7, -3, 0});
 
@@ -121,9 +122,11 @@ TEST_CASE("array_api: arithmetic operators") {
   CHECK_FALSE(std::signbit(fd.to_vector<double>()[3]));
   check_values<double>(arrvm::floor_divide(x, 2.0), {3.0, -4.0, 0.0, -1.0});
   check_values<double>(arrvm::floor_divide(x, 0.0), {kInf, -kInf, kInf, -kInf});
-  check_values<double>(arrvm::floor_divide(x, host<double>({0.0, 4.0, -1.0, 1.0}, vm)), {kInf, -2.0, -1.0, -1.0});
+  check_values<double>(arrvm::floor_divide(x, host<double>({0.0, 4.0, -1.0, 1.0}, vm)),
+                       {kInf, -2.0, -1.0, -1.0});
   check_close<double>(arrvm::power(host<double>({4.0, 2.0}, vm), 0.5), {2.0, std::sqrt(2.0)});
-  check_close<double>(arrvm::maximum(host<double>({1.0, kNaN}, vm), host<double>({2.0, 0.0}, vm)), {2.0, kNaN});
+  check_close<double>(arrvm::maximum(host<double>({1.0, kNaN}, vm), host<double>({2.0, 0.0}, vm)),
+                      {2.0, kNaN});
   check_close<double>(arrvm::minimum(host<double>({1.0, kNaN}, vm), 0.5), {0.5, kNaN});
   check_values<double>(-host<double>({1.5, -2.0}, vm), {-1.5, 2.0});
   check_values<double>(arrvm::true_divide(host<double>({1.0}, vm), 4.0), {0.25});

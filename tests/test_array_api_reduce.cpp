@@ -175,7 +175,8 @@ TEST_CASE("array_api: where") {
   const Array r = arrvm::where(a > 2, a, 0);
   CHECK(r.dtype() == DType::Int32);
   check_values<int32_t>(r, {0, 0, 0, 3, 4});
-  const Array f = arrvm::where(host<int64_t>({0, 2}, vm), host<int32_t>({1, 2}, vm), host<float>({0.5f, 0.25f}, vm));
+  const Array f =
+      arrvm::where(host<int64_t>({0, 2}, vm), host<int32_t>({1, 2}, vm), host<float>({0.5f, 0.25f}, vm));
   CHECK(f.dtype() == DType::Float64);
   check_values<double>(f, {0.5, 2.0});
   const Array s = arrvm::where(a < 2, 1, 0);

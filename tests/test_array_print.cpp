@@ -24,7 +24,8 @@ TEST_CASE("array_print: like NumPy's str()") {
   CHECK(text(Array::arange(6, DType::Float64, vm).reshape({2, 3})) == "[[0. 1. 2.]\n [3. 4. 5.]]");
   CHECK(text(f64({0.1, 1.5, 2})) == "[0.1 1.5 2. ]");
   CHECK(text(Array::arange(24, DType::Int32, vm).reshape({2, 3, 4})) ==
-        "[[[ 0  1  2  3]\n  [ 4  5  6  7]\n  [ 8  9 10 11]]\n\n [[12 13 14 15]\n  [16 17 18 19]\n  [20 21 22 23]]]");
+        "[[[ 0  1  2  3]\n  [ 4  5  6  7]\n  [ 8  9 10 11]]\n\n [[12 13 14 15]\n  [16 17 18 19]\n  [20 21 22 "
+        "23]]]");
   CHECK(text(Array::from_host(std::vector<bool>{true, false, true}, vm)) == "[ True False  True]");
   CHECK(text(f64({1e20, 1.0})) == "[1.e+20 1.e+00]");
   CHECK(text(f64({1e-5, 1.0})) == "[1.e-05 1.e+00]");

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/opencl/opencl_backend.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/opencl/opencl_backend.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
@@ -40,8 +40,10 @@ int test_scale() {
 
 // Empty if `got` equals `want` (contents of one base of dtype t), else the
 // first differing element.
-std::string compare(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, int* inexact) {
-  if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+std::string compare(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+                    int* inexact) {
+  if (got.size() != want.size())
+    return "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
   if (t != DType::Float64) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       if (got[i] != want[i]) return "byte " + std::to_string(i);
@@ -99,11 +101,13 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
     po.max_instructions = seed % 4 == 0 ? 20 : 10;
     progs.push_back(testing::random_program(first_seed + static_cast<uint64_t>(seed), po));
     const std::unique_ptr<Backend> ref = make_backend(cputest::config("ref", dir.path()));
-    expected.push_back(testing::run_program(*ref, progs.back(), singleton_partition(progs.back().batch.size())));
+    expected.push_back(
+        testing::run_program(*ref, progs.back(), singleton_partition(progs.back().batch.size())));
   }
   // The cpu suite uses a private cache directory; opencl the shared one
   // (PoCL builds are slow and kernels repeat across runs).
-  const Config config = backend == "opencl" ? opencltest::config("opencl") : cputest::config(backend, dir.path());
+  const Config config =
+      backend == "opencl" ? opencltest::config("opencl") : cputest::config(backend, dir.path());
 
   uint64_t runs = 0, sweep_blocks = 0, gather_blocks = 0, contracted = 0;
   int inexact = 0;
@@ -139,13 +143,13 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
     contracted += profile.arrays_contracted;
     CHECK(profile.kernels_launched == kernel_blocks);  // every block runs as exactly one kernel
     MESSAGE(backend << " " << fuser << ": " << profile.kernels_launched << " kernels launched, "
-                    << profile.kernels_compiled << " compiled, " << profile.kernel_cache_hits << " cache hits, "
-                    << profile.arrays_contracted << " arrays contracted");
+                    << profile.kernels_compiled << " compiled, " << profile.kernel_cache_hits
+                    << " cache hits, " << profile.arrays_contracted << " arrays contracted");
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  MESSAGE(backend << ": " << runs << " program runs (" << programs << " programs x 6 fusers) in " << seconds << " s; "
-                  << sweep_blocks << " blocks fuse a reduction or scan with other work, " << gather_blocks
-                  << " a gather; " << inexact << " float elements not bit-identical");
+  MESSAGE(backend << ": " << runs << " program runs (" << programs << " programs x 6 fusers) in " << seconds
+                  << " s; " << sweep_blocks << " blocks fuse a reduction or scan with other work, "
+                  << gather_blocks << " a gather; " << inexact << " float elements not bit-identical");
   CHECK(sweep_blocks > 0);  // the fused sweeps are exercised, not only one kernel per reduction
   CHECK(gather_blocks > 0);
   CHECK(contracted > 0);
@@ -153,6 +157,10 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
 
 }  // namespace
 
-TEST_CASE("cpu: random programs under every fuser equal ref") { random_suite("cpu", 50 * test_scale(), 7000); }
+TEST_CASE("cpu: random programs under every fuser equal ref") {
+  random_suite("cpu", 50 * test_scale(), 7000);
+}
 
-TEST_CASE("opencl: random programs under every fuser equal ref") { random_suite("opencl", 20 * test_scale(), 9000); }
+TEST_CASE("opencl: random programs under every fuser equal ref") {
+  random_suite("opencl", 20 * test_scale(), 9000);
+}

@@ -14,8 +14,8 @@
 
 #include "arrvm/arrvm.hpp"
 #include "bench/programs/programs.hpp"
-#include "tests/cpu_test_util.hpp"
 #include "engine/runtime.hpp"
+#include "tests/cpu_test_util.hpp"
 
 namespace {
 
@@ -53,11 +53,21 @@ const std::map<std::string, double>& numpy_checksums() {
 // The tiny sizes the numbers above were computed at.
 const std::map<std::string, arrvm::bench::Size>& numpy_sizes() {
   static const std::map<std::string, arrvm::bench::Size> m = {
-      {"black_scholes", {1000, 3}}, {"game_of_life", {32, 4}},    {"heat_equation", {16, 5}},
-      {"leibnitz_pi", {1000, 3}},   {"gauss", {12, 11}},          {"lu", {12, 11}},
-      {"monte_carlo_pi", {1000, 3}}, {"stencil27", {10, 3}},      {"shallow_water", {16, 3}},
-      {"rosenbrock", {1000, 3}},    {"sor", {16, 5}},             {"nbody", {16, 3}},
-      {"nbody_nice", {32, 3}},      {"lattice_boltzmann", {6, 3}}, {"water_ice", {6, 3}},
+      {"black_scholes", {1000, 3}},
+      {"game_of_life", {32, 4}},
+      {"heat_equation", {16, 5}},
+      {"leibnitz_pi", {1000, 3}},
+      {"gauss", {12, 11}},
+      {"lu", {12, 11}},
+      {"monte_carlo_pi", {1000, 3}},
+      {"stencil27", {10, 3}},
+      {"shallow_water", {16, 3}},
+      {"rosenbrock", {1000, 3}},
+      {"sor", {16, 5}},
+      {"nbody", {16, 3}},
+      {"nbody_nice", {32, 3}},
+      {"lattice_boltzmann", {6, 3}},
+      {"water_ice", {6, 3}},
   };
   return m;
 }
@@ -126,7 +136,8 @@ TEST_CASE("bench programs: a recorded tiny run replays and verifies under every 
   // ARRVM_ANYTIME=off: optimal and ilp partition each batch themselves
   // rather than starting with greedy's (engine/anytime.hpp).
   // ARRVM_LOG=error: the cold-compile notice on stderr would mix into the JSON.
-  const std::string env = "ARRVM_LOG=error ARRVM_CACHE_DIR='" + dir.path() + "/cache' ARRVM_FUSE_TIME_LIMIT=0.2 ARRVM_ANYTIME=off " +
+  const std::string env = "ARRVM_LOG=error ARRVM_CACHE_DIR='" + dir.path() +
+                          "/cache' ARRVM_FUSE_TIME_LIMIT=0.2 ARRVM_ANYTIME=off " +
                           "ARRVM_CFLAGS='-O0 -fopenmp -fno-math-errno -ffp-contract=off' ";
   for (const Program& p : arrvm::bench::programs()) {
     const std::string name = p.name;
@@ -140,8 +151,9 @@ TEST_CASE("bench programs: a recorded tiny run replays and verifies under every 
     for (const char* fuser : {"singleton", "linear", "greedy", "unintrusive", "optimal", "ilp"}) {
       CAPTURE(fuser);
       std::string out;
-      const int rc = run(env + "'" + ARRVM_CLI_PATH + "' replay '" + trace + "' --backend cpu --fuser " + fuser + " --json",
-                         &out);
+      const int rc = run(
+          env + "'" + ARRVM_CLI_PATH + "' replay '" + trace + "' --backend cpu --fuser " + fuser + " --json",
+          &out);
       CAPTURE(out);
       REQUIRE(rc == 0);
       const nlohmann::json j = nlohmann::json::parse(out);
@@ -165,13 +177,15 @@ TEST_CASE("bench programs: every block with work runs as exactly one kernel on c
   for (const char* backend : {"cpu", "opencl"}) {
     for (const Program& p : arrvm::bench::programs()) {
       INFO(backend << " " << p.name);
-      const Vm vm = Vm::from_runtime(std::make_shared<arrvm::Runtime>(cputest::config(backend, dir.path(), "greedy")));
+      const Vm vm =
+          Vm::from_runtime(std::make_shared<arrvm::Runtime>(cputest::config(backend, dir.path(), "greedy")));
       p.run(vm, p.size(SizeClass::Tiny));
       vm.flush();
       const arrvm::Profile& prof = vm.runtime().profile();
       CHECK(prof.work_blocks > 0);
       CHECK(prof.kernels_launched == prof.work_blocks);
-      MESSAGE(backend << " " << p.name << ": " << prof.kernels_launched << " kernels, " << prof.blocks << " blocks");
+      MESSAGE(backend << " " << p.name << ": " << prof.kernels_launched << " kernels, " << prof.blocks
+                      << " blocks");
     }
   }
 }

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/c_api.hpp"
 #include "engine/runtime.hpp"
+#include "frontend/c_api.hpp"
 
 namespace {
 

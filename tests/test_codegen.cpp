@@ -18,9 +18,9 @@
 #include "backends/loop_ir.hpp"
 #include "backends/opencl/opencl_printer.hpp"
 #include "fusion/graph.hpp"
-#include "vm/partition.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "vm/error.hpp"
+#include "vm/partition.hpp"
 
 namespace {
 
@@ -55,7 +55,8 @@ Batch elementwise() {
   const BaseId a = b.base(DType::Float64, 8), x = b.base(DType::Float64, 8), t = b.base(DType::Float64, 8),
                c = b.base(DType::Float64, 8);
   b.add(make(Opcode::Multiply, whole(t, {8}), {v(whole(a, {8})), v(whole(x, {8}))}));
-  b.add(make(Opcode::Add, whole(c, {8}), {v(whole(t, {8})), Operand::of(Scalar::of_double(DType::Float64, 1.0))}));
+  b.add(make(Opcode::Add, whole(c, {8}),
+             {v(whole(t, {8})), Operand::of(Scalar::of_double(DType::Float64, 1.0))}));
   b.add(control(Opcode::Free, t));
   return b;
 }
@@ -74,8 +75,8 @@ Batch reduce_rows(int axis) {
 // sum(a * b) over 100 float64: a fused full reduction
 Batch sum_of_products() {
   Batch b;
-  const BaseId a = b.base(DType::Float64, 100), x = b.base(DType::Float64, 100), t = b.base(DType::Float64, 100),
-               s = b.base(DType::Float64, 1);
+  const BaseId a = b.base(DType::Float64, 100), x = b.base(DType::Float64, 100),
+               t = b.base(DType::Float64, 100), s = b.base(DType::Float64, 1);
   b.add(make(Opcode::Multiply, whole(t, {100}), {v(whole(a, {100})), v(whole(x, {100}))}));
   b.add(make(Opcode::AddReduce, whole(s, {}), {v(whole(t, {100}))}, 0));
   b.add(control(Opcode::Free, t));
@@ -88,12 +89,15 @@ Batch gather() {
   const BaseId src = b.base(DType::Float32, 10), idx = b.base(DType::Int64, 6), g = b.base(DType::Float32, 6),
                out = b.base(DType::Float32, 6);
   b.add(make(Opcode::Gather, whole(g, {6}), {v(whole(src, {10})), v(whole(idx, {6}))}));
-  b.add(make(Opcode::Multiply, whole(out, {6}), {v(whole(g, {6})), Operand::of(Scalar::of_double(DType::Float32, 2.0))}));
+  b.add(make(Opcode::Multiply, whole(out, {6}),
+             {v(whole(g, {6})), Operand::of(Scalar::of_double(DType::Float32, 2.0))}));
   b.add(control(Opcode::Free, g));
   return b;
 }
 
-std::string golden_path(const std::string& name) { return std::string(ARRVM_SOURCE_DIR) + "/tests/golden/" + name; }
+std::string golden_path(const std::string& name) {
+  return std::string(ARRVM_SOURCE_DIR) + "/tests/golden/" + name;
+}
 
 // Compares `text` with the golden file (or rewrites it under ARRVM_UPDATE_GOLDEN=1).
 void check_golden(const std::string& name, const std::string& text) {
@@ -124,7 +128,8 @@ TEST_CASE("lower: an elementwise chain contracts its temporary and runs one para
   CHECK(cpu.kernel.body[1].in[0].kind == codegen::ArgKind::Temp);
   CHECK(cpu.kernel.body[1].in[1].kind == codegen::ArgKind::Const);
   CHECK(loops(cpu) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSimd}});
-  CHECK(cpu.kernel.inner == std::vector<uint8_t>{codegen::kUnitInner, codegen::kUnitInner, codegen::kUnitInner});
+  CHECK(cpu.kernel.inner ==
+        std::vector<uint8_t>{codegen::kUnitInner, codegen::kUnitInner, codegen::kUnitInner});
   const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
   CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::WorkItems}});
   // Launch arguments: shape, parallel flag, then offset + stride per view slot.
@@ -158,7 +163,9 @@ TEST_CASE("lower: a reduction is the innermost sequential sweep") {
   CHECK(loops(o0) == std::vector<std::pair<int, LoopKind>>{{1, LoopKind::WorkItems}, {0, LoopKind::Sweep}});
 }
 
-TEST_CASE("lower: a full reduction splits its sweep: an OpenMP reduction on cpu, partials per work item on OpenCL") {
+TEST_CASE(
+    "lower: a full reduction splits its sweep: an OpenMP reduction on cpu, partials per work item on "
+    "OpenCL") {
   Batch b;
   const BaseId x = b.base(DType::Int32, 9), s = b.base(DType::Int32, 1);
   View out = whole(s, {});
@@ -177,8 +184,9 @@ TEST_CASE("lower: a full reduction splits its sweep: an OpenMP reduction on cpu,
   c.add(make(Opcode::AddAccumulate, whole(cs, {9}), {v(whole(y, {9}))}, 0));
   const codegen::LoweredBlock scan = codegen::lower(c.instrs, all(c), Target::OpenCl);
   CHECK(loops(scan) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Sweep}});
-  CHECK(opencl::OpenClPrinter(true, true).print(scan.kernel, "k").find("if (get_global_id(0) != 0) return;") !=
-        std::string::npos);
+  CHECK(
+      opencl::OpenClPrinter(true, true).print(scan.kernel, "k").find("if (get_global_id(0) != 0) return;") !=
+      std::string::npos);
 }
 
 TEST_CASE("lower: a gather reads an indexed slot, checked, and keeps its source an array") {
@@ -190,7 +198,8 @@ TEST_CASE("lower: a gather reads an indexed slot, checked, and keeps its source 
   CHECK(l.kernel.errors == 1);
   CHECK(l.error_instr == std::vector<uint32_t>{0});
   CHECK(l.contracted.size() == 1);  // g, the gather's output
-  CHECK(loops(l) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Parallel}});  // no simd: indexed loads
+  CHECK(loops(l) ==
+        std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Parallel}});  // no simd: indexed loads
   // After the view slots: the indexed slot's offset, size, shape and strides.
   const std::vector<int64_t> a = codegen::pack_args(l, false);
   const int64_t at = codegen::indexed_arg_index(l.kernel, 0);
@@ -213,7 +222,8 @@ TEST_CASE("verify_block: a block that is not one kernel is an internal error, ne
     b.add(make(Opcode::AddAccumulate, whole(s, {2, 3}), {v(whole(x, {2, 3}))}, 0));
     b.add(make(Opcode::Scatter, whole(t, {10}), {v(whole(x, {2, 3})), v(whole(idx, {2, 3}))}));
     CHECK_THROWS_WITH_AS(codegen::lower(b.instrs, all(b), Target::Cpu),
-                         doctest::Contains("a scatter with a sweep along an axis other than the last"), InternalError);
+                         doctest::Contains("a scatter with a sweep along an axis other than the last"),
+                         InternalError);
     // ... which the fusion graph never puts in one block (rule 7).
     const fusion::Graph g(b.instrs);
     CHECK(!g.fusible(0, 1));
@@ -254,7 +264,9 @@ TEST_CASE("golden: C and OpenCL C of an elementwise chain, a column reduction, a
     const codegen::LoweredBlock cpu = codegen::lower(c.batch.instrs, all(c.batch), Target::Cpu);
     check_golden(std::string(c.name) + ".c", codegen::CPrinter().print(cpu.kernel, "kernel"));
     const codegen::LoweredBlock ocl = codegen::lower(c.batch.instrs, all(c.batch), Target::OpenCl);
-    check_golden(std::string(c.name) + ".gpu.cl", opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"));
-    check_golden(std::string(c.name) + ".cpu.cl", opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"));
+    check_golden(std::string(c.name) + ".gpu.cl",
+                 opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"));
+    check_golden(std::string(c.name) + ".cpu.cl",
+                 opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"));
   }
 }

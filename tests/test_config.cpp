@@ -86,7 +86,8 @@ TEST_CASE("config: a bad value names the option and the value") {
 TEST_CASE("config: a bad environment variable names the variable and the value") {
   {
     EnvVar v("ARRVM_CACHE", "disk");
-    CHECK(error_of([] { Config::from_env(); }) == "configuration: ARRVM_CACHE='disk' is not one of on, memory, off");
+    CHECK(error_of([] { Config::from_env(); }) ==
+          "configuration: ARRVM_CACHE='disk' is not one of on, memory, off");
     std::vector<std::string> problems;
     const Config c = Config::from_env(&problems);
     REQUIRE(problems.size() == 1);
@@ -102,6 +103,7 @@ TEST_CASE("config: a bad environment variable names the variable and the value")
   }
   {
     EnvVar v("ARRVM_BATCH", "-3");
-    CHECK(error_of([] { Config::from_env(); }) == "configuration: ARRVM_BATCH='-3' is not a positive integer");
+    CHECK(error_of([] { Config::from_env(); }) ==
+          "configuration: ARRVM_BATCH='-3' is not a positive integer");
   }
 }

@@ -36,14 +36,14 @@ TEST_CASE("machine cost model: calibration measures, caches per host, and re-mea
   const Config config = cputest::config("cpu", dir.path());
   // (The process keeps the first calibration; this test reads the file.)
   const fusion::MachineCosts m = calibrated_machine_costs(config);
-  CHECK(m.bandwidth > 1e8);  // more than 0.1 GB/s ...
+  CHECK(m.bandwidth > 1e8);   // more than 0.1 GB/s ...
   CHECK(m.bandwidth < 1e13);  // ... and less than 10 TB/s
   CHECK(m.launch_s > 1e-9);
   CHECK(m.launch_s < 1e-2);
   for (double e : m.element_s) CHECK(e >= 0);
   MESSAGE("measured: " << m.bandwidth / 1e9 << " GB/s, " << m.launch_s * 1e6 << " us per launch, per element "
-                       << m.element_s[0] * 1e9 << " / " << m.element_s[1] * 1e9 << " / " << m.element_s[2] * 1e9
-                       << " ns (cheap / transcendental / random); " << m.source);
+                       << m.element_s[0] * 1e9 << " / " << m.element_s[1] * 1e9 << " / "
+                       << m.element_s[2] * 1e9 << " ns (cheap / transcendental / random); " << m.source);
   const std::string path = dir.path() + "/machine-costs.json";
   const std::string text = slurp(path);
   CHECK(text.find("\"bandwidth\"") != std::string::npos);

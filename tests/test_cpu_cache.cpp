@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -81,7 +81,7 @@ TEST_CASE("cpu: the same block at another size and offset compiles no kernel") {
   check_values(program(rt, 10, 1), 1);
   const CpuBackendStats first = cpu_backend_stats(rt.backend());
   CHECK(first.cache.compiled >= 1);
-  CHECK(first.contracted >= 1);  // t lives only in its block: a scalar temporary
+  CHECK(first.contracted >= 1);             // t lives only in its block: a scalar temporary
   check_values(program(rt, 100000, 3), 3);  // large enough to run in parallel
   const CpuBackendStats second = cpu_backend_stats(rt.backend());
   CHECK(second.cache.compiled == first.cache.compiled);

@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <string>
 
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/op_table.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using optable::Result;
@@ -34,8 +34,8 @@ TEST_CASE("cpu: every elementwise opcode and dtype equals ref bit for bit") {
       ++mismatches;
       for (std::size_t k = 0; k < got.bytes[i].size(); ++k) {
         if (got.bytes[i][k] != expected.bytes[i][k]) {
-          MESSAGE(got.labels[i] << ": first difference at byte " << k << ": " << int(got.bytes[i][k]) << " vs ref "
-                                << int(expected.bytes[i][k]));
+          MESSAGE(got.labels[i] << ": first difference at byte " << k << ": " << int(got.bytes[i][k])
+                                << " vs ref " << int(expected.bytes[i][k]));
           break;
         }
       }

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "tests/cpu_test_util.hpp"
 #include "engine/runtime.hpp"
+#include "tests/cpu_test_util.hpp"
 
 using arrvm::Array;
 using arrvm::DType;
@@ -74,7 +74,8 @@ TEST_CASE("cpu: sum(a*b + c) over 10^7 float64 runs as one kernel and allocates 
     (std::string(fuser) == "greedy" ? fused_s : singleton_s) = seconds_since(t0) / 3;
     CHECK(rt.profile().kernel_cache_hits >= 3);
   }
-  MESSAGE("sum(a*b + c), 10^7 float64: fused " << fused_s * 1e3 << " ms, singleton " << singleton_s * 1e3 << " ms");
+  MESSAGE("sum(a*b + c), 10^7 float64: fused " << fused_s * 1e3 << " ms, singleton " << singleton_s * 1e3
+                                               << " ms");
 }
 
 namespace {
@@ -88,9 +89,9 @@ struct CliRun {
 // `arrvm replay trace` in a new process on the cpu backend with the given
 // cache directory; its profile (ARRVM_PROFILE as JSON).
 CliRun replay(const std::string& trace, const std::string& cache_dir, const std::string& profile_path) {
-  const std::string cmd = "ARRVM_TRACE= ARRVM_BACKEND=cpu ARRVM_FUSER=greedy ARRVM_CACHE=on ARRVM_CACHE_DIR='" +
-                          cache_dir + "' ARRVM_PROFILE='" + profile_path + "' '" + ARRVM_CLI_PATH + "' replay '" +
-                          trace + "' 2>&1";
+  const std::string cmd =
+      "ARRVM_TRACE= ARRVM_BACKEND=cpu ARRVM_FUSER=greedy ARRVM_CACHE=on ARRVM_CACHE_DIR='" + cache_dir +
+      "' ARRVM_PROFILE='" + profile_path + "' '" + ARRVM_CLI_PATH + "' replay '" + trace + "' 2>&1";
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -177,7 +178,8 @@ TEST_CASE("cpu: Gauss elimination 500x500 compiles at most 10 kernels and gives 
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<double> got = gauss("cpu", dir.path(), n, a0, b0, &compiled);
   const double cpu_s = seconds_since(t0);
-  MESSAGE("Gauss elimination " << n << "x" << n << " on cpu: " << compiled << " kernels compiled, " << cpu_s << " s");
+  MESSAGE("Gauss elimination " << n << "x" << n << " on cpu: " << compiled << " kernels compiled, " << cpu_s
+                               << " s");
   CHECK(compiled >= 1);
   CHECK(compiled <= 10);
   // Only elementwise operations: every element equals ref's bit for bit.

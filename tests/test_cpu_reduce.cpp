@@ -11,18 +11,22 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.hpp"
-#include "tests/cpu_test_util.hpp"
-#include "vm/error.hpp"
-#include "tests/reduce_program.hpp"
 #include "engine/runtime.hpp"
+#include "tests/cpu_test_util.hpp"
+#include "tests/reduce_program.hpp"
+#include "vm/error.hpp"
 
 using namespace arrvm;  // tests only
 
 namespace {
 
-View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) { return reduceprog::typed_view(b, t, off, shape, stride); }
+View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) {
+  return reduceprog::typed_view(b, t, off, shape, stride);
+}
 
-Instruction make(Opcode op, const View& out, const View& in, int axis) { return reduceprog::unary(op, out, in, axis); }
+Instruction make(Opcode op, const View& out, const View& in, int axis) {
+  return reduceprog::unary(op, out, in, axis);
+}
 
 // reduceprog::run on `backend`; *launched: cpu kernels launched.
 std::vector<std::vector<int64_t>> run(const std::string& backend, uint64_t* launched) {
@@ -49,7 +53,8 @@ TEST_CASE("cpu: reductions and scans equal hand-computed values and ref") {
 namespace {
 
 // Full reduction of n elements of dtype t (data given as bytes) on `backend`.
-std::vector<uint8_t> full_reduce(const std::string& backend, Opcode op, DType t, const std::vector<uint8_t>& data) {
+std::vector<uint8_t> full_reduce(const std::string& backend, Opcode op, DType t,
+                                 const std::vector<uint8_t>& data) {
   cputest::TempDir dir;
   Runtime rt(cputest::config(backend, dir.path()));
   const int64_t n = static_cast<int64_t>(data.size() / dtype_size(t));
@@ -109,8 +114,10 @@ TEST_CASE("cpu: parallel full reductions (OpenMP reduction clause)") {
   SUBCASE("int32 sum, min, max exact") {
     CHECK(value_of<int32_t>(full_reduce("cpu", Opcode::AddReduce, DType::Int32, bytes_of(i32))) ==
           static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(s))));
-    CHECK(value_of<int32_t>(full_reduce("cpu", Opcode::MinimumReduce, DType::Int32, bytes_of(i32))) == -2000000000);
-    CHECK(value_of<int32_t>(full_reduce("cpu", Opcode::MaximumReduce, DType::Int32, bytes_of(i32))) == 2000000000);
+    CHECK(value_of<int32_t>(full_reduce("cpu", Opcode::MinimumReduce, DType::Int32, bytes_of(i32))) ==
+          -2000000000);
+    CHECK(value_of<int32_t>(full_reduce("cpu", Opcode::MaximumReduce, DType::Int32, bytes_of(i32))) ==
+          2000000000);
   }
   SUBCASE("bool and/or exact") {
     CHECK(full_reduce("cpu", Opcode::LogicalAndReduce, DType::Bool, all_true)[0] == 1);
@@ -123,7 +130,8 @@ TEST_CASE("cpu: parallel full reductions (OpenMP reduction clause)") {
   SUBCASE("float max propagates NaN (sequential sweep, exact)") {
     std::vector<double> v = d;
     v[n - 3] = std::numeric_limits<double>::quiet_NaN();
-    CHECK(std::isnan(value_of<double>(full_reduce("cpu", Opcode::MaximumReduce, DType::Float64, bytes_of(v)))));
+    CHECK(
+        std::isnan(value_of<double>(full_reduce("cpu", Opcode::MaximumReduce, DType::Float64, bytes_of(v)))));
     CHECK(value_of<double>(full_reduce("cpu", Opcode::MaximumReduce, DType::Float64, bytes_of(d))) == 1.0);
   }
 }

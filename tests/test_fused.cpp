@@ -21,20 +21,24 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "vm/partition.hpp"
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/opencl_test_util.hpp"
-#include "vm/error.hpp"
 #include "tests/reduce_program.hpp"
-#include "engine/runtime.hpp"
+#include "vm/error.hpp"
+#include "vm/partition.hpp"
 
 using namespace arrvm;  // tests only
 
 namespace {
 
-View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) { return reduceprog::typed_view(b, t, off, shape, stride); }
+View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) {
+  return reduceprog::typed_view(b, t, off, shape, stride);
+}
 
-View whole(BaseId b, DType t, Dims shape) { return contiguous_view(b, t, shape); }
+View whole(BaseId b, DType t, Dims shape) {
+  return contiguous_view(b, t, shape);
+}
 
 Instruction make(Opcode op, const View& out, std::vector<Operand> ins, int axis = 0) {
   Instruction i;
@@ -45,8 +49,12 @@ Instruction make(Opcode op, const View& out, std::vector<Operand> ins, int axis 
   return i;
 }
 
-Operand of(const View& v) { return Operand::of(v); }
-Operand of_int(int64_t v) { return Operand::of(Scalar::of_int(DType::Int64, v)); }
+Operand of(const View& v) {
+  return Operand::of(v);
+}
+Operand of_int(int64_t v) {
+  return Operand::of(Scalar::of_int(DType::Int64, v));
+}
 
 template <typename T>
 void put(std::vector<uint8_t>* bytes, std::size_t i, T v) {
@@ -71,7 +79,8 @@ std::vector<uint8_t> values(DType t, int64_t n, int which, bool special) {
       if constexpr (std::is_same_v<T, bool>) {
         v = (i * 7 + which) % 3 != 0;
       } else if constexpr (std::is_floating_point_v<T>) {
-        const T sp[] = {T(-0.0), L::quiet_NaN(), L::infinity(), T(-0.0), -L::infinity(), L::max(), T(0), L::lowest()};
+        const T sp[] = {T(-0.0),        L::quiet_NaN(), L::infinity(), T(-0.0),
+                        -L::infinity(), L::max(),       T(0),          L::lowest()};
         const double* cycle = special ? kCycle : kSigns;
         v = special && i < 8 && (i + which) % 2 == 0 ? sp[i] : T(cycle[(i * 3 + which) % 8]);
       } else {
@@ -134,7 +143,8 @@ Table run_table(const Config& config, int64_t rows, int64_t cols, bool special) 
       return y;
     };
     std::vector<Opcode> reductions = {Opcode::LogicalAndReduce, Opcode::LogicalOrReduce};
-    if (!logical) reductions = {Opcode::AddReduce, Opcode::MultiplyReduce, Opcode::MinimumReduce, Opcode::MaximumReduce};
+    if (!logical)
+      reductions = {Opcode::AddReduce, Opcode::MultiplyReduce, Opcode::MinimumReduce, Opcode::MaximumReduce};
     for (Opcode op : reductions) {
       const std::string on(opcode_name(op));
       for (int axis = 0; axis < 2; ++axis) {
@@ -211,7 +221,8 @@ Table run_table(const Config& config, int64_t rows, int64_t cols, bool special) 
     outs.push_back({"maximum_reduce 3-D axis 1 " + tn, rt.new_base(t, a * c), true});
     issue(make(Opcode::MaximumReduce, whole(outs.back().base, t, {a, c}), {of(whole(y, t, {a, b, c}))}, 1));
     outs.push_back({"add_accumulate 3-D axis 1 " + tn, rt.new_base(t, n), false});
-    issue(make(Opcode::AddAccumulate, whole(outs.back().base, t, {a, b, c}), {of(whole(y, t, {a, b, c}))}, 1));
+    issue(
+        make(Opcode::AddAccumulate, whole(outs.back().base, t, {a, b, c}), {of(whole(y, t, {a, b, c}))}, 1));
     rt.free_base(y);
   }
   for (const Output& o : outs) {
@@ -243,7 +254,8 @@ std::string compare_floats(const std::vector<uint8_t>& got, const std::vector<ui
   return "";
 }
 
-std::string compare(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, bool reduction) {
+std::string compare(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+                    bool reduction) {
   if (got.size() != want.size()) return "sizes differ";
   if (t == DType::Float64) return compare_floats<double>(got, want, reduction);
   if (t == DType::Float32) return compare_floats<float>(got, want, reduction);
@@ -264,11 +276,12 @@ void check_table(const std::string& backend, int64_t rows, int64_t cols, bool sp
     const Table got = run_table(config, rows, cols, special);
     REQUIRE(got.labels == want.labels);
     for (std::size_t i = 0; i < got.bytes.size(); ++i) {
-      INFO(backend << " " << std::string(fuser) << ": " << got.labels[i] << " (" << rows << "x" << cols << ")");
+      INFO(backend << " " << std::string(fuser) << ": " << got.labels[i] << " (" << rows << "x" << cols
+                   << ")");
       CHECK(compare(got.dtypes[i], got.bytes[i], want.bytes[i], got.reduction[i]) == "");
     }
-    MESSAGE(backend << " " << std::string(fuser) << " " << rows << "x" << cols << ": " << got.instructions << " instructions in " << got.launched
-                  << " kernels");
+    MESSAGE(backend << " " << std::string(fuser) << " " << rows << "x" << cols << ": " << got.instructions
+                    << " instructions in " << got.launched << " kernels");
     if (std::string(fuser) == "greedy") {
       CHECK(got.launched * 2 < got.instructions);  // producers, indices and consumers share kernels
     } else {
@@ -308,7 +321,8 @@ void gather_program(Runtime& rt, int64_t n, int64_t shift, const std::vector<int
     rt.write(r, host_idx->data(), host_idx->size() * 8);
   } else {
     rt.issue(make(Opcode::Range, whole(r, DType::Int64, {n}), {}));
-    rt.issue(make(Opcode::Add, whole(r, DType::Int64, {n}), {of(whole(r, DType::Int64, {n})), of_int(shift)}));
+    rt.issue(
+        make(Opcode::Add, whole(r, DType::Int64, {n}), {of(whole(r, DType::Int64, {n})), of_int(shift)}));
   }
   rt.issue(make(Opcode::Gather, whole(o, f, {n}), {of(whole(x, f, {10})), of(whole(r, DType::Int64, {n}))}));
   rt.free_base(r);
@@ -321,7 +335,8 @@ void scatter_program(Runtime& rt, int64_t shift) {
   const BaseId x = rt.new_base(f, 8), r = rt.new_base(DType::Int64, 8), o = rt.new_base(f, 5);
   rt.issue(make(Opcode::Range, whole(x, f, {8}), {}));
   rt.issue(make(Opcode::Range, whole(r, DType::Int64, {8}), {}));
-  rt.issue(make(Opcode::Subtract, whole(r, DType::Int64, {8}), {of(whole(r, DType::Int64, {8})), of_int(shift)}));
+  rt.issue(
+      make(Opcode::Subtract, whole(r, DType::Int64, {8}), {of(whole(r, DType::Int64, {8})), of_int(shift)}));
   rt.issue(make(Opcode::Scatter, whole(o, f, {5}), {of(whole(x, f, {8})), of(whole(r, DType::Int64, {8}))}));
   std::vector<double> v(5);
   rt.read(o, v.data(), v.size() * 8);
@@ -388,7 +403,8 @@ TEST_CASE("run-time errors give ref's message on cpu and opencl and leave the VM
       }
     }
   }
-  CHECK(error_of("ref", "singleton", cases[2].program).find("index -5 out of range [0, 10)") != std::string::npos);
+  CHECK(error_of("ref", "singleton", cases[2].program).find("index -5 out of range [0, 10)") !=
+        std::string::npos);
   for (Opcode op : {Opcode::MinimumReduce, Opcode::MaximumReduce}) {
     const std::string want = empty_axis_error("ref", op);
     CHECK(want.find("over an empty axis in `") != std::string::npos);

@@ -5,12 +5,12 @@
 #include <chrono>
 #include <string>
 
-#include "fusion/algorithms.hpp"
 #include "engine/fusion_stage.hpp"
+#include "engine/runtime.hpp"
+#include "fusion/algorithms.hpp"
 #include "fusion/graph.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "tests/random_program.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 

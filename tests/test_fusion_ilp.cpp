@@ -85,7 +85,8 @@ TEST_CASE("ilp = optimal on random batches, every cost model; same results on re
     const Graph g(prog.batch);
     const bool execute = seed % 10 == 0;
     const std::vector<std::vector<uint8_t>> expected =
-        execute ? run_on_ref(prog, singleton_partition(prog.batch.size())) : std::vector<std::vector<uint8_t>>{};
+        execute ? run_on_ref(prog, singleton_partition(prog.batch.size()))
+                : std::vector<std::vector<uint8_t>>{};
     for (const std::string& model : models) {
       const auto cost = make_cost_model(model);
       INFO("seed " << 100000 + seed << ", " << prog.batch.size() << " instructions, cost model " << model);
@@ -160,12 +161,14 @@ TEST_CASE("ilp on seed 003's normalize2: 2 kernels") {
   b.add(make(Opcode::Greater, view1(m, 0, n), {fusion_test::v(view1(xs, 0, n)), zero}));  // 0
   b.add(make(Opcode::Where, view1(gts, 0, n),
              {fusion_test::v(view1(m, 0, n)), fusion_test::v(view1(xs, 0, n)), zero}));  // 1
-  b.add(fusion_test::control(Opcode::Free, m));                                            // 2
-  b.add(make(Opcode::AddReduce, scalar(s1), {fusion_test::v(view1(xs, 0, n))}, 0));         // 3
-  b.add(make(Opcode::AddReduce, scalar(s2), {fusion_test::v(view1(gts, 0, n))}, 0));        // 4
-  b.add(fusion_test::control(Opcode::Free, gts));                                          // 5
-  b.add(make(Opcode::Divide, view1(y1, 0, n), {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s1))}));
-  b.add(make(Opcode::Divide, view1(y2, 0, n), {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s2))}));
+  b.add(fusion_test::control(Opcode::Free, m));                                          // 2
+  b.add(make(Opcode::AddReduce, scalar(s1), {fusion_test::v(view1(xs, 0, n))}, 0));      // 3
+  b.add(make(Opcode::AddReduce, scalar(s2), {fusion_test::v(view1(gts, 0, n))}, 0));     // 4
+  b.add(fusion_test::control(Opcode::Free, gts));                                        // 5
+  b.add(make(Opcode::Divide, view1(y1, 0, n),
+             {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s1))}));
+  b.add(make(Opcode::Divide, view1(y2, 0, n),
+             {fusion_test::v(view1(xs, 0, n)), fusion_test::v(broadcast(s2))}));
   b.add(fusion_test::control(Opcode::Free, s1));  // 8
   b.add(fusion_test::control(Opcode::Free, s2));  // 9
   b.add(fusion_test::control(Opcode::Sync, y1));  // 10

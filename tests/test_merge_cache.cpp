@@ -17,15 +17,15 @@
 #include <vector>
 
 #include "cache/merge_cache.hpp"
+#include "engine/fusion_stage.hpp"
+#include "engine/runtime.hpp"
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
-#include "engine/fusion_stage.hpp"
 #include "fusion/graph.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/fusion_test_util.hpp"
 #include "tests/random_program.hpp"
 #include "vm/log.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using fusion_test::c;
@@ -40,7 +40,9 @@ namespace {
 
 constexpr DType f64 = DType::Float64;
 
-Operand cf(double x) { return Operand::of(Scalar::of_double(f64, x)); }
+Operand cf(double x) {
+  return Operand::of(Scalar::of_double(f64, x));
+}
 
 // t = x * alpha; y = y + t; free t — over bases created after `skip` others,
 // so that two calls can differ in their base ids only.
@@ -72,7 +74,9 @@ MergeKey key_of(const std::vector<Instruction>& batch, const std::string& fuser 
   return k;
 }
 
-bool same(const Partition& a, const Partition& b) { return a.blocks == b.blocks; }
+bool same(const Partition& a, const Partition& b) {
+  return a.blocks == b.blocks;
+}
 
 std::string legality(const std::vector<Instruction>& batch, const Partition& p) {
   const fusion::Graph g(batch);
@@ -415,9 +419,10 @@ struct CliRun {
 // `arrvm replay TRACE` in its own process with a profile written as JSON.
 CliRun replay_process(const std::string& trace, const std::string& cache_dir, const std::string& fuser,
                       const std::string& profile_path) {
-  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_MERGE_CACHE= ARRVM_CACHE=on ARRVM_CACHE_DIR='" +
-                          cache_dir + "' ARRVM_PROFILE='" + profile_path + "' '" + ARRVM_CLI_PATH +
-                          "' replay --fuser " + fuser + " '" + trace + "' 2>&1";
+  const std::string cmd =
+      "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_MERGE_CACHE= ARRVM_CACHE=on ARRVM_CACHE_DIR='" + cache_dir +
+      "' ARRVM_PROFILE='" + profile_path + "' '" + ARRVM_CLI_PATH + "' replay --fuser " + fuser + " '" +
+      trace + "' 2>&1";
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -600,8 +605,8 @@ TEST_CASE("anytime fusion survives the Runtime: a pending solve is joined, its r
 TEST_CASE("arrvm replay --cache-study: no, cold, warm and hot merge cache for every fuser") {
   cputest::TempDir dir;
   const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
-  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE_DIR='" + dir.path() + "' '" +
-                          ARRVM_CLI_PATH + "' replay '" + trace + "' --cache-study --json 2>&1";
+  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE_DIR='" + dir.path() +
+                          "' '" + ARRVM_CLI_PATH + "' replay '" + trace + "' --cache-study --json 2>&1";
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

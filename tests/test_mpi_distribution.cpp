@@ -111,7 +111,7 @@ TEST_CASE("aligned: a monotone view's element j goes to the owner of its j-th el
 
 TEST_CASE("is_monotone") {
   CHECK(is_monotone(make_view(0, 7, {4, 4}, {6, 1})));
-  CHECK(is_monotone(make_view(0, 0, {4, 4}, {1, 0})));  // a broadcast column
+  CHECK(is_monotone(make_view(0, 0, {4, 4}, {1, 0})));        // a broadcast column
   CHECK_FALSE(is_monotone(make_view(0, 0, {4, 4}, {1, 4})));  // a transpose
   CHECK_FALSE(is_monotone(make_view(0, 9, {4}, {-1})));
 }

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/cpu_test_util.hpp"
 #include "arrvm/arrvm.hpp"
+#include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 
@@ -41,9 +41,10 @@ struct Run {
 // Runs `env ... arrvm args` with the user's ARRVM_* settings cleared.
 Run run_cli(const TempDir& dir, const std::string& env, const std::string& args) {
   const std::string err_file = dir.file("stderr.txt");
-  const std::string cmd = "env -u ARRVM_LOG -u ARRVM_PROFILE -u ARRVM_TRACE -u ARRVM_FUSER -u ARRVM_BACKEND "
-                          "-u ARRVM_CACHE -u ARRVM_MERGE_CACHE ARRVM_CACHE_DIR='" + dir.file("cache") + "' " + env +
-                          " '" + ARRVM_CLI_PATH + "' " + args + " 2>'" + err_file + "'";
+  const std::string cmd =
+      "env -u ARRVM_LOG -u ARRVM_PROFILE -u ARRVM_TRACE -u ARRVM_FUSER -u ARRVM_BACKEND "
+      "-u ARRVM_CACHE -u ARRVM_MERGE_CACHE ARRVM_CACHE_DIR='" +
+      dir.file("cache") + "' " + env + " '" + ARRVM_CLI_PATH + "' " + args + " 2>'" + err_file + "'";
   Run r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -102,7 +103,8 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("observe: ARRVM_PROFILE takes 1/true/on for stderr and a value as a path only if it looks like one") {
+TEST_CASE(
+    "observe: ARRVM_PROFILE takes 1/true/on for stderr and a value as a path only if it looks like one") {
   arrvm::Config c;
   for (const char* on : {"1", "true", "on", "yes", "TRUE", "stderr"}) {
     c.set("profile", on);
@@ -119,13 +121,16 @@ TEST_CASE("observe: ARRVM_PROFILE takes 1/true/on for stderr and a value as a pa
   CHECK_THROWS_WITH_AS(c.set("profile", "maybe"), doctest::Contains("neither"), arrvm::Error);
 }
 
-TEST_CASE("observe: ARRVM_LOG=info logs the backend, each flush and each compile; replay counts compiles as the profile") {
+TEST_CASE(
+    "observe: ARRVM_LOG=info logs the backend, each flush and each compile; replay counts compiles as the "
+    "profile") {
   TempDir dir;
   const std::string trace = record_small(dir);
   // Cold kernel cache (a fresh ARRVM_CACHE_DIR).
-  const Run cold = run_cli(dir, "ARRVM_BACKEND=cpu ARRVM_FUSER=greedy ARRVM_LOG=info ARRVM_PROFILE='" +
-                                    dir.file("cold.json") + "'",
-                           "replay '" + trace + "' --json");
+  const Run cold = run_cli(
+      dir,
+      "ARRVM_BACKEND=cpu ARRVM_FUSER=greedy ARRVM_LOG=info ARRVM_PROFILE='" + dir.file("cold.json") + "'",
+      "replay '" + trace + "' --json");
   INFO(cold.err);
   REQUIRE(cold.code == 0);
   CHECK(cold.err.find("[arrvm info] VM: backend cpu, fuser greedy") != std::string::npos);
@@ -218,19 +223,21 @@ TEST_CASE("observe: --dot writes compact graphs, collapses large batches and ren
   TempDir dir;
   const std::string small = record_small(dir);
   const std::string large = record_large(dir);
-  const Run r1 = run_cli(dir, "ARRVM_BACKEND=ref ARRVM_FUSER=greedy", "replay '" + small + "' --dot '" + dir.file("small") + "'");
+  const Run r1 = run_cli(dir, "ARRVM_BACKEND=ref ARRVM_FUSER=greedy",
+                         "replay '" + small + "' --dot '" + dir.file("small") + "'");
   REQUIRE(r1.code == 0);
   const std::string g = read_file(dir.file("small/batch_0000.dot"));
   CHECK(g.find("= multiply(b") != std::string::npos);  // compact label: op and base names
-  CHECK(g.find("tooltip=") != std::string::npos);     // the full views
-  CHECK(g.find("= sync(") == std::string::npos);  // free and sync nodes hidden
+  CHECK(g.find("tooltip=") != std::string::npos);      // the full views
+  CHECK(g.find("= sync(") == std::string::npos);       // free and sync nodes hidden
   CHECK(g.find("= free(") == std::string::npos);
   std::string all;
   for (const auto& f : fs::directory_iterator(dir.file("small"))) {
     if (f.path().extension() == ".dot") all += read_file(f.path().string());
   }
   CHECK(all.find(", 0.1)") != std::string::npos);  // constants as short as they read back
-  const Run r2 = run_cli(dir, "ARRVM_BACKEND=ref ARRVM_FUSER=greedy", "replay '" + large + "' --dot '" + dir.file("large") + "'");
+  const Run r2 = run_cli(dir, "ARRVM_BACKEND=ref ARRVM_FUSER=greedy",
+                         "replay '" + large + "' --dot '" + dir.file("large") + "'");
   REQUIRE(r2.code == 0);
   const std::string l = read_file(dir.file("large/batch_0000.dot"));
   CHECK(l.find("one node per block") != std::string::npos);
@@ -269,13 +276,15 @@ TEST_CASE("observe: replay --fusers x --backends prints one verified row per com
   CHECK(rows == 4);
   CHECK(cost["ref/greedy"] < cost["ref/singleton"]);
   CHECK(cost["cpu/greedy"] == cost["ref/greedy"]);  // the partition does not depend on the backend
-  const Run j = run_cli(dir, "ARRVM_CACHE=memory", "replay '" + trace + "' --fusers singleton,greedy --backends ref --json");
+  const Run j = run_cli(dir, "ARRVM_CACHE=memory",
+                        "replay '" + trace + "' --fusers singleton,greedy --backends ref --json");
   REQUIRE(j.code == 0);
   const nlohmann::json rowsj = parse(j.out);
   REQUIRE(rowsj.size() == 2);
   for (const nlohmann::json& x : rowsj) CHECK(x["verified"].get<bool>());
   // A fuser that does not exist is an error row, and the exit code says so.
-  const Run bad = run_cli(dir, "ARRVM_CACHE=memory", "replay '" + trace + "' --fusers greedy,nosuch --backends ref");
+  const Run bad =
+      run_cli(dir, "ARRVM_CACHE=memory", "replay '" + trace + "' --fusers greedy,nosuch --backends ref");
   CHECK(bad.code == 1);
   CHECK(bad.out.find("ERROR") != std::string::npos);
 }
@@ -299,8 +308,9 @@ TEST_CASE("observe: arrvm info validates the configuration it prints") {
 
 TEST_CASE("observe: arrvm bench --json/--csv, and bench/plot.py draws them") {
   TempDir dir;
-  const Run r = run_cli(dir, "", "bench leibnitz_pi --size tiny --fusers singleton,greedy --backends ref --json '" +
-                                     dir.file("b.json") + "' --csv '" + dir.file("b.csv") + "'");
+  const Run r = run_cli(dir, "",
+                        "bench leibnitz_pi --size tiny --fusers singleton,greedy --backends ref --json '" +
+                            dir.file("b.json") + "' --csv '" + dir.file("b.csv") + "'");
   INFO(r.out, r.err);
   REQUIRE(r.code == 0);
   const nlohmann::json doc = parse(read_file(dir.file("b.json")));

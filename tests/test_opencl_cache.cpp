@@ -18,9 +18,9 @@
 
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
+#include "engine/runtime.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -95,7 +95,8 @@ struct CliResult {
 };
 
 CliResult run_cli(const std::string& env, const std::string& args) {
-  const std::string cmd = "ARRVM_TRACE= ARRVM_PROFILE= ARRVM_LOG=error " + env + " '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
+  const std::string cmd =
+      "ARRVM_TRACE= ARRVM_PROFILE= ARRVM_LOG=error " + env + " '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
   CliResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -111,7 +112,8 @@ CliResult run_cli(const std::string& env, const std::string& args) {
 // whose top row is 100, `iterations` times without reading anything back
 // (with_delta: each iteration also reads max|next - centre|, a 0-d base).
 // Returns the grid; *profile gets the VM's counters.
-std::vector<double> heat(const std::string& backend, int64_t n, int iterations, bool with_delta, Profile* profile) {
+std::vector<double> heat(const std::string& backend, int64_t n, int iterations, bool with_delta,
+                         Profile* profile) {
   const DType f = DType::Float64;
   const int64_t w = n + 2;
   Runtime rt(opencltest::config(backend));
@@ -119,8 +121,9 @@ std::vector<double> heat(const std::string& backend, int64_t n, int iterations, 
   std::vector<double> init(static_cast<std::size_t>(w * w), 0.0);
   for (int64_t c = 0; c < w; ++c) init[c] = 100.0;
   rt.write(grid, init.data(), init.size() * 8);
-  const View centre = mat(grid, f, w + 1, n, n, w), up = mat(grid, f, 1, n, n, w), down = mat(grid, f, 2 * w + 1, n, n, w),
-             left = mat(grid, f, w, n, n, w), right = mat(grid, f, w + 2, n, n, w);
+  const View centre = mat(grid, f, w + 1, n, n, w), up = mat(grid, f, 1, n, n, w),
+             down = mat(grid, f, 2 * w + 1, n, n, w), left = mat(grid, f, w, n, n, w),
+             right = mat(grid, f, w + 2, n, n, w);
   for (int it = 0; it < iterations; ++it) {
     BaseId t[6];
     for (BaseId& b : t) b = rt.new_base(f, n * n);
@@ -137,7 +140,8 @@ std::vector<double> heat(const std::string& backend, int64_t n, int iterations, 
       Instruction r1 = make(Opcode::MaximumReduce, vec(rows, f, 0, n, 1), {Operand::of(tv(5))});
       r1.axis = 1;
       rt.issue(r1);
-      Instruction r2 = make(Opcode::MaximumReduce, View{delta, f, 0, Dims{}, Dims{}}, {Operand::of(vec(rows, f, 0, n, 1))});
+      Instruction r2 = make(Opcode::MaximumReduce, View{delta, f, 0, Dims{}, Dims{}},
+                            {Operand::of(vec(rows, f, 0, n, 1))});
       r2.axis = 0;
       rt.issue(r2);
       double d = 0;
@@ -240,21 +244,26 @@ TEST_CASE("opencl: a second process builds no program (binary cache hits)") {
     c.trace = trace;
     Runtime rt(c);
     const DType f = DType::Float32;
-    const BaseId x = rt.new_base(f, 64), y = rt.new_base(f, 64), s = rt.new_base(f, 8), tot = rt.new_base(f, 1),
-                 cs = rt.new_base(f, 64), idx = rt.new_base(DType::Int64, 8), g = rt.new_base(f, 8);
+    const BaseId x = rt.new_base(f, 64), y = rt.new_base(f, 64), s = rt.new_base(f, 8),
+                 tot = rt.new_base(f, 1), cs = rt.new_base(f, 64), idx = rt.new_base(DType::Int64, 8),
+                 g = rt.new_base(f, 8);
     rt.issue(make(Opcode::Range, vec(x, f, 0, 64, 1), {}));
-    rt.issue(make(Opcode::Multiply, vec(y, f, 0, 64, 1), {Operand::of(vec(x, f, 0, 64, 1)), Operand::of(Scalar::of_double(f, 0.5))}));
+    rt.issue(make(Opcode::Multiply, vec(y, f, 0, 64, 1),
+                  {Operand::of(vec(x, f, 0, 64, 1)), Operand::of(Scalar::of_double(f, 0.5))}));
     Instruction r = make(Opcode::AddReduce, vec(s, f, 0, 8, 1), {Operand::of(mat(y, f, 0, 8, 8, 8))});
     r.axis = 1;
     rt.issue(r);
-    Instruction t = make(Opcode::AddReduce, View{tot, f, 0, Dims{}, Dims{}}, {Operand::of(vec(y, f, 0, 64, 1))});
+    Instruction t =
+        make(Opcode::AddReduce, View{tot, f, 0, Dims{}, Dims{}}, {Operand::of(vec(y, f, 0, 64, 1))});
     rt.issue(t);
     Instruction a = make(Opcode::AddAccumulate, vec(cs, f, 0, 64, 1), {Operand::of(vec(y, f, 0, 64, 1))});
     rt.issue(a);
     rt.issue(make(Opcode::Range, vec(idx, DType::Int64, 0, 8, 1), {}));
-    rt.issue(make(Opcode::Gather, vec(g, f, 0, 8, 1), {Operand::of(vec(y, f, 63, 64, -1)), Operand::of(vec(idx, DType::Int64, 0, 8, 1))}));
+    rt.issue(make(Opcode::Gather, vec(g, f, 0, 8, 1),
+                  {Operand::of(vec(y, f, 63, 64, -1)), Operand::of(vec(idx, DType::Int64, 0, 8, 1))}));
     std::vector<float> buf(64);
-    for (BaseId b : {y, s, tot, cs, g}) rt.read(b, buf.data(), static_cast<std::size_t>(rt.bases().find(b)->nelem) * 4);
+    for (BaseId b : {y, s, tot, cs, g})
+      rt.read(b, buf.data(), static_cast<std::size_t>(rt.bases().find(b)->nelem) * 4);
   }
   const std::string env = "ARRVM_BACKEND=opencl ARRVM_CACHE=on ARRVM_CACHE_DIR='" + dir.path() + "/cache'";
   nlohmann::json profile[2];
@@ -277,7 +286,8 @@ TEST_CASE("opencl: a second process builds no program (binary cache hits)") {
   CHECK(profile[0]["kernels"]["cache_misses"] == profile[0]["work_blocks"]);
   CHECK(profile[1]["kernels"]["compiled"].get<int>() == 0);
   CHECK(profile[1]["kernels"]["cache_misses"].get<int>() == 0);
-  CHECK(profile[1]["kernels"]["cache_disk_hits"].get<int>() == profile[0]["kernels"]["cache_misses"].get<int>());
+  CHECK(profile[1]["kernels"]["cache_disk_hits"].get<int>() ==
+        profile[0]["kernels"]["cache_misses"].get<int>());
   CHECK(profile[1]["kernels"]["launched"] == profile[0]["kernels"]["launched"]);
 }
 
@@ -287,7 +297,8 @@ TEST_CASE("opencl: a program that does not build is a BackendError with the buil
   opencl::Context context(clCreateContext(nullptr, 1, &device.device, nullptr, nullptr, &err));
   REQUIRE(err == CL_SUCCESS);
   cputest::TempDir dir;
-  opencl::ProgramCache cache(opencltest::config("opencl", dir.path()), context.get(), device, "-cl-std=CL1.2");
+  opencl::ProgramCache cache(opencltest::config("opencl", dir.path()), context.get(), device,
+                             "-cl-std=CL1.2");
   Profile profile;
   try {
     cache.get("__kernel void k(__global int* p) { p[0] = undeclared_name; }\n", "k", profile);
@@ -353,7 +364,7 @@ TEST_CASE("opencl: memory stays on the device: a 20-iteration heat equation move
   Profile p, ref_profile;
   const std::vector<double> got = heat("opencl", n, 20, false, &p);
   const std::vector<double> want = heat("ref", n, 20, false, &ref_profile);
-  CHECK(got == want);  // elementwise only: bit for bit
+  CHECK(got == want);                   // elementwise only: bit for bit
   CHECK(got[(n + 2) + 1 + n / 2] > 0);  // the heat spread from the top row
   CHECK(p.bytes_from_host == static_cast<uint64_t>(grid_bytes));
   CHECK(p.bytes_to_device == static_cast<uint64_t>(grid_bytes));

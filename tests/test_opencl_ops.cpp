@@ -45,15 +45,32 @@ namespace {
 // function that ref takes from glibc; 0 for everything that must be exact.
 int opencl_ulp_bound(Opcode op) {
   switch (op) {
-    case Opcode::Sin: case Opcode::Cos: case Opcode::Arcsin: case Opcode::Arccos: case Opcode::Sinh:
-    case Opcode::Cosh: return 4;
-    case Opcode::Tan: case Opcode::Arctan: case Opcode::Tanh: return 5;
-    case Opcode::Arctan2: return 6;
-    case Opcode::Exp: case Opcode::Exp2: case Opcode::Expm1: case Opcode::Log: case Opcode::Log2:
-    case Opcode::Log10: return 3;
-    case Opcode::Log1p: return 2;
-    case Opcode::Power: return 16;
-    default: return 0;
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Arcsin:
+    case Opcode::Arccos:
+    case Opcode::Sinh:
+    case Opcode::Cosh:
+      return 4;
+    case Opcode::Tan:
+    case Opcode::Arctan:
+    case Opcode::Tanh:
+      return 5;
+    case Opcode::Arctan2:
+      return 6;
+    case Opcode::Exp:
+    case Opcode::Exp2:
+    case Opcode::Expm1:
+    case Opcode::Log:
+    case Opcode::Log2:
+    case Opcode::Log10:
+      return 3;
+    case Opcode::Log1p:
+      return 2;
+    case Opcode::Power:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -118,8 +135,8 @@ TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit bu
     }
     for (std::size_t k = 0; k < got.bytes[i].size() && (ulp < 0 || ulp > bound + 1); ++k) {
       if (got.bytes[i][k] != expected.bytes[i][k]) {
-        MESSAGE(got.labels[i] << ": " << ulp << " ulp (bound " << bound << "); first difference at byte " << k << ": "
-                              << int(got.bytes[i][k]) << " vs ref " << int(expected.bytes[i][k]));
+        MESSAGE(got.labels[i] << ": " << ulp << " ulp (bound " << bound << "); first difference at byte " << k
+                              << ": " << int(got.bytes[i][k]) << " vs ref " << int(expected.bytes[i][k]));
         break;
       }
     }

@@ -17,19 +17,23 @@
 #include <vector>
 
 #include "backends/opencl/opencl_backend.hpp"
+#include "engine/runtime.hpp"
 #include "tests/op_table.hpp"
 #include "tests/opencl_test_util.hpp"
-#include "vm/error.hpp"
 #include "tests/reduce_program.hpp"
-#include "engine/runtime.hpp"
+#include "vm/error.hpp"
 
 using namespace arrvm;  // tests only
 
 namespace {
 
-View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) { return reduceprog::typed_view(b, t, off, shape, stride); }
+View view(BaseId b, DType t, int64_t off, Dims shape, Dims stride) {
+  return reduceprog::typed_view(b, t, off, shape, stride);
+}
 
-Instruction make(Opcode op, const View& out, const View& in, int axis) { return reduceprog::unary(op, out, in, axis); }
+Instruction make(Opcode op, const View& out, const View& in, int axis) {
+  return reduceprog::unary(op, out, in, axis);
+}
 
 Instruction make2(Opcode op, const View& out, const View& a, const View& b) {
   Instruction i;
@@ -42,7 +46,8 @@ Instruction make2(Opcode op, const View& out, const View& a, const View& b) {
 
 // reduceprog::run on `backend`; *launched: kernels launched, *blocks:
 // blocks with work (each one kernel).
-std::vector<std::vector<int64_t>> run(const std::string& backend, uint64_t* launched, uint64_t* blocks = nullptr) {
+std::vector<std::vector<int64_t>> run(const std::string& backend, uint64_t* launched,
+                                      uint64_t* blocks = nullptr) {
   Runtime rt(opencltest::config(backend));
   std::vector<std::vector<int64_t>> r = reduceprog::run(rt);
   *launched = rt.profile().kernels_launched;
@@ -52,7 +57,8 @@ std::vector<std::vector<int64_t>> run(const std::string& backend, uint64_t* laun
 
 // Integers and bools exactly; floats within rtol (float32 1e-5, float64
 // 1e-12) and a tiny atol, NaN equal to NaN, infinities exactly.
-bool close(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, double rtol_scale = 1) {
+bool close(DType t, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+           double rtol_scale = 1) {
   if (got == want) return true;
   if (!is_float(t) || got.size() != want.size()) return false;
   const std::size_t size = dtype_size(t);
@@ -85,8 +91,9 @@ struct Outputs {
 
 // Runs `program` (which issues instructions and names its outputs) on
 // `backend` and reads every output.
-Outputs run_outputs(const std::string& backend,
-                    const std::function<void(Runtime&, std::vector<std::pair<std::string, BaseId>>*)>& program) {
+Outputs run_outputs(
+    const std::string& backend,
+    const std::function<void(Runtime&, std::vector<std::pair<std::string, BaseId>>*)>& program) {
   Config c = opencltest::config(backend);
   c.batch = 100000;
   Runtime rt(c);
@@ -97,8 +104,9 @@ Outputs run_outputs(const std::string& backend,
   r.launched = rt.profile().kernels_launched;
   if (backend == "opencl") {
     const Profile& p = rt.profile();
-    MESSAGE(p.kernels_launched << " kernels launched, " << p.kernel_cache_misses << " built in " << p.kernels_compiled
-                               << " programs: build " << p.compile_s << " s, execution (with the device's own "
+    MESSAGE(p.kernels_launched << " kernels launched, " << p.kernel_cache_misses << " built in "
+                               << p.kernels_compiled << " programs: build " << p.compile_s
+                               << " s, execution (with the device's own "
                                << "compilation at first launch) " << p.execution_s() << " s");
   }
   for (const auto& [label, b] : outs) {
@@ -201,7 +209,8 @@ class FullReductions {
 };
 
 // A single full reduction (for the error case).
-std::vector<uint8_t> full_reduce(const std::string& backend, Opcode op, DType t, const std::vector<uint8_t>& data) {
+std::vector<uint8_t> full_reduce(const std::string& backend, Opcode op, DType t,
+                                 const std::vector<uint8_t>& data) {
   FullReductions r(backend);
   r.add(op, t, data);
   return r.run()[0];
@@ -247,23 +256,23 @@ TEST_CASE("opencl: full reductions as work-group trees") {
   with_inf[777] = -std::numeric_limits<float>::infinity();
   FullReductions ocl("opencl"), ref("ref");
   for (FullReductions* r : {&ocl, &ref}) {
-    r->add(Opcode::AddReduce, DType::Float64, bytes_of(d));          // 0
-    r->add(Opcode::AddReduce, DType::Float32, bytes_of(f));          // 1
-    r->add(Opcode::AddReduce, DType::Int32, bytes_of(i32));          // 2
-    r->add(Opcode::MinimumReduce, DType::Int32, bytes_of(i32));      // 3
-    r->add(Opcode::MaximumReduce, DType::Int32, bytes_of(i32));      // 4
-    r->add(Opcode::MultiplyReduce, DType::Int32, bytes_of(i32));     // 5
-    r->add(Opcode::LogicalAndReduce, DType::Bool, all_true);         // 6
-    r->add(Opcode::LogicalAndReduce, DType::Bool, one_false);        // 7
-    r->add(Opcode::LogicalOrReduce, DType::Bool, one_true);          // 8
+    r->add(Opcode::AddReduce, DType::Float64, bytes_of(d));                    // 0
+    r->add(Opcode::AddReduce, DType::Float32, bytes_of(f));                    // 1
+    r->add(Opcode::AddReduce, DType::Int32, bytes_of(i32));                    // 2
+    r->add(Opcode::MinimumReduce, DType::Int32, bytes_of(i32));                // 3
+    r->add(Opcode::MaximumReduce, DType::Int32, bytes_of(i32));                // 4
+    r->add(Opcode::MultiplyReduce, DType::Int32, bytes_of(i32));               // 5
+    r->add(Opcode::LogicalAndReduce, DType::Bool, all_true);                   // 6
+    r->add(Opcode::LogicalAndReduce, DType::Bool, one_false);                  // 7
+    r->add(Opcode::LogicalOrReduce, DType::Bool, one_true);                    // 8
     r->add(Opcode::LogicalOrReduce, DType::Bool, std::vector<uint8_t>(n, 0));  // 9
-    r->add(Opcode::MaximumReduce, DType::Float64, bytes_of(nan));    // 10
-    r->add(Opcode::MinimumReduce, DType::Float64, bytes_of(nan));    // 11
-    r->add(Opcode::MaximumReduce, DType::Float64, bytes_of(d));      // 12
-    r->add(Opcode::AddReduce, DType::Float32, bytes_of(zeros));      // 13
-    r->add(Opcode::MinimumReduce, DType::Float32, bytes_of(with_inf));  // 14
-    r->add(Opcode::MultiplyReduce, DType::Int32, {});                // 15
-    r->add(Opcode::AddReduce, DType::Float64, {});                   // 16
+    r->add(Opcode::MaximumReduce, DType::Float64, bytes_of(nan));              // 10
+    r->add(Opcode::MinimumReduce, DType::Float64, bytes_of(nan));              // 11
+    r->add(Opcode::MaximumReduce, DType::Float64, bytes_of(d));                // 12
+    r->add(Opcode::AddReduce, DType::Float32, bytes_of(zeros));                // 13
+    r->add(Opcode::MinimumReduce, DType::Float32, bytes_of(with_inf));         // 14
+    r->add(Opcode::MultiplyReduce, DType::Int32, {});                          // 15
+    r->add(Opcode::AddReduce, DType::Float64, {});                             // 16
   }
   const auto got = ocl.run(), want = ref.run();
   // float64 sum within 1e-12 of ref; ref itself is H(100000).
@@ -308,8 +317,8 @@ TEST_CASE("opencl: full reductions as work-group trees") {
 }
 
 TEST_CASE("opencl: every reduction and scan opcode x dtype, along every axis, equals ref") {
-  const Opcode reductions[] = {Opcode::AddReduce,     Opcode::MultiplyReduce,   Opcode::MinimumReduce,
-                               Opcode::MaximumReduce, Opcode::LogicalAndReduce, Opcode::LogicalOrReduce,
+  const Opcode reductions[] = {Opcode::AddReduce,     Opcode::MultiplyReduce,    Opcode::MinimumReduce,
+                               Opcode::MaximumReduce, Opcode::LogicalAndReduce,  Opcode::LogicalOrReduce,
                                Opcode::AddAccumulate, Opcode::MultiplyAccumulate};
   auto program = [&](Runtime& rt, std::vector<std::pair<std::string, BaseId>>* outs) {
     for (DType t : optable::all_dtypes()) {
@@ -351,8 +360,8 @@ TEST_CASE("opencl: every reduction and scan opcode x dtype, along every axis, eq
   for (std::size_t i = 0; i < got.bytes.size(); ++i) {
     INFO(got.labels[i]);
     const bool edge = got.labels[i].find("edge") != std::string::npos;
-    const bool float_sum = is_float(got.dtypes[i]) && (got.labels[i].rfind("add_", 0) == 0 ||
-                                                       got.labels[i].rfind("multiply_", 0) == 0);
+    const bool float_sum = is_float(got.dtypes[i]) &&
+                           (got.labels[i].rfind("add_", 0) == 0 || got.labels[i].rfind("multiply_", 0) == 0);
     if (edge && float_sum && got.labels[i].find("axis -1") != std::string::npos &&
         got.labels[i].find("reduce") != std::string::npos) {
       continue;  // a tree over MAX, -MAX, inf, -inf, NaN: covered by the tame rows
@@ -403,7 +412,8 @@ TEST_CASE("opencl: gather and scatter of every dtype equal ref; duplicates: the 
       const std::string tn(dtype_name(t));
       // gather from a reversed 2-D view of 45 elements (5 x 9).
       const BaseId g = rt.new_base(t, n);
-      Instruction gi = make2(Opcode::Gather, view(g, t, 0, {6, 10}, {10, 1}), view(src, t, 89, {5, 9}, {-18, -2}), iv);
+      Instruction gi =
+          make2(Opcode::Gather, view(g, t, 0, {6, 10}, {10, 1}), view(src, t, 89, {5, 9}, {-18, -2}), iv);
       rt.issue(gi);
       outs->emplace_back("gather " + tn, g);
       // scatter into a strided 3 x 15 view of a zero-filled base.
@@ -413,7 +423,8 @@ TEST_CASE("opencl: gather and scatter of every dtype equal ref; duplicates: the 
       z.out = contiguous_view(s, t, {100});
       z.add_input(Operand::of(optable::constant_of(t)));
       rt.issue(z);
-      Instruction si = make2(Opcode::Scatter, view(s, t, 2, {3, 15}, {30, 2}), view(src, t, 0, {6, 10}, {15, 1}), iv);
+      Instruction si =
+          make2(Opcode::Scatter, view(s, t, 2, {3, 15}, {30, 2}), view(src, t, 0, {6, 10}, {15, 1}), iv);
       rt.issue(si);
       outs->emplace_back("scatter " + tn, s);
     }

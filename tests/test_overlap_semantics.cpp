@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 
 using namespace arrvm;  // tests only
 using namespace reftest;
@@ -108,21 +108,21 @@ TEST_CASE("the three view patterns of issue 18 run with NumPy's meaning on every
     std::function<double(double)> f;
   };
   const Pattern patterns[] = {
-      {"sin, transposed output, strided input", 101, view(0, 18, {3, 2}, {1, 36}), view(0, 26, {3, 2}, {36, 2}),
-       Opcode::Sin, [](double x) { return std::sin(x); }},
+      {"sin, transposed output, strided input", 101, view(0, 18, {3, 2}, {1, 36}),
+       view(0, 26, {3, 2}, {36, 2}), Opcode::Sin, [](double x) { return std::sin(x); }},
       {"identity, broadcast input between output rows", 24, view(0, 0, {6, 2}, {4, 1}),
        view(0, 3, {6, 2}, {4, 0}), Opcode::Identity, [](double x) { return x; }},
       {"absolute, broadcast input among strided output", 40, view(0, 0, {3, 1, 7}, {13, 13, 2}),
        view(0, 3, {3, 1, 7}, {0, 13, 0}), Opcode::Absolute, [](double x) { return std::fabs(x); }},
       // true overlaps: the VM copies the input first
-      {"shift right by one (a[1:] = a[:-1])", 10, view(0, 1, {9}, {1}), view(0, 0, {9}, {1}), Opcode::Identity,
-       [](double x) { return x; }},
+      {"shift right by one (a[1:] = a[:-1])", 10, view(0, 1, {9}, {1}), view(0, 0, {9}, {1}),
+       Opcode::Identity, [](double x) { return x; }},
       {"reverse in place (a[:] = a[::-1])", 9, view(0, 0, {9}, {1}), view(0, 8, {9}, {-1}), Opcode::Negative,
        [](double x) { return -x; }},
       {"transpose in place (a[:] = a.T)", 16, view(0, 0, {4, 4}, {4, 1}), view(0, 0, {4, 4}, {1, 4}),
        Opcode::Absolute, [](double x) { return std::fabs(x); }},
-      {"broadcast a row over all rows (a[:] = a[1])", 12, view(0, 0, {3, 4}, {4, 1}), view(0, 4, {3, 4}, {0, 1}),
-       Opcode::Exp, [](double x) { return std::exp(x); }},
+      {"broadcast a row over all rows (a[:] = a[1])", 12, view(0, 0, {3, 4}, {4, 1}),
+       view(0, 4, {3, 4}, {0, 1}), Opcode::Exp, [](double x) { return std::exp(x); }},
   };
   for (const char* backend : kBackends) {
     for (const Pattern& p : patterns) {
@@ -154,7 +154,8 @@ TEST_CASE("a reduction, a scan and a gather into a view of their own input's bas
     // row sums of the 3x4 matrix written into its column 1 (overlapping)
     rt.issue(make(Opcode::AddReduce, view(b, 1, {3}, {4}), {in(view(b, 0, {3, 4}, {4, 1}))}, 1));
     std::vector<double> want = init;
-    for (int r = 0; r < 3; ++r) want[4 * r + 1] = init[4 * r] + init[4 * r + 1] + init[4 * r + 2] + init[4 * r + 3];
+    for (int r = 0; r < 3; ++r)
+      want[4 * r + 1] = init[4 * r] + init[4 * r + 1] + init[4 * r + 2] + init[4 * r + 3];
     CHECK(read_f64(rt, b, 12) == want);
     // cumulative sum of elements 0..5 written into elements 2..7
     const std::vector<double> cur = want;
@@ -170,7 +171,8 @@ TEST_CASE("a reduction, a scan and a gather into a view of their own input's bas
     rt.issue(make(Opcode::Gather, view(b, 0, {6}, {2}), {in(vec(b, 12)), in(vec(idx, 6))}));
     for (int i = 0; i < 6; ++i) want[2 * i] = cur2[static_cast<std::size_t>(iv[i])];
     CHECK(read_f64(rt, b, 12) == want);
-    CHECK(rt.profile().overlap_copies == 3);  // one per instruction: each output shares elements with its input
+    CHECK(rt.profile().overlap_copies ==
+          3);  // one per instruction: each output shares elements with its input
   }
 }
 
@@ -187,13 +189,15 @@ TEST_CASE("a run-time failure poisons exactly what it writes and what is compute
       const std::vector<int64_t> bad = {0, 7, 1};
       rt.write(src, s.data(), 32);
       rt.write(idx, bad.data(), 24);
-      rt.issue(make(Opcode::Gather, vec(out, 3), {in(vec(src, 4)), in(vec(idx, 3))}));  // take(src, [0, 7, 1])
+      rt.issue(
+          make(Opcode::Gather, vec(out, 3), {in(vec(src, 4)), in(vec(idx, 3))}));  // take(src, [0, 7, 1])
       rt.issue(make(Opcode::Multiply, vec(dep, 3), {in(vec(out, 3)), konst(2.0)}));
       rt.issue(make(Opcode::Add, vec(other, 4), {in(vec(src, 4)), konst(10.0)}));
       // The unrelated array is read first: it is right, and no error surfaces.
       CHECK(read_f64(rt, other, 4) == std::vector<double>{11, 12, 13, 14});
       std::vector<double> buf(3);
-      CHECK_THROWS_WITH_AS(rt.read(out, buf.data(), 24), doctest::Contains("index 7 out of range [0, 4)"), Error);
+      CHECK_THROWS_WITH_AS(rt.read(out, buf.data(), 24), doctest::Contains("index 7 out of range [0, 4)"),
+                           Error);
       CHECK_THROWS_WITH_AS(rt.read(dep, buf.data(), 24), doctest::Contains("index 7 out of range"), Error);
       CHECK(rt.is_poisoned(out));
       CHECK_FALSE(rt.is_poisoned(src));

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
-#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 
 namespace {
@@ -38,8 +38,9 @@ struct RunResult {
 
 // Runs the CLI under the ref backend with caches kept out of the user's home.
 RunResult run_cli(const TempDir& dir, const std::string& args) {
-  const std::string cmd = "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE=memory ARRVM_CACHE_DIR='" +
-                          dir.file("cache") + "' '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
+  const std::string cmd =
+      "ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= ARRVM_CACHE=memory ARRVM_CACHE_DIR='" +
+      dir.file("cache") + "' '" + ARRVM_CLI_PATH + "' " + args + " 2>&1";
   RunResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -135,7 +136,9 @@ void edit_bytes(std::vector<std::string>& lines, std::size_t line_no, F edit) {
   lines[line_no - 1] = j.dump();
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -319,8 +322,9 @@ TEST_CASE("replay: errors exit 2 with a message naming the problem") {
 
   // A trace that is well formed but uses an undeclared base.
   const std::string bad = dir.file("undeclared.jsonl");
-  write_lines(bad, {R"({"arrvm_trace": 1})", R"({"base": 0, "dtype": "int32", "nelem": 2})",
-                    R"({"op": "range", "out": {"base": 5, "offset": 0, "shape": [2], "stride": [1]}, "in": []})"});
+  write_lines(bad,
+              {R"({"arrvm_trace": 1})", R"({"base": 0, "dtype": "int32", "nelem": 2})",
+               R"({"op": "range", "out": {"base": 5, "offset": 0, "shape": [2], "stride": [1]}, "in": []})"});
   r = run_cli(dir, "replay '" + bad + "'");
   CHECK(r.code == 2);
   CHECK(contains(r.out, "undeclared.jsonl:3: base 5 has no base line before it"));

@@ -18,8 +18,8 @@
 
 namespace {
 
-using arrvm::DType;
 using arrvm::Dims;
+using arrvm::DType;
 using arrvm::Instruction;
 using arrvm::Opcode;
 using arrvm::Operand;
@@ -31,8 +31,8 @@ using arrvm::View;
 
 std::string temp_path(const std::string& tag) {
   static int counter = 0;
-  return (std::filesystem::temp_directory_path() /
-          ("arrvm_test_trace_" + std::to_string(::getpid()) + "_" + tag + "_" + std::to_string(counter++) + ".jsonl"))
+  return (std::filesystem::temp_directory_path() / ("arrvm_test_trace_" + std::to_string(::getpid()) + "_" +
+                                                    tag + "_" + std::to_string(counter++) + ".jsonl"))
       .string();
 }
 
@@ -100,8 +100,9 @@ TEST_CASE("trace: writer output has the documented line format") {
   CHECK(lines[2] == R"({"data":3,"bytes":"Zm9v"})");
   CHECK(lines[3] == R"({"op":"free","base":3})");
   // sha256("foo")
-  CHECK(lines[4] ==
-        R"({"op":"sync","base":9,"bytes":"Zm9v","sha256":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"})");
+  CHECK(
+      lines[4] ==
+      R"({"op":"sync","base":9,"bytes":"Zm9v","sha256":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"})");
   std::filesystem::remove(path);
 }
 
@@ -110,7 +111,7 @@ TEST_CASE("trace: round trip of every line kind") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   const uint64_t big_seed = (uint64_t{1} << 63) + 12345;  // above INT64_MAX
-  std::vector<uint8_t> big(std::size_t{1} << 20 | 1);        // 1 MiB + 1: no "bytes"
+  std::vector<uint8_t> big(std::size_t{1} << 20 | 1);     // 1 MiB + 1: no "bytes"
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7);
   const uint8_t small[5] = {1, 2, 3, 250, 0};
 
@@ -270,13 +271,14 @@ TEST_CASE("trace: round trip of every line kind") {
 
 TEST_CASE("trace: hand-written lines in key order other than the writer's") {
   const std::string path = temp_path("hand");
-  write_file(path,
-             "{\"arrvm_trace\": 1}\r\n"
-             "{\"nelem\": 4, \"dtype\": \"int32\", \"base\": 0}\n"
-             "{\"in\": [{\"stride\": [1], \"shape\": [4], \"offset\": 0, \"base\": 0}, {\"dtype\": \"int32\", "
-             "\"const\": -3}], \"out\": {\"base\": 1, \"offset\": 0, \"shape\": [4], \"stride\": [1]}, \"op\": "
-             "\"add\"}\n"
-             "{\"op\": \"sync\", \"base\": 1}\n");
+  write_file(
+      path,
+      "{\"arrvm_trace\": 1}\r\n"
+      "{\"nelem\": 4, \"dtype\": \"int32\", \"base\": 0}\n"
+      "{\"in\": [{\"stride\": [1], \"shape\": [4], \"offset\": 0, \"base\": 0}, {\"dtype\": \"int32\", "
+      "\"const\": -3}], \"out\": {\"base\": 1, \"offset\": 0, \"shape\": [4], \"stride\": [1]}, \"op\": "
+      "\"add\"}\n"
+      "{\"op\": \"sync\", \"base\": 1}\n");
   const auto evs = read_all(path);
   REQUIRE(evs.size() == 3);
   CHECK(evs[0].dtype == DType::Int32);
@@ -331,12 +333,16 @@ TEST_CASE("trace: malformed traces are rejected with file and line") {
   e = trace_error(base + "{\"op\": \"random\", \"out\": " + v + ", \"in\": [], \"seed\": -1}\n");
   CHECK(e.find(":3: \"seed\"") != std::string::npos);
 
-  e = trace_error(base + "{\"op\": \"negative\", \"out\": {\"base\": 0, \"offset\": 0, \"shape\": [2]}, \"in\": [" +
+  e = trace_error(base +
+                  "{\"op\": \"negative\", \"out\": {\"base\": 0, \"offset\": 0, \"shape\": [2]}, \"in\": [" +
                   v + "]}\n");
   CHECK(e.find(":3: missing field \"stride\"") != std::string::npos);
 
-  e = trace_error(base + "{\"op\": \"negative\", \"out\": {\"base\": 0, \"offset\": 0.5, \"shape\": [2], \"stride\": "
-                         "[1]}, \"in\": [" + v + "]}\n");
+  e = trace_error(
+      base +
+      "{\"op\": \"negative\", \"out\": {\"base\": 0, \"offset\": 0.5, \"shape\": [2], \"stride\": "
+      "[1]}, \"in\": [" +
+      v + "]}\n");
   CHECK(e.find(":3: \"offset\" must be an integer") != std::string::npos);
 
   e = trace_error(base + "{\"op\": \"free\", \"base\": 0, \"bytes\": \"\"}\n");

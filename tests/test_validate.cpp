@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "vm/error.hpp"
 #include "engine/runtime.hpp"
+#include "vm/error.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -22,7 +22,9 @@ View view(BaseId b, int64_t off, Dims shape, Dims stride) {
   return arrvm::make_view(b, off, shape, stride);
 }
 
-View vec(BaseId b, int64_t n) { return view(b, 0, {n}, {1}); }
+View vec(BaseId b, int64_t n) {
+  return view(b, 0, {n}, {1});
+}
 
 Instruction make(Opcode op, View out, std::vector<Operand> in = {}, int axis = 0) {
   Instruction i;
@@ -33,8 +35,12 @@ Instruction make(Opcode op, View out, std::vector<Operand> in = {}, int axis = 0
   return i;
 }
 
-Operand v(const View& x) { return Operand::of(x); }
-Operand c(DType t, double x) { return Operand::of(Scalar::of_double(t, x)); }
+Operand v(const View& x) {
+  return Operand::of(x);
+}
+Operand c(DType t, double x) {
+  return Operand::of(Scalar::of_double(t, x));
+}
 
 // Checks that `bad` is rejected with a message containing every fragment,
 // and that the rejection changed nothing.
@@ -94,7 +100,8 @@ TEST_CASE("invalid instructions are rejected with a message naming them") {
                     {"(add)", "inputs must be of the output dtype", "int32"});
   }
   SUBCASE("float-only op on integers") {
-    expect_rejected(rt, make(Opcode::Sqrt, vec(i32, 4), {v(vec(i32, 4))}), {"(sqrt)", "needs a float output"});
+    expect_rejected(rt, make(Opcode::Sqrt, vec(i32, 4), {v(vec(i32, 4))}),
+                    {"(sqrt)", "needs a float output"});
   }
   SUBCASE("logical op on non-bool") {
     expect_rejected(rt, make(Opcode::LogicalAnd, vec(bo, 4), {v(vec(f, 4)), v(vec(g, 4))}),
@@ -113,8 +120,9 @@ TEST_CASE("invalid instructions are rejected with a message naming them") {
                     {"(add)", "float32"});
   }
   SUBCASE("input shape does not broadcast to the output shape") {
-    expect_rejected(rt, make(Opcode::Add, view(f, 0, {3, 4}, {4, 1}), {v(view(g, 0, {3}, {1})), c(DType::Float64, 1)}),
-                    {"(add)", "input 0 shape [3] does not broadcast to output shape [3,4]"});
+    expect_rejected(
+        rt, make(Opcode::Add, view(f, 0, {3, 4}, {4, 1}), {v(view(g, 0, {3}, {1})), c(DType::Float64, 1)}),
+        {"(add)", "input 0 shape [3] does not broadcast to output shape [3,4]"});
     expect_rejected(rt, make(Opcode::Identity, vec(f, 4), {v(view(g, 0, {2, 4}, {4, 1}))}),
                     {"(identity)", "does not broadcast"});
   }
@@ -128,13 +136,15 @@ TEST_CASE("invalid instructions are rejected with a message naming them") {
                     {"too large"});
   }
   SUBCASE("shape and stride ranks differ") {
-    expect_rejected(rt, make(Opcode::Identity, vec(f, 4), {v(view(g, 0, {4}, {1, 1}))}), {"1 shape entries but 2 strides"});
+    expect_rejected(rt, make(Opcode::Identity, vec(f, 4), {v(view(g, 0, {4}, {1, 1}))}),
+                    {"1 shape entries but 2 strides"});
   }
   SUBCASE("reduction axis out of range") {
     expect_rejected(rt, make(Opcode::AddReduce, vec(f, 3), {v(view(g, 0, {3, 4}, {4, 1}))}, 2),
                     {"(add_reduce)", "axis 2 is out of range for a 2-d input"});
-    expect_rejected(rt, make(Opcode::AddAccumulate, view(f, 0, {3, 4}, {4, 1}), {v(view(g, 0, {3, 4}, {4, 1}))}, -1),
-                    {"(add_accumulate)", "axis -1"});
+    expect_rejected(
+        rt, make(Opcode::AddAccumulate, view(f, 0, {3, 4}, {4, 1}), {v(view(g, 0, {3, 4}, {4, 1}))}, -1),
+        {"(add_accumulate)", "axis -1"});
   }
   SUBCASE("reduction output shape") {
     expect_rejected(rt, make(Opcode::AddReduce, vec(f, 4), {v(view(g, 0, {3, 4}, {4, 1}))}, 1),
@@ -154,7 +164,8 @@ TEST_CASE("invalid instructions are rejected with a message naming them") {
     expect_rejected(rt, make(Opcode::Identity, vec(f, 4), {v(vec(gone, 4))}),
                     {"(identity)", "input 0 uses freed base b" + std::to_string(gone)});
     expect_rejected(rt, make(Opcode::Identity, vec(gone, 4), {v(vec(f, 4))}), {"output uses freed base"});
-    expect_rejected(rt, make(Opcode::Identity, vec(999, 4), {v(vec(f, 4))}), {"output uses unknown base b999"});
+    expect_rejected(rt, make(Opcode::Identity, vec(999, 4), {v(vec(f, 4))}),
+                    {"output uses unknown base b999"});
     Instruction fr;
     fr.op = Opcode::Free;
     fr.out.base = gone;

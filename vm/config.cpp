@@ -48,8 +48,7 @@ std::string default_cache_dir() {
   return "/tmp/arrvm-cache";
 }
 
-void check_choice(const std::string& name, const std::string& v,
-                  std::initializer_list<const char*> allowed) {
+void check_choice(const std::string& name, const std::string& v, std::initializer_list<const char*> allowed) {
   std::string list;
   for (const char* a : allowed) {
     if (v == a) return;
@@ -74,7 +73,8 @@ std::string parse_profile(const std::string& name, const std::string& v) {
   if (v.find('/') != std::string::npos || json) return v;
   throw Error("configuration: " + name + "='" + v +
               "' is neither 1/true/on/yes/stderr (a profile on stderr), 0/false/off/no (none), nor a path "
-              "(one containing '/' or ending in .json, e.g. ./" + v + ".json)");
+              "(one containing '/' or ending in .json, e.g. ./" +
+              v + ".json)");
 }
 
 CacheMode parse_cache_choice(const std::string& name, const std::string& v) {
@@ -91,9 +91,12 @@ bool parse_on_off(const std::string& name, const std::string& v) {
 
 const char* to_string(CacheMode mode) {
   switch (mode) {
-    case CacheMode::On: return "on";
-    case CacheMode::Memory: return "memory";
-    case CacheMode::Off: return "off";
+    case CacheMode::On:
+      return "on";
+    case CacheMode::Memory:
+      return "memory";
+    case CacheMode::Off:
+      return "off";
   }
   return "?";
 }
@@ -151,23 +154,35 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
 
 }  // namespace
 
-void Config::set(const std::string& name, const std::string& value) { set_option(*this, name, name, value); }
+void Config::set(const std::string& name, const std::string& value) {
+  set_option(*this, name, name, value);
+}
 
-Config Config::from_env() { return from_env(nullptr); }
+Config Config::from_env() {
+  return from_env(nullptr);
+}
 
 Config Config::from_env(std::vector<std::string>* problems) {
   Config c;
   c.cache_dir = default_cache_dir();
   static const std::pair<const char*, const char*> kVars[] = {
-      {"ARRVM_BACKEND", "backend"}, {"ARRVM_FUSER", "fuser"},
-      {"ARRVM_COST", "cost"},       {"ARRVM_BATCH", "batch"},
-      {"ARRVM_CACHE_DIR", "cache_dir"}, {"ARRVM_CACHE", "cache"},
-      {"ARRVM_TRACE", "trace"},     {"ARRVM_PROFILE", "profile"},
-      {"ARRVM_LOG", "log"},         {"ARRVM_CC", "cc"},
-      {"ARRVM_CFLAGS", "cflags"},   {"ARRVM_OPENCL_DEVICE", "opencl_device"},
+      {"ARRVM_BACKEND", "backend"},
+      {"ARRVM_FUSER", "fuser"},
+      {"ARRVM_COST", "cost"},
+      {"ARRVM_BATCH", "batch"},
+      {"ARRVM_CACHE_DIR", "cache_dir"},
+      {"ARRVM_CACHE", "cache"},
+      {"ARRVM_TRACE", "trace"},
+      {"ARRVM_PROFILE", "profile"},
+      {"ARRVM_LOG", "log"},
+      {"ARRVM_CC", "cc"},
+      {"ARRVM_CFLAGS", "cflags"},
+      {"ARRVM_OPENCL_DEVICE", "opencl_device"},
       {"ARRVM_FUSE_TIME_LIMIT", "fuse_time_limit"},
-      {"ARRVM_MERGE_CACHE", "merge_cache"}, {"ARRVM_ANYTIME", "anytime"},
-      {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"}, {"ARRVM_MEM_LIMIT", "mem_limit"},
+      {"ARRVM_MERGE_CACHE", "merge_cache"},
+      {"ARRVM_ANYTIME", "anytime"},
+      {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
+      {"ARRVM_MEM_LIMIT", "mem_limit"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -191,7 +206,9 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_CACHE_DIR", cache_dir},
       {"ARRVM_CACHE", to_string(cache)},
       {"ARRVM_TRACE", trace},
-      {"ARRVM_PROFILE", profile == "1" ? "1 (text on stderr)" : profile.empty() ? "" : profile + " (JSON)"},
+      {"ARRVM_PROFILE", profile == "1"    ? "1 (text on stderr)"
+                        : profile.empty() ? ""
+                                          : profile + " (JSON)"},
       {"ARRVM_LOG", log},
       {"ARRVM_CC", cc},
       {"ARRVM_CFLAGS", cflags},

@@ -19,19 +19,19 @@ const char* to_string(CacheMode mode);  // "on", "memory", "off"
 std::optional<CacheMode> parse_cache_mode(std::string_view name);
 
 struct Config {
-  std::string backend = "cpu";        // ARRVM_BACKEND (DESIGN.md: cpu is the default)
-  std::string fuser = "greedy";       // ARRVM_FUSER
-  std::string cost = "bohrium";       // ARRVM_COST
-  int64_t batch = 4096;               // ARRVM_BATCH
-  std::string cache_dir;              // ARRVM_CACHE_DIR
-  CacheMode cache = CacheMode::On;    // ARRVM_CACHE: on | memory | off
-  std::string trace;                  // ARRVM_TRACE (empty: no trace)
-  std::string profile;                // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
-  std::string log = "warn";           // ARRVM_LOG
-  std::string cc = "cc";              // ARRVM_CC
+  std::string backend = "cpu";      // ARRVM_BACKEND (DESIGN.md: cpu is the default)
+  std::string fuser = "greedy";     // ARRVM_FUSER
+  std::string cost = "bohrium";     // ARRVM_COST
+  int64_t batch = 4096;             // ARRVM_BATCH
+  std::string cache_dir;            // ARRVM_CACHE_DIR
+  CacheMode cache = CacheMode::On;  // ARRVM_CACHE: on | memory | off
+  std::string trace;                // ARRVM_TRACE (empty: no trace)
+  std::string profile;              // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
+  std::string log = "warn";         // ARRVM_LOG
+  std::string cc = "cc";            // ARRVM_CC
   std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
-  std::string opencl_device;          // ARRVM_OPENCL_DEVICE
-  double fuse_time_limit = 1.0;       // ARRVM_FUSE_TIME_LIMIT (seconds)
+  std::string opencl_device;                                                            // ARRVM_OPENCL_DEVICE
+  double fuse_time_limit = 1.0;  // ARRVM_FUSE_TIME_LIMIT (seconds)
   // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; unset
   // (or empty): as ARRVM_CACHE (lets the cache study vary it with the kernel
   // cache warm). merge_cache_mode() is the mode in force.

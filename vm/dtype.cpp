@@ -36,21 +36,31 @@ static_assert(enum_matches_table(), "arrvm/types.hpp DType disagrees with vm/dty
 #include "vm/dtypes.def"
 #undef ARRVM_DTYPE
 
-const DTypeInfo& info(DType t) { return kInfo[static_cast<std::size_t>(t)]; }
+const DTypeInfo& info(DType t) {
+  return kInfo[static_cast<std::size_t>(t)];
+}
 
 DType int_of_size(std::size_t bytes, bool is_signed) {
   switch (bytes) {
-    case 1: return is_signed ? DType::Int8 : DType::UInt8;
-    case 2: return is_signed ? DType::Int16 : DType::UInt16;
-    case 4: return is_signed ? DType::Int32 : DType::UInt32;
-    default: return is_signed ? DType::Int64 : DType::UInt64;
+    case 1:
+      return is_signed ? DType::Int8 : DType::UInt8;
+    case 2:
+      return is_signed ? DType::Int16 : DType::UInt16;
+    case 4:
+      return is_signed ? DType::Int32 : DType::UInt32;
+    default:
+      return is_signed ? DType::Int64 : DType::UInt64;
   }
 }
 
 }  // namespace
 
-std::size_t dtype_size(DType t) { return info(t).size; }
-std::string_view dtype_name(DType t) { return info(t).name; }
+std::size_t dtype_size(DType t) {
+  return info(t).size;
+}
+std::string_view dtype_name(DType t) {
+  return info(t).name;
+}
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kDTypeCount; ++i) {
@@ -59,11 +69,21 @@ std::optional<DType> dtype_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_bool(DType t) { return info(t).kind == 'B'; }
-bool is_signed_int(DType t) { return info(t).kind == 'S'; }
-bool is_unsigned_int(DType t) { return info(t).kind == 'U'; }
-bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
-bool is_float(DType t) { return info(t).kind == 'F'; }
+bool is_bool(DType t) {
+  return info(t).kind == 'B';
+}
+bool is_signed_int(DType t) {
+  return info(t).kind == 'S';
+}
+bool is_unsigned_int(DType t) {
+  return info(t).kind == 'U';
+}
+bool is_integer(DType t) {
+  return is_signed_int(t) || is_unsigned_int(t);
+}
+bool is_float(DType t) {
+  return info(t).kind == 'F';
+}
 
 DType promote(DType a, DType b) {
   if (a == b) return a;

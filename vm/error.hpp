@@ -21,5 +21,4 @@ class InternalError : public std::logic_error {
 
 }  // namespace arrvm
 
-#define ARRVM_ASSERT(cond) \
-  ((cond) ? (void)0 : ::arrvm::internal_error(#cond, __FILE__, __LINE__))
+#define ARRVM_ASSERT(cond) ((cond) ? (void)0 : ::arrvm::internal_error(#cond, __FILE__, __LINE__))

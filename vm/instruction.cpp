@@ -26,9 +26,15 @@ Scalar scalar_from(DType dtype, From v) {
 
 }  // namespace
 
-Scalar Scalar::of_int(DType dtype, int64_t v) { return scalar_from(dtype, v); }
-Scalar Scalar::of_uint(DType dtype, uint64_t v) { return scalar_from(dtype, v); }
-Scalar Scalar::of_double(DType dtype, double v) { return scalar_from(dtype, v); }
+Scalar Scalar::of_int(DType dtype, int64_t v) {
+  return scalar_from(dtype, v);
+}
+Scalar Scalar::of_uint(DType dtype, uint64_t v) {
+  return scalar_from(dtype, v);
+}
+Scalar Scalar::of_double(DType dtype, double v) {
+  return scalar_from(dtype, v);
+}
 
 template <typename T>
 T Scalar::as() const {
@@ -66,8 +72,7 @@ std::string to_string(const Instruction& instr) {
   for (int i = 0; i < instr.nin; ++i) {
     s += (i == 0) ? " <- " : ", ";
     const Operand& o = instr.in[i];
-    s += o.is_const ? to_string(o.constant)
-                    : to_string(o.view) + ":" + std::string(dtype_name(o.view.dtype));
+    s += o.is_const ? to_string(o.constant) : to_string(o.view) + ":" + std::string(dtype_name(o.view.dtype));
   }
   const OpKind k = opcode_kind(instr.op);
   if (k == OpKind::Reduce || k == OpKind::Accumulate) s += " axis=" + std::to_string(instr.axis);

@@ -18,14 +18,24 @@ constexpr std::array<OpInfo, kOpcodeCount> kOps = {{
 #undef ARRVM_OPCODE
 }};
 
-const OpInfo& info(Opcode op) { return kOps[static_cast<std::size_t>(op)]; }
+const OpInfo& info(Opcode op) {
+  return kOps[static_cast<std::size_t>(op)];
+}
 
 }  // namespace
 
-std::string_view opcode_name(Opcode op) { return info(op).name; }
-int opcode_arity(Opcode op) { return info(op).arity; }
-OpKind opcode_kind(Opcode op) { return info(op).kind; }
-TypeRule opcode_type_rule(Opcode op) { return info(op).rule; }
+std::string_view opcode_name(Opcode op) {
+  return info(op).name;
+}
+int opcode_arity(Opcode op) {
+  return info(op).arity;
+}
+OpKind opcode_kind(Opcode op) {
+  return info(op).kind;
+}
+TypeRule opcode_type_rule(Opcode op) {
+  return info(op).rule;
+}
 
 std::optional<Opcode> opcode_from_name(std::string_view name) {
   for (int i = 0; i < kOpcodeCount; ++i) {

@@ -30,8 +30,12 @@ struct Term {
 enum class Answer { No, Yes, Unknown };
 
 // Floor and ceiling division for a positive divisor.
-i128 floor_div(i128 a, i128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-i128 ceil_div(i128 a, i128 b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+i128 floor_div(i128 a, i128 b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+i128 ceil_div(i128 a, i128 b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 
 // x, y with a x + b y = gcd(a, b) (a, b > 0).
 i128 ext_gcd(i128 a, i128 b, i128* x, i128* y) {

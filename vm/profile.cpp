@@ -7,29 +7,34 @@
 namespace arrvm {
 
 namespace {
-unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
+unsigned long long u(uint64_t v) {
+  return static_cast<unsigned long long>(v);
+}
 }  // namespace
 
 std::string Profile::to_text() const {
   char buf[2048];
-  std::snprintf(buf, sizeof buf,
-                "arrvm profile\n"
-                "  batches %llu, instructions %llu, blocks %llu; %llu overlap copies, %llu failed batches\n"
-                "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
-                " + execution %.6f + unaccounted %.6f\n"
-                "  kernels: %llu compiled, %llu launched; kernel cache %llu hits (%llu from disk), %llu misses\n"
-                "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
-                "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
-                "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
-                " from device\n",
-                u(batches), u(instructions), u(blocks), u(overlap_copies), u(failed_batches), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
-                execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(kernel_cache_hits),
-                u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
-                u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
-                u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
+  std::snprintf(
+      buf, sizeof buf,
+      "arrvm profile\n"
+      "  batches %llu, instructions %llu, blocks %llu; %llu overlap copies, %llu failed batches\n"
+      "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
+      " + execution %.6f + unaccounted %.6f\n"
+      "  kernels: %llu compiled, %llu launched; kernel cache %llu hits (%llu from disk), %llu misses\n"
+      "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
+      "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
+      "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
+      " from device\n",
+      u(batches), u(instructions), u(blocks), u(overlap_copies), u(failed_batches), total_s, fusion_s,
+      merge_cache_s, codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled),
+      u(kernels_launched), u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses),
+      u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s,
+      u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host),
+      u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   if (comm_messages > 0 || comm_bytes_sent > 0) {
-    std::snprintf(buf, sizeof buf, "  communication: %llu bytes sent, %llu bytes received, %llu messages, %.6f s waiting\n",
+    std::snprintf(buf, sizeof buf,
+                  "  communication: %llu bytes sent, %llu bytes received, %llu messages, %.6f s waiting\n",
                   u(comm_bytes_sent), u(comm_bytes_received), u(comm_messages), comm_wait_s);
     text += buf;
   }
@@ -59,7 +64,8 @@ std::string Profile::to_json() const {
         {"cache_hits", kernel_cache_hits},
         {"cache_disk_hits", kernel_cache_disk_hits},
         {"cache_misses", kernel_cache_misses}}},
-      {"merge_cache", {{"hits", merge_cache_hits}, {"misses", merge_cache_misses}, {"upgrades", merge_cache_upgrades}}},
+      {"merge_cache",
+       {{"hits", merge_cache_hits}, {"misses", merge_cache_misses}, {"upgrades", merge_cache_upgrades}}},
       {"memory",
        {{"arrays_contracted", arrays_contracted},
         {"bytes_allocated_peak", bytes_allocated_peak},

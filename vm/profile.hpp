@@ -23,15 +23,15 @@ struct Profile {
   // unaccounted = total - fusion - exec - merge_cache (the frontend, the
   // validation, the user's own code).
   double total_s = 0;
-  double fusion_s = 0;       // running the fuser (merge-cache misses)
+  double fusion_s = 0;             // running the fuser (merge-cache misses)
   double fusion_background_s = 0;  // anytime fusion: exact solves on the background thread (not in total)
-  double merge_cache_s = 0;  // hashing the batch, looking it up, re-binding
+  double merge_cache_s = 0;        // hashing the batch, looking it up, re-binding
   double exec_s = 0;
   double codegen_s = 0;  // lowering blocks and printing source
   double compile_s = 0;  // running the compiler and loading the result
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
-  uint64_t work_blocks = 0;  // blocks with an instruction other than free/sync: one kernel each
+  uint64_t work_blocks = 0;     // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
   uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
 

@@ -41,8 +41,8 @@ std::vector<Timeline::Event> Timeline::events() const {
 
 std::string Timeline::to_json() const {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0},
-                    {"args", {{"name", "arrvm"}}}});
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "arrvm"}}}});
   for (const Event& e : this->events()) {
     nlohmann::ordered_json j;
     j["name"] = e.name;

@@ -26,16 +26,17 @@ class Timeline {
   struct Event {
     std::string name;
     std::string category;
-    double ts_us = 0;   // since the timeline's origin
+    double ts_us = 0;  // since the timeline's origin
     double dur_us = 0;
-    uint32_t tid = 0;   // 0: the thread that created the timeline; others numbered as seen
+    uint32_t tid = 0;  // 0: the thread that created the timeline; others numbered as seen
     Args args;
   };
 
   Timeline() : origin_(Clock::now()), threads_{std::this_thread::get_id()} {}
 
   // Records one span. Thread-safe.
-  void add(std::string name, std::string category, Clock::time_point start, Clock::time_point end, Args args = {});
+  void add(std::string name, std::string category, Clock::time_point start, Clock::time_point end,
+           Args args = {});
 
   std::vector<Event> events() const;
   // {"traceEvents": [...], "displayTimeUnit": "ms"}, events in start order.
@@ -56,7 +57,11 @@ class ScopedSpan {
  public:
   ScopedSpan(Profile& profile, double* acc, const char* name, const char* category = "arrvm",
              Timeline::Args args = {})
-      : timeline_(profile.timeline), acc_(acc), name_(name), category_(category), args_(std::move(args)),
+      : timeline_(profile.timeline),
+        acc_(acc),
+        name_(name),
+        category_(category),
+        args_(std::move(args)),
         start_(Timeline::Clock::now()) {}
   ~ScopedSpan();
   ScopedSpan(const ScopedSpan&) = delete;

@@ -417,8 +417,8 @@ std::string base64_encode(const void* data, std::size_t n) {
   std::size_t done = 0, pos = 0;
   while (done < n) {
     const std::size_t chunk = std::min(n - done, 3 * kChunkGroups);
-    const int w = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(&out[pos]), p + done,
-                                  static_cast<int>(chunk));
+    const int w =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(&out[pos]), p + done, static_cast<int>(chunk));
     pos += static_cast<std::size_t>(w);
     done += chunk;
   }
@@ -437,8 +437,8 @@ std::vector<uint8_t> base64_decode(const std::string& s) {
   if (n >= 4 && s[n - 1] == '=') pad = (s[n - 2] == '=') ? 2 : 1;
   for (std::size_t i = 0; i < n - pad; ++i) {
     const char c = s[i];
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '+' || c == '/';
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
     if (!ok) throw Error("malformed base64: bad character at offset " + std::to_string(i));
   }
   std::vector<uint8_t> out(n / 4 * 3);

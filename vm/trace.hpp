@@ -35,10 +35,10 @@ class TraceWriter {
 struct TraceEvent {
   enum class Kind { Base, Data, Instr, Sync };
   Kind kind = Kind::Instr;
-  int64_t line = 0;       // 1-based line number in the file
-  BaseId base = -1;       // Base, Data, Sync
+  int64_t line = 0;              // 1-based line number in the file
+  BaseId base = -1;              // Base, Data, Sync
   DType dtype = DType::Float64;  // Base
-  int64_t nelem = 0;      // Base
+  int64_t nelem = 0;             // Base
   std::vector<uint8_t> bytes;    // Data; Sync when has_bytes
   bool has_bytes = false;        // Sync
   std::string sha256;            // Sync: lowercase hex, empty if absent

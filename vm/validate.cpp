@@ -1,7 +1,7 @@
 #include "vm/validate.hpp"
 
-#include "vm/error.hpp"
 #include "vm/base_registry.hpp"
+#include "vm/error.hpp"
 
 namespace arrvm {
 namespace {
@@ -10,8 +10,8 @@ class Rejection {
  public:
   Rejection(const Instruction& instr, uint64_t index) : instr_(instr), index_(index) {}
   [[noreturn]] void operator()(const std::string& what) const {
-    throw Error("instruction #" + std::to_string(index_) + " (" +
-                std::string(opcode_name(instr_.op)) + "): " + what + ": " + to_string(instr_));
+    throw Error("instruction #" + std::to_string(index_) + " (" + std::string(opcode_name(instr_.op)) +
+                "): " + what + ": " + to_string(instr_));
   }
 
  private:
@@ -19,10 +19,16 @@ class Rejection {
   uint64_t index_;
 };
 
-std::string operand_name(int i) { return i < 0 ? "output" : "input " + std::to_string(i); }
+std::string operand_name(int i) {
+  return i < 0 ? "output" : "input " + std::to_string(i);
+}
 
-bool checked_add(int64_t a, int64_t b, int64_t* r) { return !__builtin_add_overflow(a, b, r); }
-bool checked_mul(int64_t a, int64_t b, int64_t* r) { return !__builtin_mul_overflow(a, b, r); }
+bool checked_add(int64_t a, int64_t b, int64_t* r) {
+  return !__builtin_add_overflow(a, b, r);
+}
+bool checked_mul(int64_t a, int64_t b, int64_t* r) {
+  return !__builtin_mul_overflow(a, b, r);
+}
 
 // Resolves a view's base, fills in its dtype and checks its bounds.
 void resolve_view(View& v, const BaseRegistry& bases, const char* role, const Rejection& reject) {
@@ -36,7 +42,9 @@ void resolve_view(View& v, const BaseRegistry& bases, const char* role, const Re
   if (!bad.empty()) reject(std::string(role) + " view " + bad);
 }
 
-bool is_numeric(DType t) { return is_integer(t) || is_float(t); }
+bool is_numeric(DType t) {
+  return is_integer(t) || is_float(t);
+}
 
 // The dtype check of one elementwise/reduction type rule; returns what is
 // wrong or an empty string.
@@ -78,7 +86,8 @@ std::string check_types(const Instruction& in, TypeRule rule) {
       return out == DType::Bool ? "" : "output must be bool";
     case TypeRule::Select:
       if (in.in[0].dtype() != DType::Bool) return "condition (input 0) must be bool";
-      if (in.in[1].dtype() != out || in.in[2].dtype() != out) return inputs_msg("bool, then two of the output dtype");
+      if (in.in[1].dtype() != out || in.in[2].dtype() != out)
+        return inputs_msg("bool, then two of the output dtype");
       return "";
     case TypeRule::Numeric:
       if (is_numeric(out) || (in.op == Opcode::Random && is_bool(out))) return "";
@@ -93,8 +102,8 @@ std::string check_types(const Instruction& in, TypeRule rule) {
 void check_axis(const Instruction& instr, const View& in, const Rejection& reject) {
   if (in.rank() == 0) reject("cannot reduce or scan a 0-d input");
   if (instr.axis < 0 || instr.axis >= in.rank()) {
-    reject("axis " + std::to_string(instr.axis) + " is out of range for a " +
-           std::to_string(in.rank()) + "-d input");
+    reject("axis " + std::to_string(instr.axis) + " is out of range for a " + std::to_string(in.rank()) +
+           "-d input");
   }
 }
 
@@ -108,8 +117,8 @@ void require_views(const Instruction& instr, const Rejection& reject) {
 
 std::string check_view_bounds(const View& v, int64_t nelem) {
   if (v.shape.size() != v.stride.size()) {
-    return "has " + std::to_string(v.shape.size()) + " shape entries but " +
-           std::to_string(v.stride.size()) + " strides";
+    return "has " + std::to_string(v.shape.size()) + " shape entries but " + std::to_string(v.stride.size()) +
+           " strides";
   }
   int64_t lo = v.offset, hi = v.offset, count = 1;
   for (int i = 0; i < v.rank(); ++i) {
@@ -196,7 +205,8 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       const View& in = instr.in[0].view;
       check_axis(instr, in, reject);
       if (instr.out.shape != in.shape) {
-        reject("output shape " + to_string(instr.out.shape) + " must equal input shape " + to_string(in.shape));
+        reject("output shape " + to_string(instr.out.shape) + " must equal input shape " +
+               to_string(in.shape));
       }
       break;
     }
@@ -206,22 +216,25 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       const bool gather = kind == OpKind::Gather;
       const View& values = gather ? instr.out : instr.in[0].view;
       const View& idx = instr.in[1].view;
-      if (idx.dtype != DType::Int64) reject("indices (input 1) must be int64, got " + std::string(dtype_name(idx.dtype)));
+      if (idx.dtype != DType::Int64)
+        reject("indices (input 1) must be int64, got " + std::string(dtype_name(idx.dtype)));
       const View& data = gather ? instr.in[0].view : instr.out;
       if (data.dtype != values.dtype) {
-        reject(std::string(gather ? "source" : "values") + " dtype " + std::string(dtype_name(gather ? data.dtype : values.dtype)) +
-               " differs from " + (gather ? "output" : "target") + " dtype " +
+        reject(std::string(gather ? "source" : "values") + " dtype " +
+               std::string(dtype_name(gather ? data.dtype : values.dtype)) + " differs from " +
+               (gather ? "output" : "target") + " dtype " +
                std::string(dtype_name(gather ? values.dtype : data.dtype)));
       }
       if (gather) {
         if (idx.shape != instr.out.shape) {
-          reject("indices shape " + to_string(idx.shape) + " must equal output shape " + to_string(instr.out.shape));
+          reject("indices shape " + to_string(idx.shape) + " must equal output shape " +
+                 to_string(instr.out.shape));
         }
       } else {
         View b;
         if (!broadcast_to(instr.in[0].view, idx.shape, &b)) {
-          reject("values shape " + to_string(instr.in[0].view.shape) + " does not broadcast to indices shape " +
-                 to_string(idx.shape));
+          reject("values shape " + to_string(instr.in[0].view.shape) +
+                 " does not broadcast to indices shape " + to_string(idx.shape));
         }
         instr.in[0].view = b;
       }

@@ -174,8 +174,8 @@ bool broadcast_to(const View& v, const Dims& shape, View* out) {
 }
 
 std::string to_string(const View& v) {
-  return "b" + std::to_string(v.base) + "[off=" + std::to_string(v.offset) +
-         " shape=" + to_string(v.shape) + " stride=" + to_string(v.stride) + "]";
+  return "b" + std::to_string(v.base) + "[off=" + std::to_string(v.offset) + " shape=" + to_string(v.shape) +
+         " stride=" + to_string(v.stride) + "]";
 }
 
 }  // namespace arrvm

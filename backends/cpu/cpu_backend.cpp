@@ -31,7 +31,9 @@ constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
-      : cache_(config), memoize_(config.cache != CacheMode::Off), cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
+      : cache_(config),
+        memoize_(config.cache != CacheMode::Off),
+        cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
 
@@ -239,7 +241,7 @@ class CpuBackend final : public Backend {
   HostMemory memory_;
   KernelCache cache_;
   bool memoize_;
-  std::string cache_dir_;  // where compiled kernels persist (empty: not on disk)
+  std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
   uint64_t memo_hits_ = 0;
   CpuBackendStats stats_;
@@ -249,7 +251,9 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(const Config& config) { return std::make_unique<CpuBackend>(config); }
+std::unique_ptr<Backend> make_cpu_backend(const Config& config) {
+  return std::make_unique<CpuBackend>(config);
+}
 
 CpuBackendStats cpu_backend_stats(const Backend& backend) {
   const BackendStats g = backend.stats();

@@ -1,9 +1,8 @@
 // `cpu`: lowers each block to one loop nest (backends/loop_ir.hpp, lower),
-// prints it as C with OpenMP (backends/c_printer.hpp, CPrinter), compiles it with Config.cc and Config.cflags into a shared
-// object (cache/kernel_cache.hpp) and runs it. Compiled kernels are also
-// memoized by the kernel's structure signature, so a launch of a kernel seen
-// before costs the lowering and one hash-map lookup, not printing and
-// hashing its source.
+// prints it as C with OpenMP (backends/c_printer.hpp, CPrinter), compiles it with Config.cc and Config.cflags
+// into a shared object (cache/kernel_cache.hpp) and runs it. Compiled kernels are also memoized by the
+// kernel's structure signature, so a launch of a kernel seen before costs the lowering and one hash-map
+// lookup, not printing and hashing its source.
 #pragma once
 
 #include <memory>

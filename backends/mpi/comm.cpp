@@ -31,7 +31,9 @@ void finalize_at_exit() {
 class WaitTimer {
  public:
   explicit WaitTimer(MpiBackendStats* s) : s_(s), t0_(std::chrono::steady_clock::now()) {}
-  ~WaitTimer() { s_->wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  ~WaitTimer() {
+    s_->wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
 
  private:
   MpiBackendStats* s_;
@@ -103,14 +105,27 @@ MPI_Op Comm::op_for(Opcode op, DType dtype) {
   MPI_User_function* f = nullptr;
   switch (op) {
     case Opcode::AddReduce:
-    case Opcode::AddAccumulate: f = function_for<Opcode::AddReduce>(dtype); break;
+    case Opcode::AddAccumulate:
+      f = function_for<Opcode::AddReduce>(dtype);
+      break;
     case Opcode::MultiplyReduce:
-    case Opcode::MultiplyAccumulate: f = function_for<Opcode::MultiplyReduce>(dtype); break;
-    case Opcode::MinimumReduce: f = function_for<Opcode::MinimumReduce>(dtype); break;
-    case Opcode::MaximumReduce: f = function_for<Opcode::MaximumReduce>(dtype); break;
-    case Opcode::LogicalAndReduce: f = function_for<Opcode::LogicalAndReduce>(dtype); break;
-    case Opcode::LogicalOrReduce: f = function_for<Opcode::LogicalOrReduce>(dtype); break;
-    default: break;
+    case Opcode::MultiplyAccumulate:
+      f = function_for<Opcode::MultiplyReduce>(dtype);
+      break;
+    case Opcode::MinimumReduce:
+      f = function_for<Opcode::MinimumReduce>(dtype);
+      break;
+    case Opcode::MaximumReduce:
+      f = function_for<Opcode::MaximumReduce>(dtype);
+      break;
+    case Opcode::LogicalAndReduce:
+      f = function_for<Opcode::LogicalAndReduce>(dtype);
+      break;
+    case Opcode::LogicalOrReduce:
+      f = function_for<Opcode::LogicalOrReduce>(dtype);
+      break;
+    default:
+      break;
   }
   if (f == nullptr) {
     throw InternalError("mpi: no combine function for " + std::string(opcode_name(op)) + " on " +
@@ -128,7 +143,8 @@ void Comm::exchange(const std::vector<std::vector<uint8_t>>& send, std::vector<s
   for (int q = 0; q < size_; ++q) {
     if (q == rank_ || (*recv)[q].empty()) continue;
     reqs.emplace_back();
-    check(MPI_Irecv((*recv)[q].data(), static_cast<int>((*recv)[q].size()), MPI_BYTE, q, kTag, comm_, &reqs.back()),
+    check(MPI_Irecv((*recv)[q].data(), static_cast<int>((*recv)[q].size()), MPI_BYTE, q, kTag, comm_,
+                    &reqs.back()),
           "MPI_Irecv");
     stats_.bytes_received += (*recv)[q].size();
     ++stats_.messages_received;
@@ -227,8 +243,8 @@ void Comm::alltoallv(const std::vector<std::vector<uint8_t>>& send, std::vector<
   ++stats_.collectives;
   {
     WaitTimer t(&stats_);
-    check(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE,
-                        comm_),
+    check(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
+                        MPI_BYTE, comm_),
           "MPI_Alltoallv");
   }
   for (int q = 0; q < size_; ++q) std::memcpy((*recv)[q].data(), rbuf.data() + rd[q], (*recv)[q].size());

@@ -13,7 +13,9 @@ int64_t floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
 
 struct Interval {
   int64_t a = 0, b = -1;  // inclusive; empty when a > b

@@ -46,7 +46,9 @@ void widen(Needs* needs, BaseId base, int64_t lo, int64_t hi) {  // hi exclusive
   }
 }
 
-View contiguous(BaseId id, DType dtype, const Dims& shape) { return contiguous_view(id, dtype, shape); }
+View contiguous(BaseId id, DType dtype, const Dims& shape) {
+  return contiguous_view(id, dtype, shape);
+}
 
 Instruction make_instr(Opcode op, const View& out, std::initializer_list<Operand> ins, int axis = 0) {
   Instruction in;
@@ -60,14 +62,21 @@ Instruction make_instr(Opcode op, const View& out, std::initializer_list<Operand
 Opcode combine_op(Opcode reduction) {
   switch (reduction) {
     case Opcode::AddReduce:
-    case Opcode::AddAccumulate: return Opcode::Add;
+    case Opcode::AddAccumulate:
+      return Opcode::Add;
     case Opcode::MultiplyReduce:
-    case Opcode::MultiplyAccumulate: return Opcode::Multiply;
-    case Opcode::MinimumReduce: return Opcode::Minimum;
-    case Opcode::MaximumReduce: return Opcode::Maximum;
-    case Opcode::LogicalAndReduce: return Opcode::LogicalAnd;
-    case Opcode::LogicalOrReduce: return Opcode::LogicalOr;
-    default: throw InternalError("mpi: not a reduction: " + std::string(opcode_name(reduction)));
+    case Opcode::MultiplyAccumulate:
+      return Opcode::Multiply;
+    case Opcode::MinimumReduce:
+      return Opcode::Minimum;
+    case Opcode::MaximumReduce:
+      return Opcode::Maximum;
+    case Opcode::LogicalAndReduce:
+      return Opcode::LogicalAnd;
+    case Opcode::LogicalOrReduce:
+      return Opcode::LogicalOr;
+    default:
+      throw InternalError("mpi: not a reduction: " + std::string(opcode_name(reduction)));
   }
 }
 
@@ -75,11 +84,15 @@ Opcode combine_op(Opcode reduction) {
 Scalar identity_of(Opcode reduction, DType dtype) {
   switch (reduction) {
     case Opcode::AddReduce:
-    case Opcode::AddAccumulate: return Scalar::of_int(dtype, 0);
+    case Opcode::AddAccumulate:
+      return Scalar::of_int(dtype, 0);
     case Opcode::MultiplyReduce:
-    case Opcode::MultiplyAccumulate: return Scalar::of_int(dtype, 1);
-    case Opcode::LogicalAndReduce: return Scalar::of_int(dtype, 1);
-    case Opcode::LogicalOrReduce: return Scalar::of_int(dtype, 0);
+    case Opcode::MultiplyAccumulate:
+      return Scalar::of_int(dtype, 1);
+    case Opcode::LogicalAndReduce:
+      return Scalar::of_int(dtype, 1);
+    case Opcode::LogicalOrReduce:
+      return Scalar::of_int(dtype, 0);
     case Opcode::MinimumReduce:
     case Opcode::MaximumReduce: {
       const bool min = reduction == Opcode::MinimumReduce;
@@ -96,7 +109,8 @@ Scalar identity_of(Opcode reduction, DType dtype) {
         }
       });
     }
-    default: throw InternalError("mpi: not a reduction: " + std::string(opcode_name(reduction)));
+    default:
+      throw InternalError("mpi: not a reduction: " + std::string(opcode_name(reduction)));
   }
 }
 
@@ -207,7 +221,8 @@ class MpiBackend final : public Backend {
         const Instruction& in = batch[i];
         if (in.op == Opcode::Free) frees.push_back(i);
         if (is_control(in.op)) continue;
-        if (opcode_kind(in.op) != OpKind::Elementwise || (!work.empty() && batch[work[0]].out.shape != in.out.shape)) {
+        if (opcode_kind(in.op) != OpKind::Elementwise ||
+            (!work.empty() && batch[work[0]].out.shape != in.out.shape)) {
           fusable = false;
         }
         work.push_back(i);
@@ -232,9 +247,9 @@ class MpiBackend final : public Backend {
     int64_t nelem = 0;
     bool established = false;  // distribution fixed (at first write or first read)
     Distribution dist;
-    BaseId node = -1;          // the node backend's base holding [elo, ehi)
+    BaseId node = -1;  // the node backend's base holding [elo, ehi)
     int64_t elo = 0, ehi = 0;
-    uint64_t charged = 0;      // bytes counted against the memory limit
+    uint64_t charged = 0;  // bytes counted against the memory limit
   };
 
   int me() const { return comm_.rank(); }
@@ -277,10 +292,11 @@ class MpiBackend final : public Backend {
     for (int q = 0; q < P(); ++q) most = std::max(most, b.dist.hi(q) - b.dist.lo(q));
     const uint64_t bytes = static_cast<uint64_t>(most) * dtype_size(b.dtype);
     if (mem_limit_ > 0 && charged_ + bytes > static_cast<uint64_t>(mem_limit_)) {
-      throw Error("out of memory: a base of " + std::to_string(b.nelem) + " " + std::string(dtype_name(b.dtype)) +
-                  " needs " + std::to_string(bytes) + " bytes on a rank that already holds " +
-                  std::to_string(charged_) + " of ARRVM_MEM_LIMIT=" + std::to_string(mem_limit_) + " bytes (" +
-                  std::to_string(P()) + " rank" + (P() > 1 ? "s" : "") + ")");
+      throw Error("out of memory: a base of " + std::to_string(b.nelem) + " " +
+                  std::string(dtype_name(b.dtype)) + " needs " + std::to_string(bytes) +
+                  " bytes on a rank that already holds " + std::to_string(charged_) +
+                  " of ARRVM_MEM_LIMIT=" + std::to_string(mem_limit_) + " bytes (" + std::to_string(P()) +
+                  " rank" + (P() > 1 ? "s" : "") + ")");
     }
     b.charged = bytes;
     charged_ += bytes;
@@ -527,7 +543,8 @@ class MpiBackend final : public Backend {
 
   // Elementwise instructions of one iteration shape (a fused block): every
   // rank runs the iteration points whose first output element it owns.
-  void run_elementwise(const std::vector<const Instruction*>& ins, const std::vector<const Instruction*>& frees) {
+  void run_elementwise(const std::vector<const Instruction*>& ins,
+                       const std::vector<const Instruction*>& frees) {
     auto freed = [&](BaseId id) {
       return std::any_of(frees.begin(), frees.end(), [&](const Instruction* f) { return f->out.base == id; });
     };
@@ -595,14 +612,29 @@ class MpiBackend final : public Backend {
 
   void run_one(const Instruction& in) {
     switch (opcode_kind(in.op)) {
-      case OpKind::Free: release(in.out.base); return;
-      case OpKind::Sync: return;
-      case OpKind::Elementwise: run_elementwise({&in}, {}); return;
-      case OpKind::Generator: run_generator(in); return;
-      case OpKind::Reduce: run_reduce(in); return;
-      case OpKind::Accumulate: run_scan(in); return;
-      case OpKind::Gather: run_gather(in); return;
-      case OpKind::Scatter: run_scatter(in); return;
+      case OpKind::Free:
+        release(in.out.base);
+        return;
+      case OpKind::Sync:
+        return;
+      case OpKind::Elementwise:
+        run_elementwise({&in}, {});
+        return;
+      case OpKind::Generator:
+        run_generator(in);
+        return;
+      case OpKind::Reduce:
+        run_reduce(in);
+        return;
+      case OpKind::Accumulate:
+        run_scan(in);
+        return;
+      case OpKind::Gather:
+        run_gather(in);
+        return;
+      case OpKind::Scatter:
+        run_scatter(in);
+        return;
     }
   }
 
@@ -649,7 +681,8 @@ class MpiBackend final : public Backend {
     const View& v = in.in[0].view;
     const View& o = in.out;
     const int k = in.axis;
-    if ((in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce) && v.shape[k] == 0 && o.nelem() > 0) {
+    if ((in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce) && v.shape[k] == 0 &&
+        o.nelem() > 0) {
       throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
     }
     establish_even(v.base);
@@ -705,7 +738,8 @@ class MpiBackend final : public Backend {
     move_node_views(send, recv, combine_op(in.op));
     std::vector<Instruction> store;
     for (const Box& box : mpi::owned_boxes(o, ob.dist.lo(me()), ob.dist.hi(me()))) {
-      store.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)), {Operand::of(mpi::sub_view(accv, box))}));
+      store.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)),
+                                 {Operand::of(mpi::sub_view(accv, box))}));
     }
     run_node(store);
     release_temps();
@@ -738,7 +772,8 @@ class MpiBackend final : public Backend {
     const View resv = contiguous(res, o.dtype, o.shape);
     std::vector<Instruction> batch;
     for (const Box& box : mpi::owned_boxes(o, b.dist.lo(me()), b.dist.hi(me()))) {
-      batch.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)), {Operand::of(mpi::sub_view(resv, box))}));
+      batch.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)),
+                                 {Operand::of(mpi::sub_view(resv, box))}));
     }
     run_node(batch);
   }
@@ -774,7 +809,8 @@ class MpiBackend final : public Backend {
       tv = contiguous(t, dt, box.count);
       const BaseId tot = temp(dt, nrest);
       run_node({make_instr(in.op, tv, {Operand::of(local(mpi::sub_view(v, box)))}, k),
-                make_instr(Opcode::Identity, contiguous(tot, dt, rest), {Operand::of(pin_axis(tv, k, box.count[k] - 1))})});
+                make_instr(Opcode::Identity, contiguous(tot, dt, rest),
+                           {Operand::of(pin_axis(tv, k, box.count[k] - 1))})});
       node_->copy_to_host(tot, totals.data());
     }
     comm_.exscan(totals.data(), nrest, dt, in.op);
@@ -807,14 +843,15 @@ class MpiBackend final : public Backend {
 
   // The int64 values of `v` restricted to `boxes` (row-major per box, boxes
   // in order), read from this rank's extent.
-  std::vector<int64_t> read_values(const View& v, const std::vector<Box>& boxes, std::vector<uint8_t>* bytes_out,
-                                   DType dtype) {
+  std::vector<int64_t> read_values(const View& v, const std::vector<Box>& boxes,
+                                   std::vector<uint8_t>* bytes_out, DType dtype) {
     std::vector<Instruction> batch;
     std::vector<BaseId> ts;
     int64_t total = 0;
     for (const Box& box : boxes) {
       const BaseId t = temp(dtype, box.nelem());
-      batch.push_back(make_instr(Opcode::Identity, contiguous(t, dtype, box.count), {Operand::of(local(mpi::sub_view(v, box)))}));
+      batch.push_back(make_instr(Opcode::Identity, contiguous(t, dtype, box.count),
+                                 {Operand::of(local(mpi::sub_view(v, box)))}));
       ts.push_back(t);
       total += box.nelem();
     }
@@ -896,7 +933,8 @@ class MpiBackend final : public Backend {
       const BaseId t = temp(o.dtype, box.nelem());
       node_->copy_from_host(t, vals.data() + at);
       at += static_cast<std::size_t>(box.nelem()) * size;
-      batch.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)), {Operand::of(contiguous(t, o.dtype, box.count))}));
+      batch.push_back(make_instr(Opcode::Identity, local(mpi::sub_view(o, box)),
+                                 {Operand::of(contiguous(t, o.dtype, box.count))}));
     }
     run_node(batch);
     release_temps();
@@ -948,7 +986,8 @@ class MpiBackend final : public Backend {
   void exchange_lists(std::vector<std::vector<int64_t>>* lists, const BadIndex& bad, const Instruction& in,
                       int64_t limit) {
     std::vector<int64_t> counts(P());
-    for (int q = 0; q < P(); ++q) counts[q] = bad.found() ? kBadIndex : static_cast<int64_t>((*lists)[q].size());
+    for (int q = 0; q < P(); ++q)
+      counts[q] = bad.found() ? kBadIndex : static_cast<int64_t>((*lists)[q].size());
     const std::vector<int64_t> theirs = comm_.alltoall(counts);
     bool bad_anywhere = bad.found();
     for (int q = 0; q < P(); ++q) bad_anywhere = bad_anywhere || theirs[q] == kBadIndex;
@@ -958,8 +997,8 @@ class MpiBackend final : public Backend {
       comm_.allreduce(&first, 1, DType::Int64, Opcode::MinimumReduce);
       int64_t value = bad.found() && bad.position == first ? bad.value : std::numeric_limits<int64_t>::min();
       comm_.allreduce(&value, 1, DType::Int64, Opcode::MaximumReduce);
-      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) + " out of range [0, " +
-                  std::to_string(limit) + ") in `" + to_string(in) + "`");
+      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
+                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
     }
     std::vector<std::vector<uint8_t>> send(P()), recv(P());
     for (int q = 0; q < P(); ++q) {
@@ -1045,8 +1084,9 @@ class MpiBackend final : public Backend {
       node_->copy_from_host(tv, v.data());
       View whole = make_view(t.node, 0, {t.ehi - t.elo}, {1});
       whole.dtype = o.dtype;
-      run_node({make_instr(Opcode::Scatter, whole,
-                           {Operand::of(contiguous(tv, o.dtype, shape)), Operand::of(contiguous(ti, DType::Int64, shape))})});
+      run_node({make_instr(
+          Opcode::Scatter, whole,
+          {Operand::of(contiguous(tv, o.dtype, shape)), Operand::of(contiguous(ti, DType::Int64, shape))})});
     }
     release_temps();
   }
@@ -1063,7 +1103,9 @@ class MpiBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_mpi_backend(const Config& config) { return std::make_unique<MpiBackend>(config); }
+std::unique_ptr<Backend> make_mpi_backend(const Config& config) {
+  return std::make_unique<MpiBackend>(config);
+}
 
 std::optional<MpiBackendStats> mpi_backend_stats(const Backend& backend) {
   const BackendStats g = backend.stats();

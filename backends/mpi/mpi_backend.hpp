@@ -23,8 +23,8 @@ struct MpiBackendStats {
   uint64_t bytes_sent = 0, bytes_received = 0;
   uint64_t messages_sent = 0, messages_received = 0;  // point-to-point
   uint64_t collectives = 0;
-  double wait_s = 0;                 // inside MPI waits and collectives
-  uint64_t bytes_charged = 0;        // owned storage counted against ARRVM_MEM_LIMIT
+  double wait_s = 0;           // inside MPI waits and collectives
+  uint64_t bytes_charged = 0;  // owned storage counted against ARRVM_MEM_LIMIT
   uint64_t bytes_charged_peak = 0;
 };
 

@@ -6,9 +6,13 @@
 namespace arrvm {
 
 std::unique_ptr<Backend> make_mpi_backend(const Config&) {
-  throw Error("backend 'mpi' is not available: libarrvm was built without MPI (install libopenmpi-dev and reconfigure)");
+  throw Error(
+      "backend 'mpi' is not available: libarrvm was built without MPI (install libopenmpi-dev and "
+      "reconfigure)");
 }
 
-std::optional<MpiBackendStats> mpi_backend_stats(const Backend&) { return std::nullopt; }
+std::optional<MpiBackendStats> mpi_backend_stats(const Backend&) {
+  return std::nullopt;
+}
 
 }  // namespace arrvm

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -15,8 +15,8 @@
 #include "backends/opencl/opencl_printer.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/hash.hpp"
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 #include "vm/timeline.hpp"
 
 namespace arrvm {
@@ -56,8 +56,8 @@ class OpenClBackend final : public Backend {
     queue_ = opencl::Queue(clCreateCommandQueue(context_.get(), device_.device, 0, &err));
     check(err, "clCreateCommandQueue(" + device_.name + ")");
     dialect_ = opencl::dialect(device_.fp64);
-    programs_ = std::make_unique<opencl::ProgramCache>(config, context_.get(), device_,
-                                                       opencl::build_options(device_.correctly_rounded_fp32_div));
+    programs_ = std::make_unique<opencl::ProgramCache>(
+        config, context_.get(), device_, opencl::build_options(device_.correctly_rounded_fp32_div));
     local_size_ = floor_pow2(std::min(kLocalSize, device_.max_work_group_size));
     max_groups_ = static_cast<std::size_t>(device_.compute_units) * kGroupsPerComputeUnit;
     // What the input view of a tree or scan reads if its base was never
@@ -172,10 +172,10 @@ class OpenClBackend final : public Backend {
   Mem new_buffer(std::size_t bytes, const std::string& what) {
     cl_int err = CL_SUCCESS;
     Mem m(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err));
-    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
-        err == CL_INVALID_BUFFER_SIZE) {
-      throw Error("opencl backend: out of device memory allocating " + std::to_string(bytes) + " bytes for " + what +
-                  " on " + device_.name + " (" + opencl::error_name(err) + ")");
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
+      throw Error("opencl backend: out of device memory allocating " + std::to_string(bytes) + " bytes for " +
+                  what + " on " + device_.name + " (" + opencl::error_name(err) + ")");
     }
     check(err, "clCreateBuffer(" + what + ")");
     return m;
@@ -183,7 +183,8 @@ class OpenClBackend final : public Backend {
 
   void fill(cl_mem m, int byte, std::size_t bytes) {
     const cl_uchar pattern = static_cast<cl_uchar>(byte);
-    check(clEnqueueFillBuffer(queue_.get(), m, &pattern, 1, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+    check(clEnqueueFillBuffer(queue_.get(), m, &pattern, 1, 0, bytes, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer");
   }
 
   void allocate(BaseId id, Buffer& b) {
@@ -228,8 +229,8 @@ class OpenClBackend final : public Backend {
 
   Mem arg_buffer(const void* data, std::size_t bytes) {
     cl_int err = CL_SUCCESS;
-    Mem m(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(bytes, 8),
-                         const_cast<void*>(data), &err));
+    Mem m(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                         std::max<std::size_t>(bytes, 8), const_cast<void*>(data), &err));
     check(err, "clCreateBuffer(launch arguments)");
     return m;
   }
@@ -240,8 +241,8 @@ class OpenClBackend final : public Backend {
     auto it = kernel_local_.find(kernel);
     if (it != kernel_local_.end()) return it->second;
     std::size_t max = 0;
-    if (clGetKernelWorkGroupInfo(kernel, device_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, nullptr) !=
-            CL_SUCCESS ||
+    if (clGetKernelWorkGroupInfo(kernel, device_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max,
+                                 nullptr) != CL_SUCCESS ||
         max == 0) {
       max = local_size_;
     }
@@ -257,7 +258,8 @@ class OpenClBackend final : public Backend {
   // 0: as many groups of local_size_ as cover `total` (capped: the
   // work-item loop strides over the rest), or on a CPU device a few single
   // work items with long chunks; sequential: one work item.
-  Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0, int64_t work = -1) {
+  Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0,
+                    int64_t work = -1) {
     std::size_t local = sequential ? 1 : std::min(local_size_, kernel_local_size(kernel));
     if (groups == 0 && !sequential && !device_.gpu) {
       // A CPU device: a few work items per core, each a long contiguous
@@ -265,8 +267,8 @@ class OpenClBackend final : public Backend {
       local = 1;
       const std::size_t most = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(total, 1)),
                                                      device_.compute_units * kCpuItemsPerUnit);
-      groups = std::clamp<std::size_t>(static_cast<std::size_t>((work < 0 ? total : work) / kCpuChunkMin) + 1, 1,
-                                       most);
+      groups = std::clamp<std::size_t>(static_cast<std::size_t>((work < 0 ? total : work) / kCpuChunkMin) + 1,
+                                       1, most);
     } else if (groups == 0) {
       const std::size_t need = (static_cast<std::size_t>(std::max<int64_t>(total, 1)) + local - 1) / local;
       groups = sequential ? 1 : std::clamp<std::size_t>(need, 1, max_groups_);
@@ -289,8 +291,9 @@ class OpenClBackend final : public Backend {
       // Launches are asynchronous: the span is the enqueue; the device's
       // time shows in the batch's `execute` span, which waits for the queue.
       ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel", {{"elements", total}});
-      check(clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &g.global, &g.local, 0, nullptr, nullptr),
-            "clEnqueueNDRangeKernel");
+      check(
+          clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &g.global, &g.local, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
     }
     ++launched_;
     if (sequential) ++sequential_;
@@ -358,15 +361,17 @@ class OpenClBackend final : public Backend {
         require(src.dtype, "`" + to_string(in) + "`");
         st->kind = Step::Kind::Tree;
         st->instr = &in;
-        st->kernels.push_back({opencl::reduce_tree_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_),
-                               opencl::reduce_tree_name(in.op, src.dtype)});
+        st->kernels.push_back(
+            {opencl::reduce_tree_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_),
+             opencl::reduce_tree_name(in.op, src.dtype)});
         return true;
       }
       if (one_d && k == OpKind::Accumulate && src.shape[0] >= kParallelScanLength) {
         require(src.dtype, "`" + to_string(in) + "`");
         st->kind = Step::Kind::Scan;
         st->instr = &in;
-        const std::string source = opencl::scan_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_);
+        const std::string source =
+            opencl::scan_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_);
         st->kernels.push_back({source, opencl::scan_totals_name(in.op, src.dtype)});
         st->kernels.push_back({source, opencl::scan_prefix_name(in.op, src.dtype)});
         st->kernels.push_back({source, opencl::scan_apply_name(in.op, src.dtype)});
@@ -398,10 +403,14 @@ class OpenClBackend final : public Backend {
 
   void run(std::span<const Instruction> batch, Step& st) {
     switch (st.kind) {
-      case Step::Kind::Loop: return run_loop(batch, st);
-      case Step::Kind::Tree: return run_tree(st);
-      case Step::Kind::Scan: return run_scan(st);
-      case Step::Kind::Fail: throw Error(st.error);
+      case Step::Kind::Loop:
+        return run_loop(batch, st);
+      case Step::Kind::Tree:
+        return run_tree(st);
+      case Step::Kind::Scan:
+        return run_scan(st);
+      case Step::Kind::Fail:
+        throw Error(st.error);
       case Step::Kind::Release:
         for (BaseId b : st.frees) release(b);
         return;
@@ -439,7 +448,8 @@ class OpenClBackend final : public Backend {
     // the sweep of a full reduction (each work item then writes partials).
     const std::vector<int> partials = opencl::partial_reductions(k);
     const int64_t work = b.shape.product();
-    const int64_t total = k.sweep_axis >= 0 && partials.empty() ? b.shape.without(k.sweep_axis).product() : work;
+    const int64_t total =
+        k.sweep_axis >= 0 && partials.empty() ? b.shape.without(k.sweep_axis).product() : work;
     cl_kernel kern = kernel(st.kernels[0]);
     const Geometry g = geometry(kern, total, sequential, 0, work);
     Mem errors;
@@ -447,8 +457,8 @@ class OpenClBackend final : public Backend {
     if (k.errors > 0) {
       errors = new_buffer(error_words * sizeof(int64_t), "index error records");
       const cl_long none = std::numeric_limits<cl_long>::max();
-      check(clEnqueueFillBuffer(queue_.get(), errors.get(), &none, sizeof none, 0, error_words * sizeof(int64_t), 0,
-                                nullptr, nullptr),
+      check(clEnqueueFillBuffer(queue_.get(), errors.get(), &none, sizeof none, 0,
+                                error_words * sizeof(int64_t), 0, nullptr, nullptr),
             "clEnqueueFillBuffer(index error records)");
       mems.back() = errors.get();
     }
@@ -464,7 +474,8 @@ class OpenClBackend final : public Backend {
       cl_kernel tree = kernel(st.kernels[1 + r]);
       const int64_t n = static_cast<int64_t>(g.global);
       const cl_mem pass[2] = {mems[red.out.index], partial_mems[r].get()};
-      launch(tree, pass, {n, 0, 1, b.views[red.out.index].offset, 0}, {}, geometry(tree, n, false, 1), n, false);
+      launch(tree, pass, {n, 0, 1, b.views[red.out.index].offset, 0}, {}, geometry(tree, n, false, 1), n,
+             false);
     }
   }
 
@@ -474,8 +485,8 @@ class OpenClBackend final : public Backend {
                     std::size_t items) {
     const int n = b.kernel.errors;
     std::vector<int64_t> words(2 * static_cast<std::size_t>(n) * items);
-    check(clEnqueueReadBuffer(queue_.get(), errors, CL_TRUE, 0, words.size() * sizeof(int64_t), words.data(), 0,
-                              nullptr, nullptr),
+    check(clEnqueueReadBuffer(queue_.get(), errors, CL_TRUE, 0, words.size() * sizeof(int64_t), words.data(),
+                              0, nullptr, nullptr),
           "reading the index error records");
     for (int e = 0; e < n; ++e) {
       int64_t pos = std::numeric_limits<int64_t>::max(), value = 0;
@@ -489,8 +500,8 @@ class OpenClBackend final : public Backend {
       if (pos == std::numeric_limits<int64_t>::max()) continue;
       const Instruction& in = batch[b.error_instr[e]];
       const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
-      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) + " out of range [0, " +
-                  std::to_string(limit) + ") in `" + to_string(in) + "`");
+      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
+                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
     }
   }
 
@@ -520,7 +531,8 @@ class OpenClBackend final : public Backend {
         (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
     if (groups == 1) {
       const cl_mem mems[2] = {out, inp};
-      launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, geometry(k, len, false, 1), len, false);
+      launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, geometry(k, len, false, 1), len,
+             false);
       return;
     }
     Mem partials = new_buffer(groups * dtype_size(src.dtype), "reduction partials");
@@ -548,7 +560,8 @@ class OpenClBackend final : public Backend {
     ARRVM_ASSERT(chunks >= 1);
     const std::size_t bytes = static_cast<std::size_t>(chunks) * dtype_size(src.dtype);
     Mem totals = new_buffer(bytes, "scan totals"), prefixes = new_buffer(bytes, "scan prefixes");
-    const std::vector<int64_t> a = {len, iv.offset, iv.stride[0], in.out.offset, in.out.stride[0], chunk, chunks};
+    const std::vector<int64_t> a = {len,   iv.offset, iv.stride[0], in.out.offset, in.out.stride[0],
+                                    chunk, chunks};
     const cl_mem first[2] = {totals.get(), inp};
     cl_kernel k0 = kernel(st.kernels[0]), k1 = kernel(st.kernels[1]), k2 = kernel(st.kernels[2]);
     launch(k0, first, a, {}, geometry(k0, chunks, false), chunks, false);
@@ -573,7 +586,9 @@ class OpenClBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_opencl_backend(const Config& config) { return std::make_unique<OpenClBackend>(config); }
+std::unique_ptr<Backend> make_opencl_backend(const Config& config) {
+  return std::make_unique<OpenClBackend>(config);
+}
 
 std::string opencl_devices_report() {
   const std::vector<opencl::DeviceInfo> devices = opencl::list_devices();
@@ -585,7 +600,8 @@ std::string opencl_devices_report() {
 
 OpenClBackendStats opencl_backend_stats(const Backend& backend) {
   const BackendStats g = backend.stats();
-  if (g.backend != "opencl") throw InternalError("opencl_backend_stats: backend '" + g.backend + "' is not opencl");
+  if (g.backend != "opencl")
+    throw InternalError("opencl_backend_stats: backend '" + g.backend + "' is not opencl");
   OpenClBackendStats s;
   s.device = g.label("device");
   s.programs_built = g.count("programs_built");

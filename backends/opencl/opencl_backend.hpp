@@ -27,12 +27,12 @@ std::string opencl_devices_report();
 // counters and labels of Backend::stats() under these names. Throws
 // InternalError if `backend` is not an opencl backend.
 struct OpenClBackendStats {
-  std::string device;            // the device's name
-  uint64_t programs_built = 0;   // built from source (a batch's new kernels together)
-  uint64_t sources_built = 0;    // kernel sources in them
-  uint64_t memory_hits = 0;      // programs found built in this process
-  uint64_t disk_hits = 0;        // built from a cached binary
-  uint64_t corrupt = 0;          // cache entries rejected and removed
+  std::string device;           // the device's name
+  uint64_t programs_built = 0;  // built from source (a batch's new kernels together)
+  uint64_t sources_built = 0;   // kernel sources in them
+  uint64_t memory_hits = 0;     // programs found built in this process
+  uint64_t disk_hits = 0;       // built from a cached binary
+  uint64_t corrupt = 0;         // cache entries rejected and removed
   uint64_t kernels_launched = 0;
   uint64_t sequential_launches = 0;  // on one work item: the order of a loop mattered
 };

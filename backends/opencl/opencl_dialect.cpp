@@ -95,7 +95,6 @@ std::string reduce_tree_name(Opcode op, DType t) {
   return "arrvm_reduce_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
 }
 
-
 std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
   ARRVM_ASSERT(opcode_kind(op) == OpKind::Reduce && local_size > 0 && (local_size & (local_size - 1)) == 0);
   std::string f;
@@ -145,12 +144,14 @@ std::string scan_apply_name(Opcode op, DType t) {
 }
 
 std::string scan_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
-  ARRVM_ASSERT(opcode_kind(op) == OpKind::Accumulate && local_size > 0 && (local_size & (local_size - 1)) == 0);
+  ARRVM_ASSERT(opcode_kind(op) == OpKind::Accumulate && local_size > 0 &&
+               (local_size & (local_size - 1)) == 0);
   std::string f;
   std::string src = d.prelude + codegen::combine_helper(op, t, d, &f);
   const std::string T = codegen::c_type(t), L = std::to_string(local_size);
   const std::string args =
-      "  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4], chunk = a[5], chunks = a[6];\n";
+      "  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4], chunk = a[5], chunks = "
+      "a[6];\n";
   // Chunk w = [start, end) of the input, for each w of this work item.
   const std::string range =
       "  for (int64_t w = (int64_t)get_global_id(0); w < chunks; w += (int64_t)get_global_size(0)) {\n"
@@ -173,7 +174,8 @@ std::string scan_source(Opcode op, DType t, int local_size, const codegen::CDial
   src += "  const int64_t b0 = lid * block, b1 = min(b0 + block, chunks);\n";
   src += "  " + T + " acc = (" + T + ")0;\n";
   src += "  uchar h = 0;\n";
-  src += "  for (int64_t j = b0; j < b1; ++j) { acc = h ? (" + T + ")" + f + "(acc, P1[j]) : P1[j]; h = 1; }\n";
+  src +=
+      "  for (int64_t j = b0; j < b1; ++j) { acc = h ? (" + T + ")" + f + "(acc, P1[j]) : P1[j]; h = 1; }\n";
   src += "  sum[lid] = acc;\n";
   src += "  has[lid] = h;\n";
   src += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
@@ -196,9 +198,11 @@ std::string scan_source(Opcode op, DType t, int local_size, const codegen::CDial
   src += "    run = rh ? (" + T + ")" + f + "(run, P1[j]) : P1[j];\n";
   src += "    rh = 1;\n";
   src += "  }\n}\n";
-  src += "__kernel void " + scan_apply_name(op, t) + "(__global " + T + "* P0, __global " + T + "* P1, __global " +
-         T + "* P2, __global const int64_t* a, __global const uint64_t* c) {\n" + args + range;
-  src += "  " + T + " acc = w == 0 ? P1[oi + start * si] : (" + T + ")" + f + "(P2[w], P1[oi + start * si]);\n";
+  src += "__kernel void " + scan_apply_name(op, t) + "(__global " + T + "* P0, __global " + T +
+         "* P1, __global " + T + "* P2, __global const int64_t* a, __global const uint64_t* c) {\n" + args +
+         range;
+  src +=
+      "  " + T + " acc = w == 0 ? P1[oi + start * si] : (" + T + ")" + f + "(P2[w], P1[oi + start * si]);\n";
   src += "  P0[oo + start * so] = acc;\n";
   src += "  for (int64_t k = start + 1; k < end; ++k) {\n";
   src += "    acc = (" + T + ")" + f + "(acc, P1[oi + k * si]);\n";

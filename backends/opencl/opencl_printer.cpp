@@ -13,7 +13,9 @@ using codegen::Writer;
 
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
+std::string num(int64_t v) {
+  return std::to_string(v);
+}
 
 const char* kId = "(int64_t)get_global_id(0)";
 const char* kStep = "(int64_t)get_global_size(0)";
@@ -25,7 +27,8 @@ std::vector<int> partial_reductions(const LoopKernel& k) {
   if (k.loops.empty() || k.loops[0].kind != LoopKind::ParallelSweep) return r;
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const codegen::Stmt& st = k.body[s];
-    if (opcode_kind(st.op) == OpKind::Reduce && st.out.kind == codegen::ArgKind::View) r.push_back(static_cast<int>(s));
+    if (opcode_kind(st.op) == OpKind::Reduce && st.out.kind == codegen::ArgKind::View)
+      r.push_back(static_cast<int>(s));
   }
   return r;
 }
@@ -35,10 +38,12 @@ OpenClPrinter::OpenClPrinter(bool fp64, bool gpu) : CPrinter(dialect(fp64)), gpu
 void OpenClPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name) const {
   std::string params;
   for (std::size_t v = 0; v < k.views.size(); ++v) {
-    params += "__global " + std::string(codegen::c_type(k.views[v])) + "* P" + num(static_cast<int64_t>(v)) + ", ";
+    params +=
+        "__global " + std::string(codegen::c_type(k.views[v])) + "* P" + num(static_cast<int64_t>(v)) + ", ";
   }
   for (std::size_t j = 0; j < k.indexed.size(); ++j) {
-    params += "__global " + std::string(codegen::c_type(k.indexed[j].dtype)) + "* Q" + num(static_cast<int64_t>(j)) + ", ";
+    params += "__global " + std::string(codegen::c_type(k.indexed[j].dtype)) + "* Q" +
+              num(static_cast<int64_t>(j)) + ", ";
   }
   if (k.errors > 0) params += "__global int64_t* E, ";
   for (int s : partial_reductions(k)) {
@@ -68,7 +73,8 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
   std::vector<int> ax;
   const bool partials = k.loops[first].kind == LoopKind::ParallelSweep;
   if (partials) ax.push_back(k.loops[first].axis);
-  for (std::size_t L = first; !partials && L < k.loops.size() && k.loops[L].kind == LoopKind::WorkItems; ++L) {
+  for (std::size_t L = first; !partials && L < k.loops.size() && k.loops[L].kind == LoopKind::WorkItems;
+       ++L) {
     ax.push_back(k.loops[L].axis);
   }
   const int m = static_cast<int>(ax.size());
@@ -94,7 +100,8 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
       w.line("const int64_t lo = w - rem * " + nl + ";");
       w.line("const int64_t hi = end - w < " + nl + " - lo ? lo + (end - w) : " + nl + ";");
       w.line("w += hi - lo;");
-      for (int j = m - 2; j > 0; --j) w.line("const int64_t " + i(j) + " = rem % " + n(j) + "; rem /= " + n(j) + ";");
+      for (int j = m - 2; j > 0; --j)
+        w.line("const int64_t " + i(j) + " = rem % " + n(j) + "; rem /= " + n(j) + ";");
       w.line("const int64_t " + i(0) + " = rem;");
       w.open("for (int64_t " + i(m - 1) + " = lo; " + i(m - 1) + " < hi; ++" + i(m - 1) + ") {");
       *braces = 2;
@@ -120,7 +127,9 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
     std::string advance = std::string("w += ") + kStep;
     for (int j = m - 1; j >= 0; --j) {
       advance += ", " + i(j) + " += d" + num(ax[j]);
-      if (j + 1 < m) advance += " + (" + i(j + 1) + " >= " + n(j + 1) + " ? (" + i(j + 1) + " -= " + n(j + 1) + ", 1) : 0)";
+      if (j + 1 < m)
+        advance +=
+            " + (" + i(j + 1) + " >= " + n(j + 1) + " ? (" + i(j + 1) + " -= " + n(j + 1) + ", 1) : 0)";
     }
     w.open(std::string("for (int64_t w = ") + kId + "; w < total; " + advance + ") {");
     *braces = 1;
@@ -129,7 +138,8 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
   return m;
 }
 
-void OpenClPrinter::reduction_declarations(Writer&, const LoopKernel&, const std::vector<std::string>&) const {}
+void OpenClPrinter::reduction_declarations(Writer&, const LoopKernel&,
+                                           const std::vector<std::string>&) const {}
 
 void OpenClPrinter::reduction_result(Writer& w, const LoopKernel& k, const codegen::Stmt& st,
                                      const std::string& acc) const {
@@ -141,7 +151,8 @@ void OpenClPrinter::reduction_result(Writer& w, const LoopKernel& k, const codeg
 }
 
 std::string OpenClPrinter::bad_index(const LoopKernel& k, int err) const {
-  return std::string("arrvm_bad_index(E + 2 * (") + kId + " * " + num(k.errors) + " + " + num(err) + "), f, x)";
+  return std::string("arrvm_bad_index(E + 2 * (") + kId + " * " + num(k.errors) + " + " + num(err) +
+         "), f, x)";
 }
 
 std::string OpenClPrinter::index_helpers() const {

@@ -7,8 +7,8 @@
 
 #include "cache/disk_entry.hpp"
 #include "cache/kernel_cache.hpp"
-#include "vm/hash.hpp"
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
 
@@ -62,8 +62,8 @@ DeviceInfo device_info(cl_platform_id p, int pi, cl_device_id d, int di) {
   const std::string ext = " " + device_string(d, CL_DEVICE_EXTENSIONS) + " ";
   info.fp64 = ext.find(" cl_khr_fp64 ") != std::string::npos &&
               device_value<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
-  info.correctly_rounded_fp32_div =
-      (device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  info.correctly_rounded_fp32_div = (device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG) &
+                                     CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   info.max_work_group_size = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   info.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_parameter_size = device_value<std::size_t>(d, CL_DEVICE_MAX_PARAMETER_SIZE);
@@ -84,7 +84,8 @@ std::string device_list(const std::vector<DeviceInfo>& devices) {
 std::string error_name(cl_int status) {
   switch (status) {
 #define ARRVM_CL_ERROR(E) \
-  case E: return #E;
+  case E:                 \
+    return #E;
     ARRVM_CL_ERROR(CL_SUCCESS)
     ARRVM_CL_ERROR(CL_DEVICE_NOT_FOUND)
     ARRVM_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
@@ -116,8 +117,10 @@ std::string error_name(cl_int status) {
     ARRVM_CL_ERROR(CL_INVALID_OPERATION)
     ARRVM_CL_ERROR(CL_INVALID_PLATFORM)
 #undef ARRVM_CL_ERROR
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";  // cl_khr_icd: no platform installed
-    default: return "OpenCL error " + std::to_string(status);
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";  // cl_khr_icd: no platform installed
+    default:
+      return "OpenCL error " + std::to_string(status);
   }
 }
 
@@ -159,7 +162,8 @@ DeviceInfo select_device(const std::string& spec) {
   }
   const std::size_t colon = spec.find(':');
   if (colon != std::string::npos && colon > 0 && colon + 1 < spec.size() &&
-      spec.find_first_not_of("0123456789:") == std::string::npos && spec.find(':', colon + 1) == std::string::npos) {
+      spec.find_first_not_of("0123456789:") == std::string::npos &&
+      spec.find(':', colon + 1) == std::string::npos) {
     const int p = std::stoi(spec.substr(0, colon)), d = std::stoi(spec.substr(colon + 1));
     for (const DeviceInfo& info : devices) {
       if (info.platform_index == p && info.device_index == d) return info;
@@ -175,12 +179,13 @@ DeviceInfo select_device(const std::string& spec) {
 
 std::string describe(const DeviceInfo& d) {
   return std::to_string(d.platform_index) + ":" + std::to_string(d.device_index) + " " + d.name + " [" +
-         (d.gpu ? "gpu" : "other") + "] (platform " + d.platform_name + ", " + d.device_version + ", driver " +
-         d.driver_version + ", " + std::to_string(d.compute_units) + " compute units" + (d.fp64 ? ", fp64" : "") +
-         ")";
+         (d.gpu ? "gpu" : "other") + "] (platform " + d.platform_name + ", " + d.device_version +
+         ", driver " + d.driver_version + ", " + std::to_string(d.compute_units) + " compute units" +
+         (d.fp64 ? ", fp64" : "") + ")";
 }
 
-ProgramCache::ProgramCache(const Config& config, cl_context context, const DeviceInfo& device, std::string options)
+ProgramCache::ProgramCache(const Config& config, cl_context context, const DeviceInfo& device,
+                           std::string options)
     : context_(context), device_(device), options_(std::move(options)), mode_(config.cache) {
   if (mode_ == CacheMode::On && !config.cache_dir.empty()) {
     dir_ = (std::filesystem::path(config.cache_dir) / "opencl").string();
@@ -191,9 +196,10 @@ ProgramCache::ProgramCache(const Config& config, cl_context context, const Devic
 }
 
 std::string ProgramCache::key_of(const std::string& source) const {
-  return "arrvm opencl program 1\nplatform=" + device_.platform_name + "\nplatform_version=" +
-         device_.platform_version + "\ndevice=" + device_.name + "\ndevice_version=" + device_.device_version +
-         "\ndriver=" + device_.driver_version + "\noptions=" + options_ + "\nsource=\n" + source;
+  return "arrvm opencl program 1\nplatform=" + device_.platform_name +
+         "\nplatform_version=" + device_.platform_version + "\ndevice=" + device_.name +
+         "\ndevice_version=" + device_.device_version + "\ndriver=" + device_.driver_version +
+         "\noptions=" + options_ + "\nsource=\n" + source;
 }
 
 std::string ProgramCache::file_of(const std::string& key) const {
@@ -209,7 +215,8 @@ void ProgramCache::prepare(const std::vector<std::string>& sources, Profile& pro
       ++profile.kernel_cache_hits;
       continue;
     }
-    if (std::find_if(missing.begin(), missing.end(), [&](const std::string* m) { return *m == s; }) != missing.end()) {
+    if (std::find_if(missing.begin(), missing.end(), [&](const std::string* m) { return *m == s; }) !=
+        missing.end()) {
       continue;  // needed twice in this batch: one lookup
     }
     if (std::shared_ptr<Entry> e = load(key_of(s), profile)) {
@@ -329,14 +336,16 @@ Program ProgramCache::from_binary(const std::string& binary) {
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
   Program p(clCreateProgramWithBinary(context_, 1, &device_.device, &size, &bytes, &status, &err));
   if (err != CL_SUCCESS || status != CL_SUCCESS) return Program();
-  if (clBuildProgram(p.get(), 1, &device_.device, options_.c_str(), nullptr, nullptr) != CL_SUCCESS) return Program();
+  if (clBuildProgram(p.get(), 1, &device_.device, options_.c_str(), nullptr, nullptr) != CL_SUCCESS)
+    return Program();
   return p;
 }
 
 std::shared_ptr<ProgramCache::Entry> ProgramCache::build(const std::string& source, std::size_t sources,
                                                          Profile& profile) {
   const auto start = std::chrono::steady_clock::now();
-  ScopedSpan timer(profile, &profile.compile_s, "compile", "arrvm", {{"kernels", static_cast<int64_t>(sources)}});
+  ScopedSpan timer(profile, &profile.compile_s, "compile", "arrvm",
+                   {{"kernels", static_cast<int64_t>(sources)}});
   ++stats_.built;
   stats_.sources_built += sources;
   ++profile.kernels_compiled;
@@ -352,7 +361,8 @@ std::shared_ptr<ProgramCache::Entry> ProgramCache::build(const std::string& sour
     std::size_t n = 0;
     clGetProgramBuildInfo(e->program.get(), device_.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
     std::string log(n, '\0');
-    if (n > 0) clGetProgramBuildInfo(e->program.get(), device_.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    if (n > 0)
+      clGetProgramBuildInfo(e->program.get(), device_.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
     while (!log.empty() && log.back() == '\0') log.pop_back();
     throw BackendError("opencl backend: program build failed on " + device_.name + " (" + error_name(err) +
                            ", options '" + options_ + "'); build log:",
@@ -367,7 +377,8 @@ std::shared_ptr<ProgramCache::Entry> ProgramCache::build(const std::string& sour
 void ProgramCache::store(const std::string& key, const Program& program) {
   if (dir_.empty()) return;
   std::size_t size = 0;
-  if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) {
+  if (clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS ||
+      size == 0) {
     return;
   }
   std::string bin(size, '\0');

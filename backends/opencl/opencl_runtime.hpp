@@ -90,11 +90,11 @@ DeviceInfo select_device(const std::string& spec);
 std::string describe(const DeviceInfo& d);
 
 struct ProgramCacheStats {
-  uint64_t built = 0;         // device compiler runs (one per program, whatever its kernels)
-  uint64_t sources_built = 0; // kernel sources in those programs
-  uint64_t memory_hits = 0;   // sources found built in this process
-  uint64_t disk_hits = 0;     // sources whose program came from the cache directory
-  uint64_t corrupt = 0;       // disk entries rejected (bad file or binary) and removed
+  uint64_t built = 0;          // device compiler runs (one per program, whatever its kernels)
+  uint64_t sources_built = 0;  // kernel sources in those programs
+  uint64_t memory_hits = 0;    // sources found built in this process
+  uint64_t disk_hits = 0;      // sources whose program came from the cache directory
+  uint64_t corrupt = 0;        // disk entries rejected (bad file or binary) and removed
 };
 
 // Programs built for one device, by source: in memory and, as binaries, in
@@ -142,7 +142,7 @@ class ProgramCache {
   std::string dir_;
   std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;       // by source
   std::unordered_map<std::string, std::shared_ptr<Entry>> loaded_files_;  // merged programs read from disk
-  std::vector<std::shared_ptr<Entry>> uncached_;                           // mode off: kept until the end
+  std::vector<std::shared_ptr<Entry>> uncached_;                          // mode off: kept until the end
   ProgramCacheStats stats_;
 };
 

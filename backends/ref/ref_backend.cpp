@@ -114,6 +114,8 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ref_backend(const Config&) { return std::make_unique<RefBackend>(); }
+std::unique_ptr<Backend> make_ref_backend(const Config&) {
+  return std::make_unique<RefBackend>();
+}
 
 }  // namespace arrvm

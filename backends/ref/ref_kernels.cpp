@@ -81,8 +81,8 @@ In<T> in_operand(const Instruction& instr, const Operand& o, int rank, MemoryAcc
 // shape, once for rank 0. Offsets are updated incrementally (strides may be
 // zero or negative).
 template <std::size_t N, typename Body>
-void for_each_index(const Dims& shape, std::array<int64_t, N> start, const std::array<const Dims*, N>& strides,
-                    Body&& body) {
+void for_each_index(const Dims& shape, std::array<int64_t, N> start,
+                    const std::array<const Dims*, N>& strides, Body&& body) {
   const int rank = shape.size();
   for (int d = 0; d < rank; ++d) {
     if (shape[d] == 0) return;
@@ -157,10 +157,10 @@ struct Kernel<OpKind::Elementwise> {
         const In<bool> cond = in_operand<bool>(instr, instr.in[0], rank, mem, &c0);
         const In<T> a = in_operand<T>(instr, instr.in[1], rank, mem, &c1);
         const In<T> b = in_operand<T>(instr, instr.in[2], rank, mem, &c2);
-        for_each_index<4>(instr.out.shape, {o.offset, cond.offset, a.offset, b.offset},
-                          {&o.stride, &cond.stride, &a.stride, &b.stride}, [&](const std::array<int64_t, 4>& x) {
-                            o.p[x[0]] = cond.at(x[1]) ? a.at(x[2]) : b.at(x[3]);
-                          });
+        for_each_index<4>(
+            instr.out.shape, {o.offset, cond.offset, a.offset, b.offset},
+            {&o.stride, &cond.stride, &a.stride, &b.stride},
+            [&](const std::array<int64_t, 4>& x) { o.p[x[0]] = cond.at(x[1]) ? a.at(x[2]) : b.at(x[3]); });
       });
     } else {
       visit_dtype(instr.in[0].dtype(), [&](auto t) {

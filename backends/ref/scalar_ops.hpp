@@ -23,7 +23,7 @@ inline constexpr bool kIsBool = std::is_same_v<T, bool>;
 template <typename T>
 inline constexpr bool kIsInt = std::is_integral_v<T> && !kIsBool<T>;
 template <typename T>
-inline constexpr bool kIsSigned = kIsInt<T> && std::is_signed_v<T>;
+inline constexpr bool kIsSigned = kIsInt<T>&& std::is_signed_v<T>;
 template <typename T>
 inline constexpr bool kIsFloat = std::is_floating_point_v<T>;
 
@@ -34,13 +34,20 @@ inline constexpr bool kIsFloat = std::is_floating_point_v<T>;
 template <TypeRule R, typename T>
 constexpr bool rule_accepts() {
   switch (R) {
-    case TypeRule::Arith: return kIsInt<T> || kIsFloat<T>;
-    case TypeRule::Logical: return kIsBool<T>;
-    case TypeRule::Bitwise: return kIsInt<T> || kIsBool<T>;
-    case TypeRule::Shift: return kIsInt<T>;
-    case TypeRule::Float: return kIsFloat<T>;
-    case TypeRule::Numeric: return true;  // range: ints+floats, random: also bool; bool is harmless
-    default: return true;
+    case TypeRule::Arith:
+      return kIsInt<T> || kIsFloat<T>;
+    case TypeRule::Logical:
+      return kIsBool<T>;
+    case TypeRule::Bitwise:
+      return kIsInt<T> || kIsBool<T>;
+    case TypeRule::Shift:
+      return kIsInt<T>;
+    case TypeRule::Float:
+      return kIsFloat<T>;
+    case TypeRule::Numeric:
+      return true;  // range: ints+floats, random: also bool; bool is harmless
+    default:
+      return true;
   }
 }
 
@@ -55,20 +62,26 @@ constexpr int kBits = static_cast<int>(sizeof(T) * 8);
 
 template <typename T>
 T add(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(Wide<T>(a) + Wide<T>(b));
-  else return a + b;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(Wide<T>(a) + Wide<T>(b));
+  else
+    return a + b;
 }
 
 template <typename T>
 T subtract(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(Wide<T>(a) - Wide<T>(b));
-  else return a - b;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(Wide<T>(a) - Wide<T>(b));
+  else
+    return a - b;
 }
 
 template <typename T>
 T multiply(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(Wide<T>(a) * Wide<T>(b));
-  else return a * b;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(Wide<T>(a) * Wide<T>(b));
+  else
+    return a * b;
 }
 
 // Integers: floor division, x/0 = 0, MIN/-1 wraps to MIN. Floats: true division.
@@ -142,27 +155,36 @@ T power(T a, T b) {
 // NaN propagates (NumPy's maximum/minimum): `a` wins ties and when it is NaN.
 template <typename T>
 T maximum(T a, T b) {
-  if constexpr (kIsFloat<T>) return (a >= b || std::isnan(a)) ? a : b;
-  else return a >= b ? a : b;
+  if constexpr (kIsFloat<T>)
+    return (a >= b || std::isnan(a)) ? a : b;
+  else
+    return a >= b ? a : b;
 }
 
 template <typename T>
 T minimum(T a, T b) {
-  if constexpr (kIsFloat<T>) return (a <= b || std::isnan(a)) ? a : b;
-  else return a <= b ? a : b;
+  if constexpr (kIsFloat<T>)
+    return (a <= b || std::isnan(a)) ? a : b;
+  else
+    return a <= b ? a : b;
 }
 
 template <typename T>
 T negative(T a) {
-  if constexpr (kIsInt<T>) return static_cast<T>(Wide<T>(0) - Wide<T>(a));  // -MIN == MIN
-  else return -a;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(Wide<T>(0) - Wide<T>(a));  // -MIN == MIN
+  else
+    return -a;
 }
 
 template <typename T>
 T absolute(T a) {
-  if constexpr (kIsFloat<T>) return std::fabs(a);
-  else if constexpr (kIsSigned<T>) return a < 0 ? negative(a) : a;  // abs(MIN) == MIN
-  else return a;
+  if constexpr (kIsFloat<T>)
+    return std::fabs(a);
+  else if constexpr (kIsSigned<T>)
+    return a < 0 ? negative(a) : a;  // abs(MIN) == MIN
+  else
+    return a;
 }
 
 // -1, 0 or 1 (unsigned: 0 or 1); NaN stays NaN and -0.0 gives 0.0, as NumPy.
@@ -182,26 +204,34 @@ T sign(T a) {
 
 template <typename T>
 T bitwise_and(T a, T b) {
-  if constexpr (kIsBool<T>) return a && b;
-  else return static_cast<T>(a & b);
+  if constexpr (kIsBool<T>)
+    return a && b;
+  else
+    return static_cast<T>(a & b);
 }
 
 template <typename T>
 T bitwise_or(T a, T b) {
-  if constexpr (kIsBool<T>) return a || b;
-  else return static_cast<T>(a | b);
+  if constexpr (kIsBool<T>)
+    return a || b;
+  else
+    return static_cast<T>(a | b);
 }
 
 template <typename T>
 T bitwise_xor(T a, T b) {
-  if constexpr (kIsBool<T>) return a != b;
-  else return static_cast<T>(a ^ b);
+  if constexpr (kIsBool<T>)
+    return a != b;
+  else
+    return static_cast<T>(a ^ b);
 }
 
 template <typename T>
 T invert(T a) {
-  if constexpr (kIsBool<T>) return !a;
-  else return static_cast<T>(~Wide<T>(a));
+  if constexpr (kIsBool<T>)
+    return !a;
+  else
+    return static_cast<T>(~Wide<T>(a));
 }
 
 // A shift by an amount outside [0, bits of T) gives 0 (or -1 when shifting a
@@ -233,20 +263,26 @@ T right_shift(T a, T b) {
 
 template <typename T>
 bool isnan_(T a) {
-  if constexpr (kIsFloat<T>) return std::isnan(a);
-  else return false;
+  if constexpr (kIsFloat<T>)
+    return std::isnan(a);
+  else
+    return false;
 }
 
 template <typename T>
 bool isinf_(T a) {
-  if constexpr (kIsFloat<T>) return std::isinf(a);
-  else return false;
+  if constexpr (kIsFloat<T>)
+    return std::isinf(a);
+  else
+    return false;
 }
 
 template <typename T>
 bool isfinite_(T a) {
-  if constexpr (kIsFloat<T>) return std::isfinite(a);
-  else return true;
+  if constexpr (kIsFloat<T>)
+    return std::isfinite(a);
+  else
+    return true;
 }
 
 // ---- dispatch ----------------------------------------------------------------
@@ -257,36 +293,66 @@ bool isfinite_(T a) {
 template <Opcode Op, typename T>
 auto unary(T a) {
   using O = Opcode;
-  if constexpr (Op == O::LogicalNot) return !a;
-  else if constexpr (Op == O::Invert) return invert(a);
-  else if constexpr (Op == O::Negative) return negative(a);
-  else if constexpr (Op == O::Absolute) return absolute(a);
-  else if constexpr (Op == O::Sign) return sign(a);
-  else if constexpr (Op == O::Sqrt) return T(std::sqrt(a));
-  else if constexpr (Op == O::Exp) return T(std::exp(a));
-  else if constexpr (Op == O::Exp2) return T(std::exp2(a));
-  else if constexpr (Op == O::Expm1) return T(std::expm1(a));
-  else if constexpr (Op == O::Log) return T(std::log(a));
-  else if constexpr (Op == O::Log2) return T(std::log2(a));
-  else if constexpr (Op == O::Log10) return T(std::log10(a));
-  else if constexpr (Op == O::Log1p) return T(std::log1p(a));
-  else if constexpr (Op == O::Sin) return T(std::sin(a));
-  else if constexpr (Op == O::Cos) return T(std::cos(a));
-  else if constexpr (Op == O::Tan) return T(std::tan(a));
-  else if constexpr (Op == O::Arcsin) return T(std::asin(a));
-  else if constexpr (Op == O::Arccos) return T(std::acos(a));
-  else if constexpr (Op == O::Arctan) return T(std::atan(a));
-  else if constexpr (Op == O::Sinh) return T(std::sinh(a));
-  else if constexpr (Op == O::Cosh) return T(std::cosh(a));
-  else if constexpr (Op == O::Tanh) return T(std::tanh(a));
-  else if constexpr (Op == O::Floor) return T(std::floor(a));
-  else if constexpr (Op == O::Ceil) return T(std::ceil(a));
-  else if constexpr (Op == O::Trunc) return T(std::trunc(a));
-  else if constexpr (Op == O::Rint) return T(std::nearbyint(a));  // half to even
-  else if constexpr (Op == O::Isnan) return isnan_(a);
-  else if constexpr (Op == O::Isinf) return isinf_(a);
-  else if constexpr (Op == O::Isfinite) return isfinite_(a);
-  else static_assert(Op != Op, "not a one-input elementwise opcode");
+  if constexpr (Op == O::LogicalNot)
+    return !a;
+  else if constexpr (Op == O::Invert)
+    return invert(a);
+  else if constexpr (Op == O::Negative)
+    return negative(a);
+  else if constexpr (Op == O::Absolute)
+    return absolute(a);
+  else if constexpr (Op == O::Sign)
+    return sign(a);
+  else if constexpr (Op == O::Sqrt)
+    return T(std::sqrt(a));
+  else if constexpr (Op == O::Exp)
+    return T(std::exp(a));
+  else if constexpr (Op == O::Exp2)
+    return T(std::exp2(a));
+  else if constexpr (Op == O::Expm1)
+    return T(std::expm1(a));
+  else if constexpr (Op == O::Log)
+    return T(std::log(a));
+  else if constexpr (Op == O::Log2)
+    return T(std::log2(a));
+  else if constexpr (Op == O::Log10)
+    return T(std::log10(a));
+  else if constexpr (Op == O::Log1p)
+    return T(std::log1p(a));
+  else if constexpr (Op == O::Sin)
+    return T(std::sin(a));
+  else if constexpr (Op == O::Cos)
+    return T(std::cos(a));
+  else if constexpr (Op == O::Tan)
+    return T(std::tan(a));
+  else if constexpr (Op == O::Arcsin)
+    return T(std::asin(a));
+  else if constexpr (Op == O::Arccos)
+    return T(std::acos(a));
+  else if constexpr (Op == O::Arctan)
+    return T(std::atan(a));
+  else if constexpr (Op == O::Sinh)
+    return T(std::sinh(a));
+  else if constexpr (Op == O::Cosh)
+    return T(std::cosh(a));
+  else if constexpr (Op == O::Tanh)
+    return T(std::tanh(a));
+  else if constexpr (Op == O::Floor)
+    return T(std::floor(a));
+  else if constexpr (Op == O::Ceil)
+    return T(std::ceil(a));
+  else if constexpr (Op == O::Trunc)
+    return T(std::trunc(a));
+  else if constexpr (Op == O::Rint)
+    return T(std::nearbyint(a));  // half to even
+  else if constexpr (Op == O::Isnan)
+    return isnan_(a);
+  else if constexpr (Op == O::Isinf)
+    return isinf_(a);
+  else if constexpr (Op == O::Isfinite)
+    return isfinite_(a);
+  else
+    static_assert(Op != Op, "not a one-input elementwise opcode");
 }
 
 // The scalar function of a two-input elementwise opcode; both inputs have
@@ -294,30 +360,54 @@ auto unary(T a) {
 template <Opcode Op, typename T>
 auto binary(T a, T b) {
   using O = Opcode;
-  if constexpr (Op == O::Add) return add(a, b);
-  else if constexpr (Op == O::Subtract) return subtract(a, b);
-  else if constexpr (Op == O::Multiply) return multiply(a, b);
-  else if constexpr (Op == O::Divide) return divide(a, b);
-  else if constexpr (Op == O::Power) return power(a, b);
-  else if constexpr (Op == O::Mod) return mod(a, b);
-  else if constexpr (Op == O::Maximum) return maximum(a, b);
-  else if constexpr (Op == O::Minimum) return minimum(a, b);
-  else if constexpr (Op == O::Equal) return a == b;
-  else if constexpr (Op == O::NotEqual) return a != b;
-  else if constexpr (Op == O::Less) return a < b;
-  else if constexpr (Op == O::LessEqual) return a <= b;
-  else if constexpr (Op == O::Greater) return a > b;
-  else if constexpr (Op == O::GreaterEqual) return a >= b;
-  else if constexpr (Op == O::LogicalAnd) return a && b;
-  else if constexpr (Op == O::LogicalOr) return a || b;
-  else if constexpr (Op == O::LogicalXor) return a != b;
-  else if constexpr (Op == O::BitwiseAnd) return bitwise_and(a, b);
-  else if constexpr (Op == O::BitwiseOr) return bitwise_or(a, b);
-  else if constexpr (Op == O::BitwiseXor) return bitwise_xor(a, b);
-  else if constexpr (Op == O::LeftShift) return left_shift(a, b);
-  else if constexpr (Op == O::RightShift) return right_shift(a, b);
-  else if constexpr (Op == O::Arctan2) return T(std::atan2(a, b));
-  else static_assert(Op != Op, "not a two-input elementwise opcode");
+  if constexpr (Op == O::Add)
+    return add(a, b);
+  else if constexpr (Op == O::Subtract)
+    return subtract(a, b);
+  else if constexpr (Op == O::Multiply)
+    return multiply(a, b);
+  else if constexpr (Op == O::Divide)
+    return divide(a, b);
+  else if constexpr (Op == O::Power)
+    return power(a, b);
+  else if constexpr (Op == O::Mod)
+    return mod(a, b);
+  else if constexpr (Op == O::Maximum)
+    return maximum(a, b);
+  else if constexpr (Op == O::Minimum)
+    return minimum(a, b);
+  else if constexpr (Op == O::Equal)
+    return a == b;
+  else if constexpr (Op == O::NotEqual)
+    return a != b;
+  else if constexpr (Op == O::Less)
+    return a < b;
+  else if constexpr (Op == O::LessEqual)
+    return a <= b;
+  else if constexpr (Op == O::Greater)
+    return a > b;
+  else if constexpr (Op == O::GreaterEqual)
+    return a >= b;
+  else if constexpr (Op == O::LogicalAnd)
+    return a && b;
+  else if constexpr (Op == O::LogicalOr)
+    return a || b;
+  else if constexpr (Op == O::LogicalXor)
+    return a != b;
+  else if constexpr (Op == O::BitwiseAnd)
+    return bitwise_and(a, b);
+  else if constexpr (Op == O::BitwiseOr)
+    return bitwise_or(a, b);
+  else if constexpr (Op == O::BitwiseXor)
+    return bitwise_xor(a, b);
+  else if constexpr (Op == O::LeftShift)
+    return left_shift(a, b);
+  else if constexpr (Op == O::RightShift)
+    return right_shift(a, b);
+  else if constexpr (Op == O::Arctan2)
+    return T(std::atan2(a, b));
+  else
+    static_assert(Op != Op, "not a two-input elementwise opcode");
 }
 
 // The combining function and starting value of a reduction or scan opcode.
@@ -327,33 +417,63 @@ struct Reducer {
 };
 template <>
 struct Reducer<Opcode::AddReduce> {
-  template <typename T> static T combine(T a, T b) { return add(a, b); }
-  template <typename T> static T identity() { return T(0); }
+  template <typename T>
+  static T combine(T a, T b) {
+    return add(a, b);
+  }
+  template <typename T>
+  static T identity() {
+    return T(0);
+  }
 };
 template <>
 struct Reducer<Opcode::MultiplyReduce> {
-  template <typename T> static T combine(T a, T b) { return multiply(a, b); }
-  template <typename T> static T identity() { return T(1); }
+  template <typename T>
+  static T combine(T a, T b) {
+    return multiply(a, b);
+  }
+  template <typename T>
+  static T identity() {
+    return T(1);
+  }
 };
 // minimum/maximum have no identity: they start from the first element (the
 // validator rejects an empty axis), which also keeps NaN propagation exact.
 template <>
 struct Reducer<Opcode::MinimumReduce> {
-  template <typename T> static T combine(T a, T b) { return minimum(a, b); }
+  template <typename T>
+  static T combine(T a, T b) {
+    return minimum(a, b);
+  }
 };
 template <>
 struct Reducer<Opcode::MaximumReduce> {
-  template <typename T> static T combine(T a, T b) { return maximum(a, b); }
+  template <typename T>
+  static T combine(T a, T b) {
+    return maximum(a, b);
+  }
 };
 template <>
 struct Reducer<Opcode::LogicalAndReduce> {
-  template <typename T> static T combine(T a, T b) { return a && b; }
-  template <typename T> static T identity() { return true; }
+  template <typename T>
+  static T combine(T a, T b) {
+    return a && b;
+  }
+  template <typename T>
+  static T identity() {
+    return true;
+  }
 };
 template <>
 struct Reducer<Opcode::LogicalOrReduce> {
-  template <typename T> static T combine(T a, T b) { return a || b; }
-  template <typename T> static T identity() { return false; }
+  template <typename T>
+  static T combine(T a, T b) {
+    return a || b;
+  }
+  template <typename T>
+  static T identity() {
+    return false;
+  }
 };
 template <>
 struct Reducer<Opcode::AddAccumulate> : Reducer<Opcode::AddReduce> {};
@@ -361,6 +481,8 @@ template <>
 struct Reducer<Opcode::MultiplyAccumulate> : Reducer<Opcode::MultiplyReduce> {};
 
 template <Opcode Op>
-concept HasIdentity = requires { Reducer<Op>::template identity<int>(); };
+concept HasIdentity = requires {
+  Reducer<Op>::template identity<int>();
+};
 
 }  // namespace arrvm::ref

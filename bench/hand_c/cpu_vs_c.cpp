@@ -3,11 +3,10 @@
 // libarrvm fused by greedy on the cpu backend with a warm kernel cache, and
 // as its hand-written twin (bench/hand_c/hand_*.c, compiled with the JIT's
 // flags: -O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off), the
-// two taking turns run by run (a burst of load hits both). One table: the best time of each, fused/hand, the program's compulsory bytes
-// (hand_kernels.h: inputs read once, outputs written once per pass), the
-// GB/s both achieve on those bytes against a STREAM triad measured at the
-// start of the same run, the kernels arrvm launches per run (its profile),
-// and whether the checksums agree within the program's tolerance (both are
+// two taking turns run by run (a burst of load hits both). One table: the best time of each, fused/hand, the
+// program's compulsory bytes (hand_kernels.h: inputs read once, outputs written once per pass), the GB/s both
+// achieve on those bytes against a STREAM triad measured at the start of the same run, the kernels arrvm
+// launches per run (its profile), and whether the checksums agree within the program's tolerance (both are
 // printed under the table). The target is fused within 1.25x of hand.
 //
 //   cpu_vs_c [--size tiny|default|paper] [--repeat N] [--programs a,b,...]
@@ -36,8 +35,8 @@
 #include "arrvm/arrvm.hpp"
 #include "bench/hand_c/hand_kernels.h"
 #include "bench/programs/programs.hpp"
-#include "vm/profile.hpp"
 #include "engine/runtime.hpp"
+#include "vm/profile.hpp"
 
 namespace {
 
@@ -49,7 +48,9 @@ struct Timing {
   double checksum = 0;
 };
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // One warm-up run of each contender (it fills the kernel cache), then
 // `repeat` rounds in which each runs once, in turn, so that a burst of load
@@ -81,7 +82,8 @@ double rel_diff(double a, double b) {
 }
 
 const char* kUsage =
-    "usage: cpu_vs_c [--size tiny|default|paper] [--repeat N] [--programs a,b,...] [--singleton] [--triad ELEMENTS] "
+    "usage: cpu_vs_c [--size tiny|default|paper] [--repeat N] [--programs a,b,...] [--singleton] [--triad "
+    "ELEMENTS] "
     "[NAME...]\n       cpu_vs_c --launch [--repeat N] [--ops N] [--elements N]\n";
 
 int usage(const std::string& what) {
@@ -102,17 +104,22 @@ std::vector<std::string> split(const std::string& s) {
 std::string human_bytes(double b) {
   char buf[32];
   if (b <= 0) return "-";
-  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
-  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  if (b >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
   return buf;
 }
 
 // Seconds with 3-4 significant digits whatever their size.
 std::string secs(double s) {
   char buf[32];
-  if (s >= 0.01) std::snprintf(buf, sizeof buf, "%.4f", s);
-  else std::snprintf(buf, sizeof buf, "%.3e", s);
+  if (s >= 0.01)
+    std::snprintf(buf, sizeof buf, "%.4f", s);
+  else
+    std::snprintf(buf, sizeof buf, "%.3e", s);
   return buf;
 }
 
@@ -133,11 +140,12 @@ std::string pct(double bytes, double seconds, double triad) {
 // ---- --launch: launch overhead of the cpu backend ----
 
 int launch_mode(int repeat, int64_t ops, int64_t elements) {
-  std::printf("launch overhead, cpu backend: a chain of %lld dependent elementwise ops (a = a * 1.0000001) on %lld "
-              "float64 elements, one batch, flushed; best of %d batches after a warm-up\n\n",
-              static_cast<long long>(ops), static_cast<long long>(elements), repeat);
-  std::printf("%-10s %9s %9s %12s %12s %12s %12s %12s %9s\n", "fuser", "kernels", "batch s", "kernels/s", "us/kernel",
-              "exec us/k", "fuse us/k", "codegen us/k", "compiled");
+  std::printf(
+      "launch overhead, cpu backend: a chain of %lld dependent elementwise ops (a = a * 1.0000001) on %lld "
+      "float64 elements, one batch, flushed; best of %d batches after a warm-up\n\n",
+      static_cast<long long>(ops), static_cast<long long>(elements), repeat);
+  std::printf("%-10s %9s %9s %12s %12s %12s %12s %12s %9s\n", "fuser", "kernels", "batch s", "kernels/s",
+              "us/kernel", "exec us/k", "fuse us/k", "codegen us/k", "compiled");
   for (const char* fuser : {"singleton", "greedy"}) {
     const arrvm::Vm vm({{"backend", "cpu"}, {"fuser", fuser}});
     arrvm::Profile& prof = vm.runtime().profile();
@@ -147,7 +155,8 @@ int launch_mode(int repeat, int64_t ops, int64_t elements) {
     uint64_t kernels = 0, compiled = 0;
     for (int r = -1; r < repeat; ++r) {
       const uint64_t k0 = prof.kernels_launched, comp0 = prof.kernels_compiled;
-      const double e0 = prof.execution_s(), f0 = prof.fusion_s + prof.merge_cache_s, c0 = prof.codegen_s + prof.compile_s;
+      const double e0 = prof.execution_s(), f0 = prof.fusion_s + prof.merge_cache_s,
+                   c0 = prof.codegen_s + prof.compile_s;
       const double start = now();
       for (int64_t i = 0; i < ops; ++i) a = a * 1.0000001;
       vm.flush();
@@ -167,14 +176,17 @@ int launch_mode(int repeat, int64_t ops, int64_t elements) {
     const double k = kernels ? static_cast<double>(kernels) : 1.0;
     std::printf("%-10s %9llu %9.5f %12.0f %12.2f %12.2f %12.2f %12.2f %9llu%s\n", fuser,
                 static_cast<unsigned long long>(kernels), best, kernels ? k / best : 0.0, per * 1e6,
-                best_exec / k * 1e6, best_fuse / k * 1e6, best_codegen / k * 1e6, static_cast<unsigned long long>(compiled),
+                best_exec / k * 1e6, best_fuse / k * 1e6, best_codegen / k * 1e6,
+                static_cast<unsigned long long>(compiled),
                 agree(got, expect, 1e-9) ? "" : "  (WRONG RESULT)");
     if (!agree(got, expect, 1e-9)) return 1;
   }
-  std::printf("\nus/kernel: the batch's wall time (issue, fusion, merge cache, execution) per kernel launched;\n"
-              "exec: Backend::execute less codegen and compile (profile execution_s); fuse: fusion + merge cache;\n"
-              "codegen: lowering and printing kernel source (+ compiling, 0 once the kernel cache is warm).\n"
-              "compiled: compiler runs in the timed batch. The rest of us/kernel is the frontend (issuing, validation) and the VM's own bookkeeping.\n");
+  std::printf(
+      "\nus/kernel: the batch's wall time (issue, fusion, merge cache, execution) per kernel launched;\n"
+      "exec: Backend::execute less codegen and compile (profile execution_s); fuse: fusion + merge cache;\n"
+      "codegen: lowering and printing kernel source (+ compiling, 0 once the kernel cache is warm).\n"
+      "compiled: compiler runs in the timed batch. The rest of us/kernel is the frontend (issuing, "
+      "validation) and the VM's own bookkeeping.\n");
   return 0;
 }
 
@@ -233,11 +245,13 @@ int main(int argc, char** argv) {
     double triad_check = 0;
     const double triad_start = hand_stream_triad(triad_n, std::max(repeat, 5), &triad_check);
     const double triad = triad_start;
-    std::printf("cpu backend (greedy) vs hand-written C+OpenMP, size %s; best of %d runs after a warm-up, seconds\n",
-                arrvm::bench::size_class_name(size), repeat);
-    std::printf("STREAM triad (%lld doubles per array, %s, 24 bytes/element): %.2f GB/s (again at the end)\n\n",
-                static_cast<long long>(triad_n), human_bytes(24.0 * static_cast<double>(triad_n)).c_str(),
-                triad_start / 1e9);
+    std::printf(
+        "cpu backend (greedy) vs hand-written C+OpenMP, size %s; best of %d runs after a warm-up, seconds\n",
+        arrvm::bench::size_class_name(size), repeat);
+    std::printf(
+        "STREAM triad (%lld doubles per array, %s, 24 bytes/element): %.2f GB/s (again at the end)\n\n",
+        static_cast<long long>(triad_n), human_bytes(24.0 * static_cast<double>(triad_n)).c_str(),
+        triad_start / 1e9);
 
     const arrvm::Vm fused({{"backend", "cpu"}, {"fuser", "greedy"}});
     std::optional<arrvm::Vm> single;
@@ -274,15 +288,16 @@ int main(int argc, char** argv) {
       const Timing &tf = times[0], &th = times[1];
       const Timing ts = single ? times[2] : Timing{};
       const uint64_t kernels = (prof.kernels_launched - k0) / static_cast<uint64_t>(repeat + 1);
-      const bool ok = agree(tf.checksum, th.checksum, p.rtol) && (!single || agree(ts.checksum, th.checksum, p.rtol));
+      const bool ok =
+          agree(tf.checksum, th.checksum, p.rtol) && (!single || agree(ts.checksum, th.checksum, p.rtol));
       if (!ok) ++failures;
       rows.push_back({&p, tf.checksum, th.checksum, p.rtol, ok});
       const double bytes = twin->bytes(s.n, s.iterations);
       const std::string sz = std::to_string(s.n) + " x " + std::to_string(s.iterations);
-      std::printf("%-17s %-15s %9s %9s %9.2fx %10s %10s %9s %7s %7s %8llu", p.name, sz.c_str(), secs(tf.best).c_str(),
-                  secs(th.best).c_str(),
-                  tf.best / th.best, human_bytes(bytes).c_str(), gbs(bytes, tf.best).c_str(),
-                  gbs(bytes, th.best).c_str(), pct(bytes, tf.best, triad).c_str(), pct(bytes, th.best, triad).c_str(),
+      std::printf("%-17s %-15s %9s %9s %9.2fx %10s %10s %9s %7s %7s %8llu", p.name, sz.c_str(),
+                  secs(tf.best).c_str(), secs(th.best).c_str(), tf.best / th.best, human_bytes(bytes).c_str(),
+                  gbs(bytes, tf.best).c_str(), gbs(bytes, th.best).c_str(),
+                  pct(bytes, tf.best, triad).c_str(), pct(bytes, th.best, triad).c_str(),
                   static_cast<unsigned long long>(kernels));
       if (single) std::printf(" %9s %10.2fx", secs(ts.best).c_str(), ts.best / th.best);
       std::printf("  %s\n", ok ? "ok" : "FAIL");
@@ -290,18 +305,22 @@ int main(int argc, char** argv) {
     }
 
     const double triad_end = hand_stream_triad(triad_n, std::max(repeat, 5), &triad_check);
-    std::printf("\nSTREAM triad at the end: %.2f GB/s (at the start %.2f). The %%triad columns above use the start's.\n",
-                triad_end / 1e9, triad_start / 1e9);
-    std::printf("\n%-17s %24s %24s %10s %8s\n", "program", "arrvm checksum", "hand checksum", "rel diff", "rtol");
+    std::printf(
+        "\nSTREAM triad at the end: %.2f GB/s (at the start %.2f). The %%triad columns above use the "
+        "start's.\n",
+        triad_end / 1e9, triad_start / 1e9);
+    std::printf("\n%-17s %24s %24s %10s %8s\n", "program", "arrvm checksum", "hand checksum", "rel diff",
+                "rtol");
     for (const Row& r : rows) {
-      std::printf("%-17s %24.17g %24.17g %10.2e %8.0e  %s\n", r.p->name, r.fused, r.hand, rel_diff(r.fused, r.hand),
-                  r.rtol, r.ok ? "ok" : "FAIL");
+      std::printf("%-17s %24.17g %24.17g %10.2e %8.0e  %s\n", r.p->name, r.fused, r.hand,
+                  rel_diff(r.fused, r.hand), r.rtol, r.ok ? "ok" : "FAIL");
     }
     std::printf("\nbytes: compulsory traffic of the algorithm (bench/hand_c/hand_twins.c):\n");
     for (const Row& r : rows) std::printf("  %-17s %s\n", r.p->name, hand_find_twin(r.p->name)->traffic);
-    std::printf("GB/s = bytes / best time; %%triad = that against the triad above (over 100%%: the working set\n"
-                "fits in cache, e.g. gauss and lu at n = 1000, 8 MB). kernels: generated kernels\n"
-                "arrvm launches per run (profile kernels_launched over the runs / runs).\n");
+    std::printf(
+        "GB/s = bytes / best time; %%triad = that against the triad above (over 100%%: the working set\n"
+        "fits in cache, e.g. gauss and lu at n = 1000, 8 MB). kernels: generated kernels\n"
+        "arrvm launches per run (profile kernels_launched over the runs / runs).\n");
     if (failures) std::printf("\n%d program(s) FAILED\n", failures);
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {

@@ -51,7 +51,9 @@ static inline double* zero_doubles(int64_t n) {
 }
 
 /* The `maximum` and `sign` opcodes on float64 (backends/c_emitter.cpp). */
-static inline double op_maximum(double a, double b) { return (a >= b || isnan(a)) ? a : b; }
+static inline double op_maximum(double a, double b) {
+  return (a >= b || isnan(a)) ? a : b;
+}
 static inline double op_sign(double a) {
   if (isnan(a)) return a;
   return a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);

@@ -25,7 +25,8 @@ double hand_game_of_life(int64_t n, int64_t iterations) {
       const double *up = a + (i - 1) * w, *mid = a + i * w, *down = a + (i + 1) * w;
       double* out = b + i * w;
       for (int64_t j = 1; j <= n; ++j) {
-        const double nb = up[j - 1] + up[j] + up[j + 1] + mid[j - 1] + mid[j + 1] + down[j - 1] + down[j] + down[j + 1];
+        const double nb =
+            up[j - 1] + up[j] + up[j + 1] + mid[j - 1] + mid[j + 1] + down[j - 1] + down[j] + down[j + 1];
         const double c = mid[j];
         const double live = nb * c;
         const int stay = (live >= 2) & (live <= 3);
@@ -103,7 +104,8 @@ double hand_stencil27(int64_t n, int64_t iterations) {
 
 double hand_sor(int64_t n, int64_t iterations) {
   const int64_t h = (n + 2) / 2, m = h - 1;
-  double *r0 = zero_doubles(h * h), *r1 = zero_doubles(h * h), *b0 = zero_doubles(h * h), *b1 = zero_doubles(h * h);
+  double *r0 = zero_doubles(h * h), *r1 = zero_doubles(h * h), *b0 = zero_doubles(h * h),
+         *b1 = zero_doubles(h * h);
   for (int64_t j = 0; j < h; ++j) {
     r0[j] = 40.0;
     b0[j] = 40.0;
@@ -116,7 +118,7 @@ double hand_sor(int64_t n, int64_t iterations) {
     b0[i * h + h - 1] = -273.15;
     r1[i * h + h - 1] = -273.15;
   }
-#define AT(a, i, j) a[(i) * h + (j)]
+#define AT(a, i, j) a[(i)*h + (j)]
   const double epsilon = 0.005;
   double delta = epsilon + 1;
   int64_t iteration = 0;
@@ -126,21 +128,27 @@ double hand_sor(int64_t n, int64_t iterations) {
 #pragma omp parallel for if (par) schedule(static)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < m; ++j)
-        AT(r1, i, j) = (AT(r1, i, j) + AT(b0, i, j) + AT(b0, i + 1, j) + AT(b1, i, j) + AT(b1, i, j + 1)) * 0.2;
+        AT(r1, i, j) =
+            (AT(r1, i, j) + AT(b0, i, j) + AT(b0, i + 1, j) + AT(b1, i, j) + AT(b1, i, j + 1)) * 0.2;
 #pragma omp parallel for if (par) schedule(static)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < m; ++j)
-        AT(r0, i + 1, j + 1) =
-            (AT(r0, i + 1, j + 1) + AT(b1, i, j + 1) + AT(b1, i + 1, j + 1) + AT(b0, i + 1, j) + AT(b0, i + 1, j + 1)) * 0.2;
+        AT(r0, i + 1, j + 1) = (AT(r0, i + 1, j + 1) + AT(b1, i, j + 1) + AT(b1, i + 1, j + 1) +
+                                AT(b0, i + 1, j) + AT(b0, i + 1, j + 1)) *
+                               0.2;
 #pragma omp parallel for if (par) schedule(static)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < m; ++j)
-        AT(b1, i, j + 1) = (AT(b1, i, j + 1) + AT(r0, i, j + 1) + AT(r0, i + 1, j + 1) + AT(r1, i, j) + AT(r1, i, j + 1)) * 0.2;
+        AT(b1, i, j + 1) =
+            (AT(b1, i, j + 1) + AT(r0, i, j + 1) + AT(r0, i + 1, j + 1) + AT(r1, i, j) + AT(r1, i, j + 1)) *
+            0.2;
     double d = 0;
 #pragma omp parallel for reduction(+ : d) if (par) schedule(static)
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < m; ++j) {
-        const double nb0 = (AT(b0, i + 1, j) + AT(r1, i, j) + AT(r1, i + 1, j) + AT(r0, i + 1, j) + AT(r0, i + 1, j + 1)) * 0.2;
+        const double nb0 =
+            (AT(b0, i + 1, j) + AT(r1, i, j) + AT(r1, i + 1, j) + AT(r0, i + 1, j) + AT(r0, i + 1, j + 1)) *
+            0.2;
         AT(b0, i + 1, j) = nb0;
         const double vr0 = AT(r0, i + 1, j + 1), vr1 = AT(r1, i, j), vb1 = AT(b1, i, j + 1);
         d += fabs(vr0 - nb0) + fabs(vr1 - vb1) + fabs(vr0 - vb1) + fabs(nb0 - vr1);
@@ -167,16 +175,16 @@ double hand_sor(int64_t n, int64_t iterations) {
 #define SW_G 9.80665
 
 /* The first half step in x from rows r+1 (1) and r (0) of one column. */
-static inline void sw_half_x(double h1, double h0, double u1, double u0, double v1, double v0, double cx, double* hx,
-                             double* ux, double* vx) {
+static inline void sw_half_x(double h1, double h0, double u1, double u0, double v1, double v0, double cx,
+                             double* hx, double* ux, double* vx) {
   *hx = (h1 + h0) / 2 - cx * (u1 - u0);
   *ux = (u1 + u0) / 2 - cx * ((u1 * u1 / h1 + SW_G / 2 * (h1 * h1)) - (u0 * u0 / h0 + SW_G / 2 * (h0 * h0)));
   *vx = (v1 + v0) / 2 - cx * ((u1 * v1 / h1) - (u0 * v0 / h0));
 }
 
 /* The first half step in y from columns c+1 (r) and c (l) of one row. */
-static inline void sw_half_y(double hr, double hl, double ur, double ul, double vr, double vl, double cy, double* hy,
-                             double* uy, double* vy) {
+static inline void sw_half_y(double hr, double hl, double ur, double ul, double vr, double vl, double cy,
+                             double* hy, double* uy, double* vy) {
   *hy = (hr + hl) / 2 - cy * (vr - vl);
   *uy = (ur + ul) / 2 - cy * ((vr * ur / hr) - (vl * ul / hl));
   *vy = (vr + vl) / 2 - cy * ((vr * vr / hr + SW_G / 2 * (hr * hr)) - (vl * vl / hl + SW_G / 2 * (hl * hl)));
@@ -263,12 +271,15 @@ double hand_shallow_water(int64_t n, int64_t iterations) {
         for (int64_t j = 1; j < n - 1; ++j) {
           const int64_t c = i * n + j;
           const double hx1 = xh1[j], ux1 = xu1[j], vx1 = xv1[j], hx0 = xh0[j], ux0 = xu0[j], vx0 = xv0[j];
-          const double hy1 = yh[j], uy1 = yu[j], vy1 = yv[j], hy0 = yh[j - 1], uy0 = yu[j - 1], vy0 = yv[j - 1];
+          const double hy1 = yh[j], uy1 = yu[j], vy1 = yv[j], hy0 = yh[j - 1], uy0 = yu[j - 1],
+                       vy0 = yv[j - 1];
           h2[c] = h[c] - ((dt / dx) * (ux1 - ux0) + (dt / dy) * (vy1 - vy0));
-          u2[c] = u[c] - ((dt / dx) * ((ux1 * ux1 / hx1 + SW_G / 2 * (hx1 * hx1)) - (ux0 * ux0 / hx0 + SW_G / 2 * (hx0 * hx0))) +
+          u2[c] = u[c] - ((dt / dx) * ((ux1 * ux1 / hx1 + SW_G / 2 * (hx1 * hx1)) -
+                                       (ux0 * ux0 / hx0 + SW_G / 2 * (hx0 * hx0))) +
                           (dt / dy) * ((vy1 * uy1 / hy1) - (vy0 * uy0 / hy0)));
           v2[c] = v[c] - ((dt / dx) * ((ux1 * vx1 / hx1) - (ux0 * vx0 / hx0)) +
-                          (dt / dy) * ((vy1 * vy1 / hy1 + SW_G / 2 * (hy1 * hy1)) - (vy0 * vy0 / hy0 + SW_G / 2 * (hy0 * hy0))));
+                          (dt / dy) * ((vy1 * vy1 / hy1 + SW_G / 2 * (hy1 * hy1)) -
+                                       (vy0 * vy0 / hy0 + SW_G / 2 * (hy0 * hy0))));
         }
         double* t;
         t = xh0, xh0 = xh1, xh1 = t;

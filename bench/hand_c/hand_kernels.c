@@ -1,7 +1,7 @@
 /* See hand_kernels.h. Float expressions follow the Array programs operation
  * for operation, so the checksums agree up to the order of summation. */
-#include "hand_common.h"
 #include "hand_kernels.h"
+#include "hand_common.h"
 
 /* ---- Black-Scholes ---- */
 
@@ -10,7 +10,8 @@ static inline double cnd(double x) {
   const double l = fabs(x);
   const double k = 1.0 / (1.0 + 0.2316419 * l);
   const double k2 = k * k, k3 = k2 * k, k4 = k3 * k, k5 = k4 * k;
-  const double w = 1.0 - 1.0 / sqrt(2 * M_PI) * exp(-l * l / 2.0) * (a1 * k + a2 * k2 + a3 * k3 + a4 * k4 + a5 * k5);
+  const double w =
+      1.0 - 1.0 / sqrt(2 * M_PI) * exp(-l * l / 2.0) * (a1 * k + a2 * k2 + a3 * k3 + a4 * k4 + a5 * k5);
   const double mask = x < 0;
   return w * (1.0 - mask) + (1.0 - w) * mask;
 }
@@ -63,7 +64,8 @@ double hand_heat_equation(int64_t n, int64_t iterations) {
     for (int64_t i = 1; i <= n; ++i) {
       for (int64_t j = 1; j <= n; ++j) {
         const double c = a[i * w + j];
-        const double work = 0.2 * (c + a[(i - 1) * w + j] + a[i * w + j + 1] + a[i * w + j - 1] + a[(i + 1) * w + j]);
+        const double work =
+            0.2 * (c + a[(i - 1) * w + j] + a[i * w + j + 1] + a[i * w + j - 1] + a[(i + 1) * w + j]);
         d += fabs(work - c);
         b[i * w + j] = work;
       }

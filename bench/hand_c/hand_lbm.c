@@ -7,13 +7,15 @@
 #include "hand_kernels.h"
 
 static const int kVelocity[19][3] = {
-    {0, 0, 0},   {0, 0, 1},  {0, 0, -1}, {0, 1, 0},   {0, -1, 0}, {1, 0, 0},   {-1, 0, 0},
-    {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},  {1, 0, -1},  {-1, 0, 1},
+    {0, 0, 0},   {0, 0, 1},  {0, 0, -1}, {0, 1, 0},   {0, -1, 0},  {1, 0, 0},  {-1, 0, 0},
+    {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},   {1, 0, -1}, {-1, 0, 1},
     {-1, 0, -1}, {0, 1, 1},  {0, 1, -1}, {0, -1, 1},  {0, -1, -1},
 };
 static const int kOpposite[19] = {0, 2, 1, 4, 3, 6, 5, 10, 9, 8, 7, 14, 13, 12, 11, 18, 17, 16, 15};
 
-static inline int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : (i >= n ? i - n : i); }
+static inline int64_t wrap(int64_t i, int64_t n) {
+  return i < 0 ? i + n : (i >= n ? i - n : i);
+}
 
 static inline double equilibrium(double t_density, double eu, double t1) {
   return t_density * (1.0 + 3.0 * eu + 9.0 / 2.0 * (eu * eu) - t1);
@@ -82,7 +84,8 @@ double hand_lattice_boltzmann(int64_t n, int64_t iterations) {
             feq[q] = equilibrium(t_density, eu, t_1);
           }
           g[c] = fs[0] * (1.0 - omega) + omega * feq[0];
-          for (int q = 1; q < 19; ++q) g[q * cells + c] = (fs[q] * (1.0 - omega) + omega * feq[q]) * bound_i + bb[q];
+          for (int q = 1; q < 19; ++q)
+            g[q * cells + c] = (fs[q] * (1.0 - omega) + omega * feq[q]) * bound_i + bb[q];
         }
       }
     }

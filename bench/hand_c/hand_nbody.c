@@ -67,9 +67,11 @@ static bodies random_system(int64_t n, uint64_t seed, double dist_offset, double
 #pragma omp parallel for if (n >= PARALLEL_MIN) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t k = (uint64_t)i;
-    const double x0 = philox_uniform(seed, k), y0 = philox_uniform(seed + 1, k), z0 = philox_uniform(seed + 2, k) * 0.01;
+    const double x0 = philox_uniform(seed, k), y0 = philox_uniform(seed + 1, k),
+                 z0 = philox_uniform(seed + 2, k) * 0.01;
     const double dist = (1.0 / sqrt(x0 * x0 + y0 * y0 + z0 * z0)) - dist_offset;
-    const double sx = op_sign(0.5 - philox_uniform(seed + 3, k)), sy = op_sign(0.5 - philox_uniform(seed + 4, k)),
+    const double sx = op_sign(0.5 - philox_uniform(seed + 3, k)),
+                 sy = op_sign(0.5 - philox_uniform(seed + 4, k)),
                  sz = op_sign(0.5 - philox_uniform(seed + 5, k));
     const double x = NICE_MAX * x0 * dist * sx, y = NICE_MAX * y0 * dist * sy, z = NICE_MAX * z0 * dist * sz;
     const double speed = sqrt(numerator / sqrt(x * x + y * y + z * z));
@@ -85,7 +87,9 @@ static bodies random_system(int64_t n, uint64_t seed, double dist_offset, double
   return b;
 }
 
-static void free_bodies(bodies* b) { free(b->x), free(b->y), free(b->z), free(b->vx), free(b->vy), free(b->vz), free(b->m); }
+static void free_bodies(bodies* b) {
+  free(b->x), free(b->y), free(b->z), free(b->vx), free(b->vy), free(b->vz), free(b->m);
+}
 
 /* a[i]'s velocity += sum over b's bodies j of the pull of j, over dt. */
 static inline void pull_one(const bodies* a, int64_t i, const bodies* b, int64_t nb, int same) {
@@ -127,7 +131,7 @@ double hand_nbody_nice(int64_t n, int64_t iterations) {
   bodies asteroids = random_system(n, 20, 0.1, 1e14);
   for (int64_t it = 0; it < iterations; ++it) {
     for (int64_t i = 0; i < NICE_PLANETS; ++i) pull_one(&planets, i, &planets, NICE_PLANETS, 1);
-    /* The asteroids feel the planets where they were before this step's move. */
+      /* The asteroids feel the planets where they were before this step's move. */
 #pragma omp parallel for if (n * NICE_PLANETS >= PARALLEL_MIN) schedule(static)
     for (int64_t i = 0; i < n; ++i) {
       pull_one(&asteroids, i, &planets, NICE_PLANETS, 0);

@@ -62,7 +62,8 @@ double hand_water_ice(int64_t n, int64_t iterations) {
   double pressure[4];
   for (int k = 0; k < 4; ++k) pressure[k] = 0.1 * pres[k];
   const int64_t cols = n * n, cells = 4 * cols;
-  double *t = alloc_doubles(cells), *t2 = alloc_doubles(cells), *s = alloc_doubles(cells), *v = alloc_doubles(cols);
+  double *t = alloc_doubles(cells), *t2 = alloc_doubles(cells), *s = alloc_doubles(cells),
+         *v = alloc_doubles(cols);
   double *ps = alloc_doubles(cells), *mcw = alloc_doubles(cells), *pth = alloc_doubles(cells);
   const int par1 = cells >= PARALLEL_MIN, par2 = cols >= PARALLEL_MIN;
 #pragma omp parallel for if (par1) schedule(static)

@@ -11,9 +11,9 @@
 #include <mpi.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -64,19 +64,22 @@ int bytes(int64_t n, int rank, int size) {
     c.assign(c * 3.0 - b);
     vm.flush();
     const MpiBackendStats after = stats_of(vm);
-    elementwise = static_cast<double>(after.bytes_sent - before.bytes_sent + after.bytes_received - before.bytes_received);
+    elementwise = static_cast<double>(after.bytes_sent - before.bytes_sent + after.bytes_received -
+                                      before.bytes_received);
   }
   double worst = 0;
   MPI_Reduce(&elementwise, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("heat equation N=%lld on %d ranks, bytes per sweep per rank:\n", static_cast<long long>(n), size);
+    std::printf("heat equation N=%lld on %d ranks, bytes per sweep per rank:\n", static_cast<long long>(n),
+                size);
     std::printf("  rank  sent      received  halo needed  received/halo\n");
     for (int q = 0; q < size; ++q) {
       const double* x = all + 4 * q;
       std::printf("  %4d  %8.0f  %8.0f  %11.0f  %.4f\n", q, x[0], x[1], x[2], x[2] > 0 ? x[1] / x[2] : 0.0);
     }
-    std::printf("elementwise program on aligned %lldx%lld arrays: %.0f bytes sent+received (max over ranks)\n",
-                static_cast<long long>(n), static_cast<long long>(n), worst);
+    std::printf(
+        "elementwise program on aligned %lldx%lld arrays: %.0f bytes sent+received (max over ranks)\n",
+        static_cast<long long>(n), static_cast<long long>(n), worst);
   }
   return 0;
 }
@@ -107,17 +110,22 @@ int weak(const std::string& name, int64_t n, int64_t iterations, int rank, int s
   const MpiBackendStats st = stats_of(vm);
   // Per rank, over the timed run: seconds, bytes moved (sent + received),
   // point-to-point messages sent, collectives, seconds waiting in MPI.
-  double mine[6] = {s, cpu, static_cast<double>(st.bytes_sent - before.bytes_sent + st.bytes_received - before.bytes_received),
-                    static_cast<double>(st.messages_sent - before.messages_sent),
-                    static_cast<double>(st.collectives - before.collectives), st.wait_s - before.wait_s};
+  double mine[6] = {
+      s,
+      cpu,
+      static_cast<double>(st.bytes_sent - before.bytes_sent + st.bytes_received - before.bytes_received),
+      static_cast<double>(st.messages_sent - before.messages_sent),
+      static_cast<double>(st.collectives - before.collectives),
+      st.wait_s - before.wait_s};
   double worst[6];
   MPI_Reduce(mine, worst, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const double it = static_cast<double>(iterations);
-    std::printf("%s ranks=%d n=%lld iterations=%lld time=%.4f s cpu=%.4f s checksum=%.12g | max over ranks per "
-                "iteration: bytes=%.0f messages=%.1f collectives=%.1f wait=%.5f s\n",
-                name.c_str(), size, static_cast<long long>(n), static_cast<long long>(iterations), worst[0], worst[1],
-                checksum, worst[2] / it, worst[3] / it, worst[4] / it, worst[5] / it);
+    std::printf(
+        "%s ranks=%d n=%lld iterations=%lld time=%.4f s cpu=%.4f s checksum=%.12g | max over ranks per "
+        "iteration: bytes=%.0f messages=%.1f collectives=%.1f wait=%.5f s\n",
+        name.c_str(), size, static_cast<long long>(n), static_cast<long long>(iterations), worst[0], worst[1],
+        checksum, worst[2] / it, worst[3] / it, worst[4] / it, worst[5] / it);
   }
   return 0;
 }
@@ -135,9 +143,11 @@ int memory(int64_t n, int rank) {
     const double want = static_cast<double>(n) * static_cast<double>(n);
     const MpiBackendStats st = stats_of(vm);
     if (rank == 0) {
-      std::printf("memory: n=%lld, arrays %lld bytes at the peak, %llu bytes charged at peak on rank 0; sum %.17g, expected %.17g: %s\n",
-                  static_cast<long long>(n), static_cast<long long>(24 * n),
-                  static_cast<unsigned long long>(st.bytes_charged_peak), s, want, s == want ? "verified" : "WRONG");
+      std::printf(
+          "memory: n=%lld, arrays %lld bytes at the peak, %llu bytes charged at peak on rank 0; sum %.17g, "
+          "expected %.17g: %s\n",
+          static_cast<long long>(n), static_cast<long long>(24 * n),
+          static_cast<unsigned long long>(st.bytes_charged_peak), s, want, s == want ? "verified" : "WRONG");
     }
     return s == want ? 0 : 1;
   } catch (const Error& e) {

@@ -15,7 +15,8 @@ Array cnd(const Array& x) {
   const Array l = absolute(x);
   const Array k = 1.0 / (1.0 + 0.2316419 * l);
   const Array k2 = k * k, k3 = k2 * k, k4 = k3 * k, k5 = k4 * k;
-  Array w = 1.0 - 1.0 / std::sqrt(2 * M_PI) * exp(-l * l / 2.0) * (a1 * k + a2 * k2 + a3 * k3 + a4 * k4 + a5 * k5);
+  Array w =
+      1.0 - 1.0 / std::sqrt(2 * M_PI) * exp(-l * l / 2.0) * (a1 * k + a2 * k2 + a3 * k3 + a4 * k4 + a5 * k5);
   const Array mask = x < 0;
   return w * ~mask + (1.0 - w) * mask;
 }

@@ -20,9 +20,13 @@ namespace arrvm::bench {
 inline const Slice all{};
 
 // a.reshape(-1)[::n+1] of a contiguous n x n array: its diagonal as a view.
-inline Array diagonal(const Array& a) { return a.ravel()(Slice({}, {}, a.shape()[0] + 1)); }
+inline Array diagonal(const Array& a) {
+  return a.ravel()(Slice({}, {}, a.shape()[0] + 1));
+}
 
 // a[:, None] of a 1-D array (a view when `a` is contiguous, else a copy).
-inline Array column(const Array& a) { return a.reshape({-1, 1}); }
+inline Array column(const Array& a) {
+  return a.reshape({-1, 1});
+}
 
 }  // namespace arrvm::bench

@@ -15,9 +15,9 @@ namespace {
 // The D3Q19 velocities (x, y, z) of q = 1..18, as in the original's streaming
 // and moment sums (q = 0 is at rest).
 constexpr std::array<std::array<int, 3>, 19> kVelocity = {{
-    {0, 0, 0},   {0, 0, 1},  {0, 0, -1}, {0, 1, 0},  {0, -1, 0},  {1, 0, 0},  {-1, 0, 0},
-    {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},  {1, 0, -1}, {-1, 0, 1},
-    {-1, 0, -1}, {0, 1, 1},  {0, 1, -1}, {0, -1, 1}, {0, -1, -1},
+    {0, 0, 0},   {0, 0, 1},  {0, 0, -1}, {0, 1, 0},   {0, -1, 0},  {1, 0, 0},  {-1, 0, 0},
+    {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},   {1, 0, -1}, {-1, 0, 1},
+    {-1, 0, -1}, {0, 1, 1},  {0, 1, -1}, {0, -1, 1},  {0, -1, -1},
 }};
 
 // The direction each one bounces back into.
@@ -43,7 +43,8 @@ void roll_into(const Array& dst, const Array& src, const std::array<int, 3>& shi
 
 // F[plus[0]] + F[plus[1]] + ... - F[minus[0]] - ..., accumulated in place as
 // the original does (UX = F[5].copy(); UX += F[7]; ...), divided by density.
-Array moment(const Array& f, std::initializer_list<int> plus, std::initializer_list<int> minus, const Array& density) {
+Array moment(const Array& f, std::initializer_list<int> plus, std::initializer_list<int> minus,
+             const Array& density) {
   Array u = f(*plus.begin()).copy();
   for (auto q = plus.begin() + 1; q != plus.end(); ++q) u += f(*q);
   for (int q : minus) u -= f(q);

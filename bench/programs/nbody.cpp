@@ -8,10 +8,10 @@
 namespace arrvm::bench {
 namespace {
 
-constexpr double kG = 6.67384e-11;                  // m / (kg s^2)
-constexpr double kDt = 60 * 60 * 24 * 365.25;       // a year in seconds
-constexpr double kLightYear = 9.4607e15;            // m
-constexpr double kSolarMass = 1.9891e30;            // kg
+constexpr double kG = 6.67384e-11;             // m / (kg s^2)
+constexpr double kDt = 60 * 60 * 24 * 365.25;  // a year in seconds
+constexpr double kLightYear = 9.4607e15;       // m
+constexpr double kSolarMass = 1.9891e30;       // kg
 
 // The force per unit of dt on each body along one axis, from the distance
 // matrix d (d[i, j] = x_i - x_j), the masses as a column and r^3.

@@ -74,7 +74,9 @@ void move(Bodies& b) {
   b.z += b.vz * kDt;
 }
 
-double speed_sum(const Bodies& b) { return (absolute(b.vx) + absolute(b.vy) + absolute(b.vz)).sum().item<double>(); }
+double speed_sum(const Bodies& b) {
+  return (absolute(b.vx) + absolute(b.vy) + absolute(b.vz)).sum().item<double>();
+}
 
 }  // namespace
 

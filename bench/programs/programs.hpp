@@ -43,7 +43,9 @@ struct Program {
   // differ from NumPy's SIMD versions by an ulp), so 1e-9 unless stated.
   double rtol = 1e-9;
 
-  Size size(SizeClass c) const { return c == SizeClass::Tiny ? tiny : c == SizeClass::Paper ? paper : normal; }
+  Size size(SizeClass c) const {
+    return c == SizeClass::Tiny ? tiny : c == SizeClass::Paper ? paper : normal;
+  }
 };
 
 // Every program, in Table I's order.
@@ -57,20 +59,20 @@ SizeClass parse_size_class(const std::string& s);
 const char* size_class_name(SizeClass c);
 
 // ---- the programs (one file each in bench/programs/) ----
-double black_scholes(const Vm& vm, const Size& size);    // n options, iterations time steps
-double game_of_life(const Vm& vm, const Size& size);     // n x n cells
-double heat_equation(const Vm& vm, const Size& size);    // n x n grid, at most `iterations` Jacobi sweeps
-double leibnitz_pi(const Vm& vm, const Size& size);      // n terms, iterations trials
+double black_scholes(const Vm& vm, const Size& size);      // n options, iterations time steps
+double game_of_life(const Vm& vm, const Size& size);       // n x n cells
+double heat_equation(const Vm& vm, const Size& size);      // n x n grid, at most `iterations` Jacobi sweeps
+double leibnitz_pi(const Vm& vm, const Size& size);        // n terms, iterations trials
 double gauss_elimination(const Vm& vm, const Size& size);  // n x n matrix, `iterations` elimination steps
 double lu_factorization(const Vm& vm, const Size& size);   // n x n matrix, `iterations` elimination steps
-double monte_carlo_pi(const Vm& vm, const Size& size);   // n samples, iterations trials
-double stencil27(const Vm& vm, const Size& size);        // n x n x n grid
-double shallow_water(const Vm& vm, const Size& size);    // n x n grid
-double rosenbrock(const Vm& vm, const Size& size);       // n elements, iterations trials
-double sor(const Vm& vm, const Size& size);              // n x n grid (four (n+2)/2 squares), at most `iterations`
-double nbody(const Vm& vm, const Size& size);            // n bodies
-double nbody_nice(const Vm& vm, const Size& size);       // 40 planets and n asteroids
+double monte_carlo_pi(const Vm& vm, const Size& size);     // n samples, iterations trials
+double stencil27(const Vm& vm, const Size& size);          // n x n x n grid
+double shallow_water(const Vm& vm, const Size& size);      // n x n grid
+double rosenbrock(const Vm& vm, const Size& size);         // n elements, iterations trials
+double sor(const Vm& vm, const Size& size);         // n x n grid (four (n+2)/2 squares), at most `iterations`
+double nbody(const Vm& vm, const Size& size);       // n bodies
+double nbody_nice(const Vm& vm, const Size& size);  // 40 planets and n asteroids
 double lattice_boltzmann(const Vm& vm, const Size& size);  // n x n x n lattice, 19 velocities
-double water_ice(const Vm& vm, const Size& size);        // n x n columns of 4 ocean layers
+double water_ice(const Vm& vm, const Size& size);          // n x n columns of 4 ocean layers
 
 }  // namespace arrvm::bench

@@ -15,15 +15,39 @@ const std::vector<Program>& programs() {
       {"leibnitz_pi", "Leibnitz PI", leibnitz_pi, "terms", {1000, 3}, {20000000, 20}, {100000000, 20}},
       {"gauss", "Gauss Elimination", gauss_elimination, "rows", {12, 11}, {1000, 999}, {2800, 2799}},
       {"lu", "LU Factorization", lu_factorization, "rows", {12, 11}, {1000, 999}, {2800, 2799}},
-      {"monte_carlo_pi", "Monte Carlo PI", monte_carlo_pi, "samples", {1000, 3}, {10000000, 20}, {100000000, 20}},
+      {"monte_carlo_pi",
+       "Monte Carlo PI",
+       monte_carlo_pi,
+       "samples",
+       {1000, 3},
+       {10000000, 20},
+       {100000000, 20}},
       {"stencil27", "27 Point Stencil", stencil27, "cells per side", {10, 3}, {200, 20}, {350, 20}},
       {"shallow_water", "Shallow Water", shallow_water, "cells per side", {16, 3}, {1000, 20}, {3200, 20}},
       {"rosenbrock", "Rosenbrock", rosenbrock, "elements", {1000, 3}, {20000000, 20}, {200000000, 20}},
       {"sor", "Successive over-relaxation", sor, "cells per side", {16, 5}, {2000, 20}, {12000, 20}},
       {"nbody", "N-body", nbody, "bodies", {16, 3}, {1000, 20}, {6000, 20}},
-      {"nbody_nice", "N-body Nice", nbody_nice, "asteroids (and 40 planets)", {32, 3}, {100000, 20}, {2000000, 20}},
-      {"lattice_boltzmann", "Lattice-Boltzmann D3Q19", lattice_boltzmann, "cells per side", {6, 3}, {40, 20}, {150, 20}},
-      {"water_ice", "Water-Ice Simulation", water_ice, "columns per side (x 4 layers)", {6, 3}, {200, 20}, {400, 20}},
+      {"nbody_nice",
+       "N-body Nice",
+       nbody_nice,
+       "asteroids (and 40 planets)",
+       {32, 3},
+       {100000, 20},
+       {2000000, 20}},
+      {"lattice_boltzmann",
+       "Lattice-Boltzmann D3Q19",
+       lattice_boltzmann,
+       "cells per side",
+       {6, 3},
+       {40, 20},
+       {150, 20}},
+      {"water_ice",
+       "Water-Ice Simulation",
+       water_ice,
+       "columns per side (x 4 layers)",
+       {6, 3},
+       {200, 20},
+       {400, 20}},
   };
   return table;
 }
@@ -44,9 +68,12 @@ SizeClass parse_size_class(const std::string& s) {
 
 const char* size_class_name(SizeClass c) {
   switch (c) {
-    case SizeClass::Tiny: return "tiny";
-    case SizeClass::Default: return "default";
-    case SizeClass::Paper: return "paper";
+    case SizeClass::Tiny:
+      return "tiny";
+    case SizeClass::Default:
+      return "default";
+    case SizeClass::Paper:
+      return "paper";
   }
   return "?";
 }

@@ -48,14 +48,16 @@ void step(Array& h, Array& u, Array& v) {
   const Array h1 = h(tail, in), h0 = h(head, in), u1 = u(tail, in), u0 = u(head, in), v1 = v(tail, in),
               v0 = v(head, in);
   const Array hx = (h1 + h0) / 2 - cx * (u1 - u0);
-  const Array ux = (u1 + u0) / 2 - cx * ((u1 * u1 / h1 + kG / 2 * (h1 * h1)) - (u0 * u0 / h0 + kG / 2 * (h0 * h0)));
+  const Array ux =
+      (u1 + u0) / 2 - cx * ((u1 * u1 / h1 + kG / 2 * (h1 * h1)) - (u0 * u0 / h0 + kG / 2 * (h0 * h0)));
   const Array vx = (v1 + v0) / 2 - cx * ((u1 * v1 / h1) - (u0 * v0 / h0));
 
   const Array hr = h(in, tail), hl = h(in, head), ur = u(in, tail), ul = u(in, head), vr = v(in, tail),
               vl = v(in, head);
   const Array hy = (hr + hl) / 2 - cy * (vr - vl);
   const Array uy = (ur + ul) / 2 - cy * ((vr * ur / hr) - (vl * ul / hl));
-  const Array vy = (vr + vl) / 2 - cy * ((vr * vr / hr + kG / 2 * (hr * hr)) - (vl * vl / hl + kG / 2 * (hl * hl)));
+  const Array vy =
+      (vr + vl) / 2 - cy * ((vr * vr / hr + kG / 2 * (hr * hr)) - (vl * vl / hl + kG / 2 * (hl * hl)));
 
   // Second half step.
   const Array ux1 = ux(tail, all), ux0 = ux(head, all), hx1 = hx(tail, all), hx0 = hx(head, all),
@@ -63,10 +65,12 @@ void step(Array& h, Array& u, Array& v) {
   const Array vy1 = vy(all, tail), vy0 = vy(all, head), uy1 = uy(all, tail), uy0 = uy(all, head),
               hy1 = hy(all, tail), hy0 = hy(all, head);
   h(in, in) -= (dt / dx) * (ux1 - ux0) + (dt / dy) * (vy1 - vy0);
-  u(in, in) -= (dt / dx) * ((ux1 * ux1 / hx1 + kG / 2 * (hx1 * hx1)) - (ux0 * ux0 / hx0 + kG / 2 * (hx0 * hx0))) +
-               (dt / dy) * ((vy1 * uy1 / hy1) - (vy0 * uy0 / hy0));
-  v(in, in) -= (dt / dx) * ((ux1 * vx1 / hx1) - (ux0 * vx0 / hx0)) +
-               (dt / dy) * ((vy1 * vy1 / hy1 + kG / 2 * (hy1 * hy1)) - (vy0 * vy0 / hy0 + kG / 2 * (hy0 * hy0)));
+  u(in, in) -=
+      (dt / dx) * ((ux1 * ux1 / hx1 + kG / 2 * (hx1 * hx1)) - (ux0 * ux0 / hx0 + kG / 2 * (hx0 * hx0))) +
+      (dt / dy) * ((vy1 * uy1 / hy1) - (vy0 * uy0 / hy0));
+  v(in, in) -=
+      (dt / dx) * ((ux1 * vx1 / hx1) - (ux0 * vx0 / hx0)) +
+      (dt / dy) * ((vy1 * vy1 / hy1 + kG / 2 * (hy1 * hy1)) - (vy0 * vy0 / hy0 + kG / 2 * (hy0 * hy0)));
 }
 
 }  // namespace

@@ -15,13 +15,15 @@
 namespace arrvm::bench {
 namespace {
 
-constexpr double kDt = 60.0 * 60 * 24 * 365 / 200;  // a two-hundredth of a year
+constexpr double kDt = 60.0 * 60 * 24 * 365 / 200;   // a two-hundredth of a year
 constexpr double kAirT = -20.0, kAirK = 20.0;        // air temperature, open-water heat transfer
 constexpr double kIceK = 2.2, kFreezeT = -1.8;       // ice conductivity, freezing point
 constexpr double kIceRho = 910.0, kLatent = 3.34e5;  // ice density, latent heat of fusion
 constexpr double kHorizK = 50.0, kHorizS = 1e-3;     // horizontal heat and salt mixing
 
-Array host(const std::vector<double>& v, const Vm& vm) { return Array::from_host(v, vm); }
+Array host(const std::vector<double>& v, const Vm& vm) {
+  return Array::from_host(v, vm);
+}
 
 // Density of seawater at zero pressure.
 Array dens0(const Array& s, const Array& t) {
@@ -49,7 +51,9 @@ Array seck(const Array& s, const Array& t, const Array& p) {
   return k0 + (a + b * p) * p;
 }
 
-Array density(const Array& s, const Array& t, const Array& p) { return dens0(s, t) / (1 - p / seck(s, t, p)); }
+Array density(const Array& s, const Array& t, const Array& p) {
+  return dens0(s, t) / (1 - p / seck(s, t, p));
+}
 
 // Specific heat of seawater at zero pressure, J/(kg K).
 Array heat_capacity(const Array& s, const Array& t) {
@@ -87,8 +91,8 @@ Array neighbour_diff(const Array& x, int axis) {
 
 double water_ice(const Vm& vm, const Size& size) {
   const int64_t n = size.n;
-  const Array thickness = host({50, 300, 400, 1800}, vm);  // m, per layer
-  const Array depth = host({50, 350, 800, 3000}, vm);      // m, to the layer's bottom
+  const Array thickness = host({50, 300, 400, 1800}, vm);   // m, per layer
+  const Array depth = host({50, 350, 800, 3000}, vm);       // m, to the layer's bottom
   const std::vector<double> pres = {60.4, 360, 814, 3030};  // dbar
   const Array pressure = host({0.1 * pres[0], 0.1 * pres[1], 0.1 * pres[2], 0.1 * pres[3]}, vm);  // bar
   // Heat and salt exchange between layers k and k+1, over half their depths.

@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.hpp"
-#include "frontend/cli/replay.hpp"
 #include "engine/fusion_stage.hpp"
+#include "engine/runtime.hpp"
+#include "frontend/cli/replay.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 
 #ifndef ARRVM_NUMPY_PROGRAMS
 #define ARRVM_NUMPY_PROGRAMS "bench/numpy/programs.py"
@@ -77,7 +77,8 @@ std::string default_numpy_script() {
 
 // Runs the NumPy twins of `progs` at `size` in one Python process. Throws
 // Error with what to do when Python or NumPy is missing or the script fails.
-std::map<std::string, NumpyResult> run_numpy(const BenchOptions& o, const std::vector<const Program*>& progs) {
+std::map<std::string, NumpyResult> run_numpy(const BenchOptions& o,
+                                             const std::vector<const Program*>& progs) {
   const std::string script = o.numpy_script.empty() ? default_numpy_script() : o.numpy_script;
   const std::string probe = quoted(o.python) + " -c 'import numpy' >/dev/null 2>&1";
   if (std::system(probe.c_str()) != 0) {
@@ -149,7 +150,8 @@ class CostObserver : public FlushObserver {
 // reports to the profile, as the OpenCL backend does); take whichever is set.
 uint64_t kernels_launched(Runtime& rt) {
   uint64_t n = rt.profile().kernels_launched;
-  if (const BackendStats s = rt.backend().stats(); s.has("kernels_launched")) n = std::max(n, s.count("kernels_launched"));
+  if (const BackendStats s = rt.backend().stats(); s.has("kernels_launched"))
+    n = std::max(n, s.count("kernels_launched"));
   return n;
 }
 
@@ -181,12 +183,12 @@ RunResult run_once(const Program& p, const Size& size, const Vm& vm) {
 
 struct Row {
   std::string backend, fuser;
-  RunResult timed;  // the mean of the timed runs (checksum: the last one)
-  double cost = 0;         // the warm-up's, summed over its batches
-  uint64_t batches = 0;    // the warm-up's
-  double fusion_s = 0;     // the warm-up's: the fuser ran on every batch
-  std::string error;       // a run threw
-  std::string mismatch;    // a checksum disagreed with NumPy
+  RunResult timed;       // the mean of the timed runs (checksum: the last one)
+  double cost = 0;       // the warm-up's, summed over its batches
+  uint64_t batches = 0;  // the warm-up's
+  double fusion_s = 0;   // the warm-up's: the fuser ran on every batch
+  std::string error;     // a run threw
+  std::string mismatch;  // a checksum disagreed with NumPy
 };
 
 bool close_enough(double got, double want, double rtol) {
@@ -287,20 +289,24 @@ std::string fmt(const char* f, double x) {
   return buf;
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
-std::string rpad(const std::string& s, std::size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
+std::string rpad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s;
+}
 
 void print_header(std::ostream& out) {
   out << pad("program", 18) << pad("size", 16) << pad("backend", 8) << pad("fuser", 12) << rpad("time[s]", 9)
-      << rpad("cost", 11) << rpad("batches", 9) << rpad("kernels", 9) << rpad("fusion[s]", 10) << rpad("numpy[s]", 10)
-      << rpad("speedup", 9) << "  check\n";
+      << rpad("cost", 11) << rpad("batches", 9) << rpad("kernels", 9) << rpad("fusion[s]", 10)
+      << rpad("numpy[s]", 10) << rpad("speedup", 9) << "  check\n";
 }
 
 void print_row(std::ostream& out, const Program& p, const Size& size, const Row& r, const NumpyResult& numpy,
                bool first) {
   out << pad(first ? p.name : "", 18)
-      << pad(first ? std::to_string(size.n) + " x " + std::to_string(size.iterations) : "", 16) << pad(r.backend, 8)
-      << pad(r.fuser, 12);
+      << pad(first ? std::to_string(size.n) + " x " + std::to_string(size.iterations) : "", 16)
+      << pad(r.backend, 8) << pad(r.fuser, 12);
   if (!r.error.empty()) {
     out << "  ERROR: " << r.error << "\n";
     return;
@@ -321,7 +327,9 @@ struct Record {
   NumpyResult numpy;
 };
 
-std::string status_of(const Row& r) { return !r.error.empty() ? "error" : !r.mismatch.empty() ? "mismatch" : "ok"; }
+std::string status_of(const Row& r) {
+  return !r.error.empty() ? "error" : !r.mismatch.empty() ? "mismatch" : "ok";
+}
 
 nlohmann::ordered_json records_json(const BenchOptions& o, const std::string& cost_model,
                                     const std::vector<Record>& records) {
@@ -345,7 +353,7 @@ nlohmann::ordered_json records_json(const BenchOptions& o, const std::string& co
     j["fusion_s"] = r.fusion_s;
     j["numpy_s"] = rec.numpy.seconds;
     j["speedup"] = ok && r.timed.seconds > 0 ? nlohmann::ordered_json(rec.numpy.seconds / r.timed.seconds)
-                                            : nlohmann::ordered_json();
+                                             : nlohmann::ordered_json();
     j["checksum"] = r.timed.checksum;
     j["numpy_checksum"] = rec.numpy.checksum;
     rows.push_back(std::move(j));
@@ -367,7 +375,8 @@ std::string csv_field(const std::string& s) {
 
 std::string records_csv(const std::vector<Record>& records) {
   std::string out =
-      "program,n,iterations,backend,fuser,status,time_s,cost,batches,kernels,fusion_s,numpy_s,speedup,message\n";
+      "program,n,iterations,backend,fuser,status,time_s,cost,batches,kernels,fusion_s,numpy_s,speedup,"
+      "message\n";
   for (const Record& rec : records) {
     const Row& r = rec.row;
     const bool ok = r.error.empty();
@@ -430,7 +439,8 @@ BenchOptions parse_bench_args(const std::vector<std::string>& args) {
       const std::string v = need_value();
       char* end = nullptr;
       const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 1000) throw UsageError("--repeat needs a whole number from 1 to 1000");
+      if (v.empty() || *end != '\0' || n < 1 || n > 1000)
+        throw UsageError("--repeat needs a whole number from 1 to 1000");
       o.repeat = static_cast<int>(n);
     } else if (a == "--record") {
       o.record_dir = need_value();
@@ -485,8 +495,8 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
   for (const std::string& b : o.backends) backends += (backends.empty() ? "" : ",") + b;
   Config shown = Config::from_env();
   for (const auto& [k, v] : o.config) shown.set(k, v);
-  out << "arrvm bench: size " << bench::size_class_name(o.size) << ", backends " << backends << ", fusers " << fusers
-      << ", cost model " << shown.cost << "\n"
+  out << "arrvm bench: size " << bench::size_class_name(o.size) << ", backends " << backends << ", fusers "
+      << fusers << ", cost model " << shown.cost << "\n"
       << "time, kernels: mean of " << o.repeat << " run(s) after a warm-up (kernel and merge cache warm); "
       << "cost (summed over batches), batches, fusion: the warm-up's (merge cache cold at its start)\n\n";
   print_header(out);
@@ -527,8 +537,9 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
     }
   }
   out << "\n"
-      << (failures == 0 ? "all " + std::to_string(rows) + " runs match NumPy"
-                        : std::to_string(failures) + " of " + std::to_string(rows) + " runs failed or mismatched")
+      << (failures == 0
+              ? "all " + std::to_string(rows) + " runs match NumPy"
+              : std::to_string(failures) + " of " + std::to_string(rows) + " runs failed or mismatched")
       << "\n";
   return failures == 0 ? 0 : 1;
 }

@@ -25,10 +25,10 @@ struct BenchOptions {
   std::vector<std::string> fusers = {"singleton", "linear", "greedy", "optimal"};
   std::vector<std::string> backends = {"cpu"};
   bench::SizeClass size = bench::SizeClass::Default;
-  int repeat = 1;           // timed runs after the warm-up; the table shows their mean
-  std::string record_dir;   // empty: record nothing
-  std::string json_path;    // --json FILE: the rows as JSON (bench/plot.py draws them)
-  std::string csv_path;     // --csv FILE: the rows as CSV
+  int repeat = 1;          // timed runs after the warm-up; the table shows their mean
+  std::string record_dir;  // empty: record nothing
+  std::string json_path;   // --json FILE: the rows as JSON (bench/plot.py draws them)
+  std::string csv_path;    // --csv FILE: the rows as CSV
   std::string python = "/usr/bin/python3";
   std::string numpy_script;  // empty: the one in the source tree
   // Config::set overrides (--cost), applied after the environment.

@@ -115,8 +115,8 @@ std::string ms(double s) {
 }
 
 nlohmann::ordered_json cell_json(const CacheStudyCell& c) {
-  return {{"total", c.total_s}, {"fusion", c.fuse_s}, {"merge_hits", c.hits},   {"merge_misses", c.misses},
-          {"upgrades", c.upgrades}, {"cost", c.cost},  {"verified", c.verified}};
+  return {{"total", c.total_s},     {"fusion", c.fuse_s}, {"merge_hits", c.hits},  {"merge_misses", c.misses},
+          {"upgrades", c.upgrades}, {"cost", c.cost},     {"verified", c.verified}};
 }
 
 }  // namespace
@@ -135,8 +135,8 @@ CacheStudy cache_study(const ReplayOptions& options) {
   Study study(options, dir);
   CacheStudy s;
   s.trace = options.trace;
-  const std::pair<const char*, const char*> rows[] = {
-      {"linear", "-"}, {"greedy", "-"}, {"optimal", "off"}, {"optimal", "on"}, {"ilp", "off"}, {"ilp", "on"}};
+  const std::pair<const char*, const char*> rows[] = {{"linear", "-"},   {"greedy", "-"}, {"optimal", "off"},
+                                                      {"optimal", "on"}, {"ilp", "off"},  {"ilp", "on"}};
   for (const auto& [fuser, anytime] : rows) s.rows.push_back(study.row(fuser, anytime));
   s.backend = study.last().backend;
   s.cost_model = study.last().cost_model;

@@ -16,8 +16,12 @@ std::string fmt(const char* f, double x) {
   return buf;
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
-std::string rpad(const std::string& s, std::size_t w) { return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s; }
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
+std::string rpad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s;
+}
 
 std::string status(const ComparisonRow& row) {
   if (!row.error.empty()) return "ERROR: " + row.error;
@@ -31,8 +35,10 @@ std::string status(const ComparisonRow& row) {
 std::vector<ComparisonRow> compare(const ReplayOptions& o) {
   Config configured = Config::from_env();
   for (const auto& [name, value] : o.config) configured.set(name, value);
-  const std::vector<std::string> backends = o.backends.empty() ? std::vector<std::string>{configured.backend} : o.backends;
-  const std::vector<std::string> fusers = o.fusers.empty() ? std::vector<std::string>{configured.fuser} : o.fusers;
+  const std::vector<std::string> backends =
+      o.backends.empty() ? std::vector<std::string>{configured.backend} : o.backends;
+  const std::vector<std::string> fusers =
+      o.fusers.empty() ? std::vector<std::string>{configured.fuser} : o.fusers;
   std::vector<ComparisonRow> rows;
   for (const std::string& backend : backends) {
     for (const std::string& fuser : fusers) {

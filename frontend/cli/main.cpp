@@ -15,11 +15,11 @@
 #include "arrvm/arrvm.h"
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "engine/fusion_stage.hpp"
 #include "frontend/cli/bench.hpp"
 #include "frontend/cli/cache_study.hpp"
 #include "frontend/cli/compare.hpp"
 #include "frontend/cli/replay.hpp"
-#include "engine/fusion_stage.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 
@@ -103,18 +103,21 @@ std::vector<std::string> check_config(const arrvm::Config& config) {
     const std::string probe = config.cache_dir + "/.arrvm-info-probe-" + std::to_string(::getpid());
     if (ec || !std::ofstream(probe)) {
       problems.push_back("ARRVM_CACHE_DIR: '" + config.cache_dir + "' cannot be created or written" +
-                         (ec ? " (" + ec.message() + ")" : std::string()) + "; set another or ARRVM_CACHE=memory");
+                         (ec ? " (" + ec.message() + ")" : std::string()) +
+                         "; set another or ARRVM_CACHE=memory");
     }
     std::filesystem::remove(probe, ec);
   }
   if (config.backend == "mpi" &&
       (config.mpi_node_backend == "mpi" ||
        std::find(backends.begin(), backends.end(), config.mpi_node_backend) == backends.end())) {
-    problems.push_back("ARRVM_MPI_NODE_BACKEND: '" + config.mpi_node_backend + "' is not a backend a rank can run");
+    problems.push_back("ARRVM_MPI_NODE_BACKEND: '" + config.mpi_node_backend +
+                       "' is not a backend a rank can run");
   }
   if ((config.backend == "cpu" || (config.backend == "mpi" && config.mpi_node_backend == "cpu")) &&
       !on_path(config.cc)) {
-    problems.push_back("ARRVM_CC: '" + config.cc + "' is not an executable (on the PATH): the cpu backend "
+    problems.push_back("ARRVM_CC: '" + config.cc +
+                       "' is not an executable (on the PATH): the cpu backend "
                        "cannot compile kernels");
   }
   if (config.backend == "opencl") {
@@ -146,8 +149,8 @@ int cmd_info() {
   }
   std::cout << "configuration problems:\n";
   for (const std::string& p : problems) std::cout << "  " << p << "\n";
-  std::cerr << "arrvm info: " << problems.size() << " configuration problem" << (problems.size() == 1 ? "" : "s")
-            << " (listed above)\n";
+  std::cerr << "arrvm info: " << problems.size() << " configuration problem"
+            << (problems.size() == 1 ? "" : "s") << " (listed above)\n";
   return 2;
 }
 

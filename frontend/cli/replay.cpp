@@ -11,16 +11,16 @@
 #include <span>
 #include <unordered_map>
 
-#include "fusion/cost.hpp"
 #include "engine/fusion_stage.hpp"
+#include "engine/runtime.hpp"
+#include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
-#include "vm/partition.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
-#include "vm/timeline.hpp"
 #include "vm/hash.hpp"
+#include "vm/partition.hpp"
+#include "vm/timeline.hpp"
 #include "vm/trace.hpp"
 
 namespace arrvm::cli {
@@ -198,8 +198,8 @@ class Replayer {
     rt_.read(b.rt_id, got.data(), got.size());
     if (ev.has_bytes) {
       if (ev.bytes.size() != got.size()) {
-        throw Error("sync of base " + std::to_string(ev.base) + " carries " + std::to_string(ev.bytes.size()) +
-                    " bytes, the base holds " + std::to_string(got.size()));
+        throw Error("sync of base " + std::to_string(ev.base) + " carries " +
+                    std::to_string(ev.bytes.size()) + " bytes, the base holds " + std::to_string(got.size()));
       }
       ++r_.syncs_checked;
       if (auto m = compare_contents(b.dtype, ev.bytes, got.data(), o_.rtol, o_.atol)) {

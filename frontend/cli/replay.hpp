@@ -27,7 +27,7 @@ struct ReplayOptions {
   std::string timeline;              // --timeline FILE: a Chrome trace of the run (empty: none)
   // --fusers / --backends: the comparison table (frontend/cli/compare.hpp).
   std::vector<std::string> fusers, backends;
-  bool cache_study = false;          // --cache-study: frontend/cli/cache_study.hpp
+  bool cache_study = false;  // --cache-study: frontend/cli/cache_study.hpp
   // With --fuser ilp: solve each batch once more for the report's proof and
   // solve time (inside the timed run; the cache study turns it off).
   bool ilp_report = true;
@@ -64,9 +64,9 @@ struct ReplayResult {
   std::string backend, fuser, cost_model;
   std::vector<Mismatch> mismatches;
   std::vector<BatchReport> batches;
-  int64_t instructions = 0;      // instruction lines in the trace
-  int64_t syncs_checked = 0;     // syncs with bytes or sha256
-  int64_t syncs_unchecked = 0;   // syncs with neither
+  int64_t instructions = 0;     // instruction lines in the trace
+  int64_t syncs_checked = 0;    // syncs with bytes or sha256
+  int64_t syncs_unchecked = 0;  // syncs with neither
   int repeat = 1;
   double fusion_s = 0, codegen_s = 0, compile_s = 0, exec_s = 0;
   double merge_cache_s = 0;  // hashing, looking up and re-binding partitions

@@ -19,7 +19,9 @@ namespace arrvm::cli {
 namespace {
 
 // A mismatch value for humans: strings ("nan", "sha256:...") without quotes.
-std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string value_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 std::string seconds(double s) {
   char buf[32];
@@ -76,8 +78,8 @@ std::string report_text(const ReplayOptions& o, const ReplayResult& r) {
     s << "  ilp: " << optimal << " of " << r.batches.size() << " batches proven optimal, solve time "
       << seconds(solve_s) << "\n";
   }
-  s << "  cache: merge " << r.merge_hits << " hits / " << r.merge_misses << " misses, kernel " << r.kernel_hits
-    << " hits / " << r.kernel_misses << " misses\n";
+  s << "  cache: merge " << r.merge_hits << " hits / " << r.merge_misses << " misses, kernel "
+    << r.kernel_hits << " hits / " << r.kernel_misses << " misses\n";
   s << "  syncs: " << r.syncs_checked << " checked";
   if (r.syncs_unchecked > 0) s << ", " << r.syncs_unchecked << " without contents or hash (not checked)";
   s << "\n";
@@ -140,15 +142,19 @@ nlohmann::ordered_json report_json(const ReplayOptions& o, const ReplayResult& r
     const auto [optimal, solve_s] = ilp_totals(r);
     j["ilp"] = {{"batches", r.batches.size()}, {"optimal", optimal}, {"solve_s", solve_s}};
   }
-  j["time"] = {{"fusion", r.fusion_s}, {"codegen", r.codegen_s}, {"compile", r.compile_s}, {"exec", r.exec_s}};
+  j["time"] = {
+      {"fusion", r.fusion_s}, {"codegen", r.codegen_s}, {"compile", r.compile_s}, {"exec", r.exec_s}};
   j["cache"] = {{"merge_hits", r.merge_hits},
                 {"merge_misses", r.merge_misses},
                 {"kernel_hits", r.kernel_hits},
                 {"kernel_misses", r.kernel_misses}};
   if (r.mpi) {
-    j["mpi"] = {{"rank", r.mpi->rank},           {"ranks", r.mpi->ranks},
-                {"bytes_sent", r.mpi->bytes_sent}, {"bytes_received", r.mpi->bytes_received},
-                {"messages_sent", r.mpi->messages_sent}, {"collectives", r.mpi->collectives},
+    j["mpi"] = {{"rank", r.mpi->rank},
+                {"ranks", r.mpi->ranks},
+                {"bytes_sent", r.mpi->bytes_sent},
+                {"bytes_received", r.mpi->bytes_received},
+                {"messages_sent", r.mpi->messages_sent},
+                {"collectives", r.mpi->collectives},
                 {"wait_s", r.mpi->wait_s}};
   }
   return j;
@@ -160,7 +166,9 @@ namespace {
 // drawn with one node per block.
 constexpr std::size_t kDotCollapseAbove = 60;
 
-bool hidden_in_dot(const Instruction& in) { return in.op == Opcode::Free || in.op == Opcode::Sync; }
+bool hidden_in_dot(const Instruction& in) {
+  return in.op == Opcode::Free || in.op == Opcode::Sync;
+}
 
 // A constant as short as it reads back: -273.15, not -273.14999999999998:float64.
 std::string compact_constant(const Scalar& c) {
@@ -188,8 +196,8 @@ std::string compact_label(const Instruction& in) {
 
 // The edges (from < to, nodes 0..n-1) not implied by a longer path: a
 // dependency drawn once, not again from every ancestor.
-std::vector<std::pair<uint32_t, uint32_t>> transitive_reduction(std::size_t n,
-                                                               std::vector<std::pair<uint32_t, uint32_t>> edges) {
+std::vector<std::pair<uint32_t, uint32_t>> transitive_reduction(
+    std::size_t n, std::vector<std::pair<uint32_t, uint32_t>> edges) {
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   std::vector<std::vector<uint32_t>> succ(n);
@@ -237,7 +245,8 @@ std::string op_counts(const BatchReport& b, const std::vector<int64_t>& block,
       ++c->second;
     }
   }
-  std::stable_sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
   std::string s;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (i == 4) {
@@ -260,7 +269,8 @@ void dot_header(std::ostream& out, std::size_t k) {
   out << "  edge [arrowsize=0.6];\n";
 }
 
-void write_dot_detailed(std::ostream& out, const BatchReport& b, const std::unordered_map<int64_t, std::size_t>& local) {
+void write_dot_detailed(std::ostream& out, const BatchReport& b,
+                        const std::unordered_map<int64_t, std::size_t>& local) {
   auto shown = [&](uint32_t pos) { return !hidden_in_dot(b.instrs[pos]); };
   std::vector<std::pair<uint32_t, uint32_t>> preventing;
   std::vector<std::string> not_fusible(b.instrs.size());  // per position: "#3 #7"
@@ -319,8 +329,9 @@ void write_dot_collapsed(std::ostream& out, const BatchReport& b,
         tooltip += "#" + std::to_string(t) + ": " + compact_label(b.instrs[it->second]) + "&#10;";
       }
     }
-    out << "  k" << blk << " [label=\"block " << blk << ": " << n << (n == 1 ? " instruction" : " instructions")
-        << "\\n" << op_counts(b, b.partition[blk], local) << "\", tooltip=\"" << dot_escape(tooltip)
+    out << "  k" << blk << " [label=\"block " << blk << ": " << n
+        << (n == 1 ? " instruction" : " instructions") << "\\n"
+        << op_counts(b, b.partition[blk], local) << "\", tooltip=\"" << dot_escape(tooltip)
         << "\", color=blue];\n";
   }
   std::set<std::pair<int64_t, int64_t>> deps, prevent;
@@ -386,7 +397,8 @@ void write_dot_files(const std::string& dir, const ReplayResult& r) {
     out << "  label=\"batch " << k << ": " << b.instructions << " instructions (" << shown
         << " shown: free and sync hidden), " << b.partition.size() << " blocks, cost " << b.cost
         << (collapsed ? "; one node per block" : "")
-        << "\\narrows: dependencies (transitive ones left out); dashed red: fuse-preventing (when few; else in "
+        << "\\narrows: dependencies (transitive ones left out); dashed red: fuse-preventing (when few; else "
+           "in "
            "the tooltips)\";\n";
     out << "  labelloc=t;\n";
     if (collapsed) {

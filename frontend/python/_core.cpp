@@ -30,19 +30,30 @@ namespace {
 // decrement after the interpreter is gone.
 py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
 
-bool is_int_dtype(DType d) { return d != DType::Bool && d != DType::Float32 && d != DType::Float64; }
+bool is_int_dtype(DType d) {
+  return d != DType::Bool && d != DType::Float32 && d != DType::Float64;
+}
 
 bool fits(int64_t v, DType d) {
   switch (d) {
-    case DType::Int8: return v >= INT8_MIN && v <= INT8_MAX;
-    case DType::Int16: return v >= INT16_MIN && v <= INT16_MAX;
-    case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
-    case DType::Int64: return true;
-    case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
-    case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
-    case DType::UInt32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
-    case DType::UInt64: return v >= 0;
-    default: return true;
+    case DType::Int8:
+      return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::Int16:
+      return v >= INT16_MIN && v <= INT16_MAX;
+    case DType::Int32:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::Int64:
+      return true;
+    case DType::UInt8:
+      return v >= 0 && v <= UINT8_MAX;
+    case DType::UInt16:
+      return v >= 0 && v <= UINT16_MAX;
+    case DType::UInt32:
+      return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
+    case DType::UInt64:
+      return v >= 0;
+    default:
+      return true;
   }
 }
 
@@ -118,7 +129,9 @@ bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>
   return true;
 }
 
-py::object wrap(Array a) { return py::cast(std::move(a)); }
+py::object wrap(Array a) {
+  return py::cast(std::move(a));
+}
 
 // ufunc `name` on (a[, b]) into a new array or `out` (None: new). Returns the
 // result object (out's own Python object when given).
@@ -126,7 +139,8 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   std::vector<ArrayOrScalar> args;
   Array* o = out.is_none() ? nullptr : as_array(out);
   if ((!out.is_none() && !o) || !fast_operands(a, b, n, &args)) {
-    if (!g_ufunc_slow) throw py::type_error(std::string(name) + ": import the arrvm package, not arrvm._core alone");
+    if (!g_ufunc_slow)
+      throw py::type_error(std::string(name) + ": import the arrvm package, not arrvm._core alone");
     py::tuple t(n);
     t[0] = py::reinterpret_borrow<py::object>(a);
     if (n == 2) t[1] = py::reinterpret_borrow<py::object>(b);
@@ -137,16 +151,12 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   return wrap(std::move(r));
 }
 
-#define ARRVM_BINOP(name, rname, iname, ufname)                                                    \
-  cls.def(name, [](py::handle self, py::handle other) {                                            \
-    return call_ufunc(ufname, 2, self, other, py::none());                                         \
-  });                                                                                              \
-  cls.def(rname, [](py::handle self, py::handle other) {                                           \
-    return call_ufunc(ufname, 2, other, self, py::none());                                         \
-  });                                                                                              \
-  cls.def(iname, [](py::handle self, py::handle other) {                                           \
-    return call_ufunc(ufname, 2, self, other, self);                                               \
-  });
+#define ARRVM_BINOP(name, rname, iname, ufname)                                                              \
+  cls.def(name,                                                                                              \
+          [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, self, other, py::none()); }); \
+  cls.def(rname,                                                                                             \
+          [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, other, self, py::none()); }); \
+  cls.def(iname, [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, self, other, self); });
 
 // A subscript of basic indexing; false for anything else (arrays, lists, bools).
 bool basic_index(py::handle k, std::vector<arrvm::Index>* out) {
@@ -234,7 +244,9 @@ void translate(const arrvm::Error& e) {
   PyErr_SetString(cls, m.c_str());
 }
 
-arrvm::Vm& vm() { return arrvm::Vm::default_vm(); }
+arrvm::Vm& vm() {
+  return arrvm::Vm::default_vm();
+}
 
 }  // namespace
 
@@ -276,7 +288,8 @@ PYBIND11_MODULE(_core, m) {
   cls.def("__lt__", [](py::handle s, py::handle o) { return call_ufunc("less", 2, s, o, py::none()); });
   cls.def("__le__", [](py::handle s, py::handle o) { return call_ufunc("less_equal", 2, s, o, py::none()); });
   cls.def("__gt__", [](py::handle s, py::handle o) { return call_ufunc("greater", 2, s, o, py::none()); });
-  cls.def("__ge__", [](py::handle s, py::handle o) { return call_ufunc("greater_equal", 2, s, o, py::none()); });
+  cls.def("__ge__",
+          [](py::handle s, py::handle o) { return call_ufunc("greater_equal", 2, s, o, py::none()); });
   cls.def("__neg__", [](py::handle s) { return call_ufunc("negative", 1, s, py::none(), py::none()); });
   cls.def("__abs__", [](py::handle s) { return call_ufunc("absolute", 1, s, py::none(), py::none()); });
   cls.def("__invert__", [](py::handle s) { return call_ufunc("invert", 1, s, py::none(), py::none()); });
@@ -332,32 +345,38 @@ PYBIND11_MODULE(_core, m) {
     a.copy_to_host(info.ptr, static_cast<std::size_t>(info.size * info.itemsize));
   });
 
-  m.def("ufunc", [](const char* name, py::tuple args, py::handle out) {
-    const int n = static_cast<int>(args.size());
-    if (n < 1 || n > 2 || arrvm::ufunc_arity(name) != n) {
-      throw arrvm::Error(std::string(name) + ": takes " + std::to_string(arrvm::ufunc_arity(name)) +
-                         " operand(s), got " + std::to_string(n));
-    }
-    return call_ufunc(name, n, args[0], n == 2 ? py::handle(args[1]) : py::handle(py::none()), out);
-  }, py::arg("name"), py::arg("args"), py::arg("out") = py::none());
+  m.def(
+      "ufunc",
+      [](const char* name, py::tuple args, py::handle out) {
+        const int n = static_cast<int>(args.size());
+        if (n < 1 || n > 2 || arrvm::ufunc_arity(name) != n) {
+          throw arrvm::Error(std::string(name) + ": takes " + std::to_string(arrvm::ufunc_arity(name)) +
+                             " operand(s), got " + std::to_string(n));
+        }
+        return call_ufunc(name, n, args[0], n == 2 ? py::handle(args[1]) : py::handle(py::none()), out);
+      },
+      py::arg("name"), py::arg("args"), py::arg("out") = py::none());
   // The ufunc on operands the caller has already normalized (no hooks).
-  m.def("ufunc_direct", [](const std::string& name, py::tuple args, py::handle out) {
-    std::vector<ArrayOrScalar> ops;
-    for (py::handle h : args) {
-      if (Array* x = as_array(h)) {
-        ops.emplace_back(*x);
-      } else {
-        ops.emplace_back(scalar_of(h));
-      }
-    }
-    Array* o = out.is_none() ? nullptr : as_array(out);
-    Array r = arrvm::ufunc(name, ops, o);
-    if (o) return py::reinterpret_borrow<py::object>(out);
-    return wrap(std::move(r));
-  }, py::arg("name"), py::arg("args"), py::arg("out") = py::none());
+  m.def(
+      "ufunc_direct",
+      [](const std::string& name, py::tuple args, py::handle out) {
+        std::vector<ArrayOrScalar> ops;
+        for (py::handle h : args) {
+          if (Array* x = as_array(h)) {
+            ops.emplace_back(*x);
+          } else {
+            ops.emplace_back(scalar_of(h));
+          }
+        }
+        Array* o = out.is_none() ? nullptr : as_array(out);
+        Array r = arrvm::ufunc(name, ops, o);
+        if (o) return py::reinterpret_borrow<py::object>(out);
+        return wrap(std::move(r));
+      },
+      py::arg("name"), py::arg("args"), py::arg("out") = py::none());
   m.def("ufunc_arity", [](const std::string& name) { return arrvm::ufunc_arity(name); });
-  m.def("reduce", [](const std::string& name, const Array& a, std::optional<std::vector<int>> axes, bool keepdims,
-                     int dt) {
+  m.def("reduce", [](const std::string& name, const Array& a, std::optional<std::vector<int>> axes,
+                     bool keepdims, int dt) {
     std::optional<DType> d;
     if (dt >= 0) d = static_cast<DType>(dt);
     return arrvm::reduce(name, a, axes, keepdims, d);
@@ -370,7 +389,8 @@ PYBIND11_MODULE(_core, m) {
     if (y) return arrvm::where(c, scalar_of(a), *y);
     return arrvm::where(c, scalar_of(a), scalar_of(b));
   });
-  m.def("empty", [](py::handle shape, int dt) { return Array::empty(to_shape(shape), static_cast<DType>(dt), vm()); });
+  m.def("empty",
+        [](py::handle shape, int dt) { return Array::empty(to_shape(shape), static_cast<DType>(dt), vm()); });
   m.def("full", [](py::handle shape, py::handle v, int dt) {
     return Array::full(to_shape(shape), scalar_of(v), static_cast<DType>(dt), vm());
   });
@@ -381,14 +401,17 @@ PYBIND11_MODULE(_core, m) {
     if (a.kind() != f && b.kind() != f && c.kind() != f) {
       return Array::arange<int64_t, int64_t, int64_t>(a.as_int(), b.as_int(), c.as_int(), d, vm());
     }
-    auto num = [](const HostScalar& s) { return s.kind() == HostScalar::Kind::Float ? s.as_double() : static_cast<double>(s.as_int()); };
+    auto num = [](const HostScalar& s) {
+      return s.kind() == HostScalar::Kind::Float ? s.as_double() : static_cast<double>(s.as_int());
+    };
     return Array::arange<double, double, double>(num(a), num(b), num(c), d, vm());
   });
-  m.def("random_uniform", [](py::handle shape, uint64_t seed) { return Array::random_uniform(to_shape(shape), seed, vm()); });
+  m.def("random_uniform",
+        [](py::handle shape, uint64_t seed) { return Array::random_uniform(to_shape(shape), seed, vm()); });
   m.def("from_buffer", [](py::buffer b, int dt, py::handle shape) {
     py::buffer_info info = b.request();
-    return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize), static_cast<DType>(dt),
-                              to_shape(shape), vm());
+    return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize),
+                              static_cast<DType>(dt), to_shape(shape), vm());
   });
   // An array on a C-contiguous, writable buffer's memory, not copied
   // (Array::adopt): the buffer's object is kept alive until the VM frees the
@@ -404,7 +427,8 @@ PYBIND11_MODULE(_core, m) {
     }
     py::ssize_t expect = info.itemsize;
     for (py::ssize_t i = info.ndim - 1; i >= 0; --i) {
-      if (info.shape[i] != 1 && info.strides[i] != expect) throw arrvm::Error("adopt: the buffer is not C-contiguous");
+      if (info.shape[i] != 1 && info.strides[i] != expect)
+        throw arrvm::Error("adopt: the buffer is not C-contiguous");
       expect *= info.shape[i];
     }
     auto* keep = new py::object(py::reinterpret_borrow<py::object>(b));
@@ -432,11 +456,12 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
-  m.def("set_hooks", [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {
-    g_ufunc_slow = ufunc_slow.release();
-    g_getitem_slow = getitem_slow.release();
-    g_setitem_slow = setitem_slow.release();
-    g_error_class = axis_error.release();
-  });
+  m.def("set_hooks",
+        [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {
+          g_ufunc_slow = ufunc_slow.release();
+          g_getitem_slow = getitem_slow.release();
+          g_setitem_slow = setitem_slow.release();
+          g_error_class = axis_error.release();
+        });
   m.attr("__version__") = ARRVM_VERSION;
 }

@@ -353,8 +353,8 @@ const char* arrvm_vm_config(arrvm_vm* vm, const char* key);
  * ...) on nin (1 or 2) operands, at least one an array. out NULL: *result
  * is a new array. Otherwise the result is cast into out's view (broadcast
  * to it) and *result, if result is not NULL, is a new handle on out's view. */
-arrvm_status arrvm_ufunc(arrvm_vm* vm, const char* name, int nin, const arrvm_operand* in, const arrvm_array* out,
-                         arrvm_array** result);
+arrvm_status arrvm_ufunc(arrvm_vm* vm, const char* name, int nin, const arrvm_operand* in,
+                         const arrvm_array* out, arrvm_array** result);
 
 /* NumPy's reduction `name` (sum prod min max all any mean) over naxes axes
  * (negative count from the end; naxes < 0: all axes), keeping them as
@@ -385,7 +385,8 @@ typedef struct arrvm_subscript {
 } arrvm_subscript;
 
 /* NumPy's a[s0, s1, ...] with basic subscripts: a new handle on a view of a's base. */
-arrvm_status arrvm_index(const arrvm_array* a, int n, const arrvm_subscript* subscripts, arrvm_array** result);
+arrvm_status arrvm_index(const arrvm_array* a, int n, const arrvm_subscript* subscripts,
+                         arrvm_array** result);
 
 /* NumPy's dst[...] = src: src (an array, broadcast, or a constant) cast into
  * dst's view; an overlapping source is read completely first. */

@@ -26,9 +26,9 @@
 // thread at a time uses a Vm and its arrays.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
@@ -36,8 +36,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -168,8 +168,8 @@ class HostScalar {
   }
 
   Kind kind() const { return kind_; }
-  int64_t as_int() const { return i_; }     // Bool and Int
-  uint64_t as_uint() const { return u_; }   // UInt
+  int64_t as_int() const { return i_; }    // Bool and Int
+  uint64_t as_uint() const { return u_; }  // UInt
   double as_double() const { return f_; }  // Float
 
  private:
@@ -208,7 +208,8 @@ class ARRVM_API Array {
   // length ceil((stop-start)/step). The default dtype is int64 if all three
   // are integers, else float64 (NumPy).
   template <typename A, typename B, typename C,
-            std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>, int> = 0>
+            std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>,
+                             int> = 0>
   static Array arange(A start, B stop, C step, std::optional<DType> dtype = std::nullopt,
                       const Vm& vm = Vm::default_vm()) {
     if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {
@@ -217,8 +218,10 @@ class ARRVM_API Array {
       return arange_float(start, stop, step, dtype.value_or(DType::Float64), vm);
     }
   }
-  template <typename A, typename B, std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>, int> = 0>
-  static Array arange(A start, B stop, std::optional<DType> dtype = std::nullopt, const Vm& vm = Vm::default_vm()) {
+  template <typename A, typename B,
+            std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>, int> = 0>
+  static Array arange(A start, B stop, std::optional<DType> dtype = std::nullopt,
+                      const Vm& vm = Vm::default_vm()) {
     return arange(start, stop, 1, dtype, vm);
   }
   // float64 uniform in [0, 1): Philox-4x32-10 of the flat index under `seed`,
@@ -255,9 +258,9 @@ class ARRVM_API Array {
   int64_t size() const;  // number of elements
   const Shape& shape() const { return shape_; }
   const Shape& strides() const { return stride_; }  // in elements (may be 0 or negative)
-  int64_t offset() const { return offset_; }         // in elements, into the base
+  int64_t offset() const { return offset_; }        // in elements, into the base
   int64_t base_id() const;
-  int64_t base_size() const;  // elements in the base
+  int64_t base_size() const;   // elements in the base
   bool is_contiguous() const;  // row-major with unit stride (any offset)
   Vm vm() const;
 
@@ -274,14 +277,14 @@ class ARRVM_API Array {
   // contiguous, else a reshaped copy.
   Array reshape(const Shape& shape) const;
   Array ravel() const { return reshape({-1}); }
-  Array transpose() const;                       // reverses the axes
+  Array transpose() const;                              // reverses the axes
   Array transpose(const std::vector<int>& axes) const;  // NumPy's permutation
   // A read-only-in-spirit view with stride 0 on broadcast axes (writing into
   // it is rejected by the VM, which requires outputs to be injective).
   Array broadcast_to(const Shape& shape) const;
 
   // ---- copies ----
-  Array copy() const;              // contiguous copy, same dtype
+  Array copy() const;               // contiguous copy, same dtype
   Array astype(DType dtype) const;  // contiguous copy, cast like NumPy's astype
 
   // ---- writing into this view ----
@@ -374,7 +377,7 @@ class ARRVM_API Array {
 };
 
 // ---- elementwise functions: NumPy's ufuncs, broadcasting and promoting ----
-#define ARRVM_DECLARE_BINARY(name)                  \
+#define ARRVM_DECLARE_BINARY(name)                      \
   ARRVM_API Array name(const Array& a, const Array& b); \
   ARRVM_API Array name(const Array& a, HostScalar b);   \
   ARRVM_API Array name(HostScalar a, const Array& b);
@@ -385,25 +388,25 @@ ARRVM_DECLARE_BINARY(divide)        // true division: integers give float64
 ARRVM_DECLARE_BINARY(true_divide)   // same as divide
 ARRVM_DECLARE_BINARY(floor_divide)  // floor(a / b) in the promoted dtype
 ARRVM_DECLARE_BINARY(power)
-ARRVM_DECLARE_BINARY(mod)           // NumPy remainder: the divisor's sign
-ARRVM_DECLARE_BINARY(remainder)     // same as mod
-ARRVM_DECLARE_BINARY(maximum)       // NaN propagates
+ARRVM_DECLARE_BINARY(mod)        // NumPy remainder: the divisor's sign
+ARRVM_DECLARE_BINARY(remainder)  // same as mod
+ARRVM_DECLARE_BINARY(maximum)    // NaN propagates
 ARRVM_DECLARE_BINARY(minimum)
-ARRVM_DECLARE_BINARY(equal)         // comparisons give bool
+ARRVM_DECLARE_BINARY(equal)  // comparisons give bool
 ARRVM_DECLARE_BINARY(not_equal)
 ARRVM_DECLARE_BINARY(less)
 ARRVM_DECLARE_BINARY(less_equal)
 ARRVM_DECLARE_BINARY(greater)
 ARRVM_DECLARE_BINARY(greater_equal)
-ARRVM_DECLARE_BINARY(logical_and)   // operands cast to bool
+ARRVM_DECLARE_BINARY(logical_and)  // operands cast to bool
 ARRVM_DECLARE_BINARY(logical_or)
 ARRVM_DECLARE_BINARY(logical_xor)
-ARRVM_DECLARE_BINARY(bitwise_and)   // integers and bools
+ARRVM_DECLARE_BINARY(bitwise_and)  // integers and bools
 ARRVM_DECLARE_BINARY(bitwise_or)
 ARRVM_DECLARE_BINARY(bitwise_xor)
-ARRVM_DECLARE_BINARY(left_shift)    // integers
+ARRVM_DECLARE_BINARY(left_shift)  // integers
 ARRVM_DECLARE_BINARY(right_shift)
-ARRVM_DECLARE_BINARY(arctan2)       // bools and integers are cast to float64
+ARRVM_DECLARE_BINARY(arctan2)  // bools and integers are cast to float64
 #undef ARRVM_DECLARE_BINARY
 
 // Functions of floats (sqrt ... rint) cast bools and integers to float64 first.
@@ -447,17 +450,33 @@ ARRVM_API Array where(const Array& cond, HostScalar a, const Array& b);
 ARRVM_API Array where(const Array& cond, HostScalar a, HostScalar b);
 
 // Free-function forms of the members.
-inline Array take(const Array& a, const Array& indices) { return a.take(indices); }
-inline Array sum(const Array& a, std::optional<int> axis = std::nullopt) { return a.sum(axis); }
-inline Array prod(const Array& a, std::optional<int> axis = std::nullopt) { return a.prod(axis); }
-inline Array cumsum(const Array& a, std::optional<int> axis = std::nullopt) { return a.cumsum(axis); }
-inline Array cumprod(const Array& a, std::optional<int> axis = std::nullopt) { return a.cumprod(axis); }
+inline Array take(const Array& a, const Array& indices) {
+  return a.take(indices);
+}
+inline Array sum(const Array& a, std::optional<int> axis = std::nullopt) {
+  return a.sum(axis);
+}
+inline Array prod(const Array& a, std::optional<int> axis = std::nullopt) {
+  return a.prod(axis);
+}
+inline Array cumsum(const Array& a, std::optional<int> axis = std::nullopt) {
+  return a.cumsum(axis);
+}
+inline Array cumprod(const Array& a, std::optional<int> axis = std::nullopt) {
+  return a.cumprod(axis);
+}
 
 // ---- operators ----
-#define ARRVM_DECLARE_OPERATOR(op, fn)                                          \
-  inline Array operator op(const Array& a, const Array& b) { return fn(a, b); } \
-  inline Array operator op(const Array& a, HostScalar b) { return fn(a, b); }   \
-  inline Array operator op(HostScalar a, const Array& b) { return fn(a, b); }
+#define ARRVM_DECLARE_OPERATOR(op, fn)                       \
+  inline Array operator op(const Array& a, const Array& b) { \
+    return fn(a, b);                                         \
+  }                                                          \
+  inline Array operator op(const Array& a, HostScalar b) {   \
+    return fn(a, b);                                         \
+  }                                                          \
+  inline Array operator op(HostScalar a, const Array& b) {   \
+    return fn(a, b);                                         \
+  }
 ARRVM_DECLARE_OPERATOR(+, add)
 ARRVM_DECLARE_OPERATOR(-, subtract)
 ARRVM_DECLARE_OPERATOR(*, multiply)
@@ -475,8 +494,12 @@ ARRVM_DECLARE_OPERATOR(<=, less_equal)
 ARRVM_DECLARE_OPERATOR(>, greater)
 ARRVM_DECLARE_OPERATOR(>=, greater_equal)
 #undef ARRVM_DECLARE_OPERATOR
-inline Array operator-(const Array& a) { return negative(a); }
-inline Array operator~(const Array& a) { return invert(a); }
+inline Array operator-(const Array& a) {
+  return negative(a);
+}
+inline Array operator~(const Array& a) {
+  return invert(a);
+}
 
 // ---- NumPy by name: the entry points bindings use (one place for the rules) ----
 
@@ -491,14 +514,15 @@ ARRVM_API int ufunc_arity(std::string_view name);
 // promotion and broadcasting. With `out`, the result is cast into out's view
 // (broadcast to it) and `*out` is returned. Throws Error for an unknown name,
 // a wrong operand count, or operands the ufunc does not support.
-ARRVM_API Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const Array* out = nullptr);
+ARRVM_API Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args,
+                      const Array* out = nullptr);
 
 // NumPy's reduction `name` (sum prod min max all any mean) over `axes`
 // (nullopt: all axes; negative counts from the end; repeats are an error),
 // keeping reduced axes as length 1 if `keepdims`. `dtype`: the dtype to
 // accumulate in and return (sum, prod, mean), as NumPy's dtype= argument.
 ARRVM_API Array reduce(std::string_view name, const Array& a, const std::optional<std::vector<int>>& axes,
-             bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+                       bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 
 // ---- template definitions ----
 template <typename T>
@@ -550,7 +574,8 @@ T convert_item(U x) {
     static_assert(std::is_integral_v<T>, "item<T>(): T must be a number type");
     long double v;  // holds every int64/uint64 and the truncated float exactly enough to range-check
     if constexpr (std::is_floating_point_v<U>) {
-      if (!(x == x) || x - x != U(0)) throw Error("item(): cannot convert " + std::to_string(x) + " to an integer");
+      if (!(x == x) || x - x != U(0))
+        throw Error("item(): cannot convert " + std::to_string(x) + " to an integer");
       v = std::trunc(static_cast<long double>(x));
     } else {
       v = static_cast<long double>(x);
@@ -568,17 +593,28 @@ template <typename T>
 T Array::item() const {
   if (size() != 1) throw Error("item(): the array has " + std::to_string(size()) + " elements, not 1");
   switch (dtype()) {
-    case DType::Bool: return detail::convert_item<T>(static_cast<bool>(to_vector<bool>()[0]));
-    case DType::Int8: return detail::convert_item<T>(to_vector<int8_t>()[0]);
-    case DType::Int16: return detail::convert_item<T>(to_vector<int16_t>()[0]);
-    case DType::Int32: return detail::convert_item<T>(to_vector<int32_t>()[0]);
-    case DType::Int64: return detail::convert_item<T>(to_vector<int64_t>()[0]);
-    case DType::UInt8: return detail::convert_item<T>(to_vector<uint8_t>()[0]);
-    case DType::UInt16: return detail::convert_item<T>(to_vector<uint16_t>()[0]);
-    case DType::UInt32: return detail::convert_item<T>(to_vector<uint32_t>()[0]);
-    case DType::UInt64: return detail::convert_item<T>(to_vector<uint64_t>()[0]);
-    case DType::Float32: return detail::convert_item<T>(to_vector<float>()[0]);
-    case DType::Float64: return detail::convert_item<T>(to_vector<double>()[0]);
+    case DType::Bool:
+      return detail::convert_item<T>(static_cast<bool>(to_vector<bool>()[0]));
+    case DType::Int8:
+      return detail::convert_item<T>(to_vector<int8_t>()[0]);
+    case DType::Int16:
+      return detail::convert_item<T>(to_vector<int16_t>()[0]);
+    case DType::Int32:
+      return detail::convert_item<T>(to_vector<int32_t>()[0]);
+    case DType::Int64:
+      return detail::convert_item<T>(to_vector<int64_t>()[0]);
+    case DType::UInt8:
+      return detail::convert_item<T>(to_vector<uint8_t>()[0]);
+    case DType::UInt16:
+      return detail::convert_item<T>(to_vector<uint16_t>()[0]);
+    case DType::UInt32:
+      return detail::convert_item<T>(to_vector<uint32_t>()[0]);
+    case DType::UInt64:
+      return detail::convert_item<T>(to_vector<uint64_t>()[0]);
+    case DType::Float32:
+      return detail::convert_item<T>(to_vector<float>()[0]);
+    case DType::Float64:
+      return detail::convert_item<T>(to_vector<double>()[0]);
   }
   throw Error("item(): unknown dtype");
 }

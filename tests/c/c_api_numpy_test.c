@@ -10,13 +10,13 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
       fprintf(stderr, "%s:%d: CHECK(%s) failed (last error: %s)\n", __FILE__, __LINE__, #cond, \
-              arrvm_last_error());                                    \
-      ++failures;                                                     \
-    }                                                                 \
+              arrvm_last_error());                                                             \
+      ++failures;                                                                              \
+    }                                                                                          \
   } while (0)
 
 static int shape_is(const arrvm_array* a, int rank, const int64_t* want) {

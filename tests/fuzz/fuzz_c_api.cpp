@@ -98,9 +98,9 @@ class Input {
 
 struct Slot {
   arrvm_array* a = nullptr;
-  int vm = -1;            // which VM it belongs to
-  int64_t base_elems = 0; // elements of its base
-  int64_t view_elems = 0; // elements of its view
+  int vm = -1;             // which VM it belongs to
+  int64_t base_elems = 0;  // elements of its base
+  int64_t view_elems = 0;  // elements of its view
   bool big() const { return base_elems > kMaxElems || view_elems > kMaxElems; }
 };
 
@@ -127,21 +127,10 @@ int64_t product(int rank, const int64_t* shape) {
 // The options every VM gets first: the reference backend, nothing on disk,
 // no trace or profile whatever the environment says.
 const char* const kOptions[] = {
-    "",
-    "fuser=singleton",
-    "fuser=linear batch=2",
-    "fuser=unintrusive batch=1",
-    "batch=3",
-    "backend=nope",
-    "fuser=nope",
-    "batch=-1",
-    "batch=abc",
-    "cache=sometimes",
-    "fuse_time_limit=-1",
-    "novalue",
-    "=x",
-    "backend=",
-    "unknown_key=1",
+    "",          "fuser=singleton", "fuser=linear batch=2", "fuser=unintrusive batch=1",
+    "batch=3",   "backend=nope",    "fuser=nope",           "batch=-1",
+    "batch=abc", "cache=sometimes", "fuse_time_limit=-1",   "novalue",
+    "=x",        "backend=",        "unknown_key=1",
 };
 
 class Program {
@@ -250,8 +239,8 @@ class Program {
           std::vector<uint8_t> data(static_cast<size_t>(n) * (size ? size : 1));
           for (auto& b : data) b = in_.u8();
           const bool null_data = in_.u8() % 16 == 0;
-          s = arrvm_from_host(vm, dtype, rank, null_shape ? nullptr : shape, null_data ? nullptr : data.data(),
-                              null_out ? nullptr : &a);
+          s = arrvm_from_host(vm, dtype, rank, null_shape ? nullptr : shape,
+                              null_data ? nullptr : data.data(), null_out ? nullptr : &a);
         }
         check_status(s);
         if (s != ARRVM_OK) {
@@ -274,8 +263,8 @@ class Program {
         dims(rank, stride);
         const bool null_stride = in_.u8() % 2 == 0;
         arrvm_array* a = nullptr;
-        const arrvm_status s = arrvm_view(null_src ? nullptr : src->a, offset, rank, shape,
-                                          null_stride ? nullptr : stride, &a);
+        const arrvm_status s =
+            arrvm_view(null_src ? nullptr : src->a, offset, rank, shape, null_stride ? nullptr : stride, &a);
         check_status(s);
         if (s != ARRVM_OK) {
           if (a != nullptr) violated("failed but set *out");
@@ -410,8 +399,10 @@ class Program {
         if ((dn == nullptr) != (ds == 0)) violated("dtype name and size disagree");
         arrvm_opcode op2;
         arrvm_dtype dt2;
-        if (on != nullptr && (!arrvm_opcode_from_name(on, &op2) || op2 != v)) violated("opcode name round trip");
-        if (dn != nullptr && (!arrvm_dtype_from_name(dn, &dt2) || dt2 != v)) violated("dtype name round trip");
+        if (on != nullptr && (!arrvm_opcode_from_name(on, &op2) || op2 != v))
+          violated("opcode name round trip");
+        if (dn != nullptr && (!arrvm_dtype_from_name(dn, &dt2) || dt2 != v))
+          violated("dtype name round trip");
         const std::string s = in_.str();
         const bool null_out = in_.u8() % 4 == 0;
         (void)arrvm_opcode_from_name(in_.u8() % 8 == 0 ? nullptr : s.c_str(), null_out ? nullptr : &op2);

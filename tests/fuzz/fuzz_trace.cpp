@@ -32,7 +32,8 @@ constexpr int64_t kMaxInstructions = 20000;
 // /dev/shm when there is one, so that this costs no disk I/O.
 const std::string& input_path() {
   static const std::string path = [] {
-    const char* dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    const char* dir =
+        access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     return std::string(dir) + "/arrvm-fuzz-trace-" + std::to_string(getpid()) + ".jsonl";
   }();
   return path;
@@ -63,7 +64,8 @@ bool within_bounds() {
   while (reader.next(&ev)) {
     if (ev.kind == arrvm::TraceEvent::Kind::Base) {
       int64_t b = 0;
-      if (__builtin_mul_overflow(ev.nelem, static_cast<int64_t>(arrvm::dtype_size(ev.dtype)), &b)) return false;
+      if (__builtin_mul_overflow(ev.nelem, static_cast<int64_t>(arrvm::dtype_size(ev.dtype)), &b))
+        return false;
       if (__builtin_add_overflow(bytes, b, &bytes) || bytes > kMaxBytes) return false;
     } else if (ev.kind == arrvm::TraceEvent::Kind::Instr) {
       if (++instructions > kMaxInstructions) return false;

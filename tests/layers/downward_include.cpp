@@ -3,4 +3,6 @@
 #include "fusion/graph.hpp"
 #include "vm/partition.hpp"
 
-int main() { return 0; }
+int main() {
+  return 0;
+}

@@ -27,7 +27,8 @@ bool close(T a, T b) {
 }
 
 // The first differing element, or -1.
-inline int64_t first_difference(DType dtype, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+inline int64_t first_difference(DType dtype, const std::vector<uint8_t>& got,
+                                const std::vector<uint8_t>& want) {
   return visit_dtype(dtype, [&](auto t) -> int64_t {
     using T = std::conditional_t<std::is_same_v<decltype(t), bool>, uint8_t, decltype(t)>;
     const int64_t n = static_cast<int64_t>(want.size() / sizeof(T));

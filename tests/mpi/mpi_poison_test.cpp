@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 
 namespace {
 
@@ -33,7 +33,9 @@ void check(bool ok, const std::string& what) {
   }
 }
 
-View vec(BaseId b, int64_t n) { return make_view(b, 0, {n}, {1}); }
+View vec(BaseId b, int64_t n) {
+  return make_view(b, 0, {n}, {1});
+}
 
 Operand konst(double x) {
   Scalar s;
@@ -77,7 +79,9 @@ bool same_on_all_ranks(const std::string& s) {
   return lo == hi;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // A gather from a 40-element source with a 64-element index array whose bad
 // entries sit at positions 41 (value 40) and 57 (value -3): with 2 or more
@@ -105,10 +109,12 @@ void gather_case(const Config& config, const std::string& label) {
   double want_total = 0;
   for (int64_t i = 0; i < n; ++i) want_total += (want_other[i] = s[i] + 10.0);
   check(read_f64(rt, other, n) == want_other, label + ": unrelated array after a failed gather");
-  check(read_f64(rt, total, 1) == std::vector<double>{want_total}, label + ": unrelated sum after a failed gather");
+  check(read_f64(rt, total, 1) == std::vector<double>{want_total},
+        label + ": unrelated sum after a failed gather");
   const std::string e_out = error_reading(rt, out, m), e_dep = error_reading(rt, dep, m);
   check(contains(e_out, "gather: index 40 out of range [0, 40)"), label + ": gather error '" + e_out + "'");
-  check(contains(e_dep, "gather: index 40 out of range [0, 40)"), label + ": dependent error '" + e_dep + "'");
+  check(contains(e_dep, "gather: index 40 out of range [0, 40)"),
+        label + ": dependent error '" + e_dep + "'");
   check(same_on_all_ranks(e_out) && same_on_all_ranks(e_dep), label + ": the error differs between ranks");
   check(rt.is_poisoned(out) && rt.is_poisoned(dep) && !rt.is_poisoned(src) && !rt.is_poisoned(other),
         label + ": poisoned set");

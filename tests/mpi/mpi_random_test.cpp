@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     for (uint64_t seed = first; seed < first + count; ++seed) {
       const testing::RandomProgram p = testing::random_program(seed, options);
       Profile profile;
-      const Partition partitions[2] = {singleton_partition(p.batch.size()), fusion.partition(p.batch, profile)};
+      const Partition partitions[2] = {singleton_partition(p.batch.size()),
+                                       fusion.partition(p.batch, profile)};
       for (int k = 0; k < 2; ++k) {
         std::vector<std::vector<uint8_t>> want, got;
         std::string want_error, got_error;
@@ -96,9 +97,11 @@ int main(int argc, char** argv) {
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("mpi random programs: seeds %llu..%llu on %d ranks, 2 partitions each: %d failures (%d runs raised the same error on both)\n",
-                static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), size,
-                total, errors_agree);
+    std::printf(
+        "mpi random programs: seeds %llu..%llu on %d ranks, 2 partitions each: %d failures (%d runs raised "
+        "the same error on both)\n",
+        static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), size,
+        total, errors_agree);
   }
   MPI_Finalize();
   return total == 0 ? 0 : 1;

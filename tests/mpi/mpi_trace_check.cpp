@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime.hpp"
 #include "tests/mpi/mpi_compare.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
-#include "engine/runtime.hpp"
 #include "vm/trace.hpp"
 
 namespace {
@@ -45,7 +45,8 @@ std::string compare(Runtime& ref, Runtime& mpi, const Pair& b, BaseId trace_id) 
     got_error = e.what();
   }
   const std::string what = "base " + std::to_string(trace_id);
-  if (want_error != got_error) return what + ": ref error '" + want_error + "', mpi error '" + got_error + "'";
+  if (want_error != got_error)
+    return what + ": ref error '" + want_error + "', mpi error '" + got_error + "'";
   if (!want_error.empty()) return "";
   const int64_t at = mpitest::first_difference(b.dtype, got, want);
   return at < 0 ? "" : what + " differs at element " + std::to_string(at);
@@ -68,7 +69,9 @@ int check_trace(const std::string& path, int rank) {
   auto report = [&](const std::string& d, int64_t line) {
     if (d.empty()) return;
     ++differences;
-    if (differences <= 5) std::fprintf(stderr, "rank %d: %s:%lld: %s\n", rank, path.c_str(), static_cast<long long>(line), d.c_str());
+    if (differences <= 5)
+      std::fprintf(stderr, "rank %d: %s:%lld: %s\n", rank, path.c_str(), static_cast<long long>(line),
+                   d.c_str());
   };
   TraceReader reader(path);
   TraceEvent ev;

@@ -10,7 +10,8 @@
 
 int main() {
   if (std::strcmp(arrvm_version(), ARRVM_VERSION_STRING) != 0) {
-    std::cerr << "version mismatch: library " << arrvm_version() << ", headers " << ARRVM_VERSION_STRING << "\n";
+    std::cerr << "version mismatch: library " << arrvm_version() << ", headers " << ARRVM_VERSION_STRING
+              << "\n";
     return 1;
   }
   arrvm::Vm vm({{"backend", "ref"}});
