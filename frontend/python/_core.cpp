@@ -12,7 +12,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
@@ -29,6 +32,26 @@ namespace {
 // holding a reference that is never dropped: a static py::object would
 // decrement after the interpreter is gone.
 py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
+
+// Bases whose memory is a NumPy array's (arrvm.asarray / adopt of NumPy
+// data, or a base moved to host memory by numpy.asarray(a)): base id -> that
+// 1-D NumPy array (borrowed: the base's deleter holds the reference, and
+// removes the entry when the VM releases the base).
+std::unordered_map<int64_t, PyObject*> g_host;
+
+// The deleter of a base on NumPy memory: drops the reference under the GIL
+// (leaked if the interpreter is gone) and forgets the base.
+std::function<void(void*)> numpy_deleter(py::object keep_alive, int64_t id, std::shared_ptr<bool> ran) {
+  auto* keep = new py::object(std::move(keep_alive));
+  return [keep, id, ran](void*) {
+    *ran = true;
+    if (!Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    auto it = g_host.find(id);
+    if (it != g_host.end() && it->second == keep->ptr()) g_host.erase(it);
+    delete keep;
+  };
+}
 
 bool is_int_dtype(DType d) { return d != DType::Bool && d != DType::Float32 && d != DType::Float64; }
 
@@ -407,13 +430,45 @@ PYBIND11_MODULE(_core, m) {
       if (info.shape[i] != 1 && info.strides[i] != expect) throw arrvm::Error("adopt: the buffer is not C-contiguous");
       expect *= info.shape[i];
     }
+    // The base id is known once the array exists; the deleter looks it up then.
+    auto ran = std::make_shared<bool>(false);
+    auto id = std::make_shared<int64_t>(-1);
     auto* keep = new py::object(py::reinterpret_borrow<py::object>(b));
-    auto release = [keep](void*) {
+    auto release = [keep, id, ran](void*) {
+      *ran = true;
       if (!Py_IsInitialized()) return;
       py::gil_scoped_acquire gil;
+      auto it = g_host.find(*id);
+      if (it != g_host.end() && it->second == keep->ptr()) g_host.erase(it);
       delete keep;
     };
-    return Array::adopt(info.ptr, s, dtype, release, vm());
+    Array r = Array::adopt(info.ptr, s, dtype, release, vm());
+    *id = r.base_id();
+    if (!*ran) g_host[*id] = b.ptr();  // shared (a host backend), not copied
+    return r;
+  });
+  // The 1-D NumPy array that is the memory of a's base, after a sync of the
+  // base (numpy.asarray(a) views it), or None if the base's memory is the VM's.
+  m.def("_host_base", [](const Array& a) -> py::object {
+    auto it = g_host.find(a.base_id());
+    if (it == g_host.end()) return py::none();
+    a.sync();
+    return py::reinterpret_borrow<py::object>(it->second);
+  });
+  // Moves a's base into `dst` (a writable 1-D NumPy array of the base's
+  // size and dtype, Array::move_base_to_host): True if the VM computes in it
+  // from now on, False if it is a snapshot (device backends).
+  m.def("_move_to_host", [](const Array& a, py::buffer dst) {
+    py::buffer_info info = dst.request(true);
+    if (info.size != a.base_size() || info.itemsize != static_cast<py::ssize_t>(arrvm::dtype_size(a.dtype()))) {
+      throw arrvm::Error("_move_to_host: the buffer does not hold the base's elements");
+    }
+    const int64_t id = a.base_id();
+    auto ran = std::make_shared<bool>(false);
+    const bool shared =
+        a.move_base_to_host(info.ptr, numpy_deleter(py::reinterpret_borrow<py::object>(dst), id, ran));
+    if (shared && !*ran) g_host[id] = dst.ptr();
+    return shared;
   });
   m.def("flush", []() { vm().flush(); });
   m.def("profile_json", []() { return vm().profile_json(); });
