@@ -69,7 +69,19 @@ bool fits(int64_t v, DType d) {
   }
 }
 
+// arrvm.ndarray's type object (set at module init): an object of exactly
+// this type is an Array held by value in a pybind11 instance.
+PyTypeObject* g_array_type = nullptr;
+
+inline Array* exact_array(PyObject* o) {
+  if (Py_TYPE(o) != g_array_type) return nullptr;
+  return static_cast<Array*>(reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder().value_ptr());
+}
+
 Array* as_array(py::handle h) {
+  if (Array* a = exact_array(h.ptr())) return a;
+  PyTypeObject* t = Py_TYPE(h.ptr());
+  if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type) return nullptr;
   py::detail::make_caster<Array> c;
   if (!c.load(h, false)) return nullptr;
   return &py::detail::cast_op<Array&>(c);
@@ -170,6 +182,148 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   cls.def(iname, [](py::handle self, py::handle other) {                                           \
     return call_ufunc(ufname, 2, self, other, self);                                               \
   });
+
+// ---- Operators as type slots ----
+// Python's binary operators call the type's number slots. pybind11's
+// __mul__/__rmul__ go through slot_nb_multiply (a method lookup per call)
+// and pybind11's dispatcher; these slots call the C++ API directly, with no
+// vector of operands and no lookup of the ufunc by name for ndarray-ndarray
+// and ndarray-number operands (NumPy's rules are the C++ API's). Anything
+// else goes to call_ufunc as the methods do.
+using FnAA = Array (*)(const Array&, const Array&);
+using FnAS = Array (*)(const Array&, HostScalar);
+using FnSA = Array (*)(HostScalar, const Array&);
+struct BinaryOp {
+  const char* name;
+  FnAA aa;
+  FnAS as;
+  FnSA sa;
+};
+#define ARRVM_BINARY_OP(fn)                                                                      \
+  BinaryOp {                                                                                      \
+    #fn, static_cast<FnAA>(&arrvm::fn), static_cast<FnAS>(&arrvm::fn), static_cast<FnSA>(&arrvm::fn) \
+  }
+const BinaryOp kBinary[] = {
+    ARRVM_BINARY_OP(add),          ARRVM_BINARY_OP(subtract),    ARRVM_BINARY_OP(multiply),
+    ARRVM_BINARY_OP(true_divide),  ARRVM_BINARY_OP(floor_divide), ARRVM_BINARY_OP(remainder),
+    ARRVM_BINARY_OP(power),        ARRVM_BINARY_OP(bitwise_and),  ARRVM_BINARY_OP(bitwise_or),
+    ARRVM_BINARY_OP(bitwise_xor),  ARRVM_BINARY_OP(left_shift),   ARRVM_BINARY_OP(right_shift),
+    ARRVM_BINARY_OP(less),         ARRVM_BINARY_OP(less_equal),   ARRVM_BINARY_OP(equal),
+    ARRVM_BINARY_OP(not_equal),    ARRVM_BINARY_OP(greater),      ARRVM_BINARY_OP(greater_equal),
+};
+#undef ARRVM_BINARY_OP
+enum { kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kAnd, kOr, kXor, kLshift, kRshift, kLt };
+
+void translate(const arrvm::Error& e);
+
+// Runs a slot's body: C++ exceptions become Python errors (what pybind11's
+// dispatcher does for methods).
+template <class F>
+PyObject* run_slot(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const arrvm::Error& e) {
+    translate(e);
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// a OP b for the fast cases: both arrays (not a 0-d next to an n-d one of
+// another dtype, which is NumPy 1.x value-based casting), or an array and a
+// Python number that NumPy would take weakly. Null handle: not fast.
+py::object binary_fast(const BinaryOp& op, PyObject* a, PyObject* b) {
+  Array* x = exact_array(a);
+  Array* y = exact_array(b);
+  HostScalar s(0);
+  if (x && y) {
+    if ((x->ndim() == 0) != (y->ndim() == 0) && x->dtype() != y->dtype()) return py::object();
+    return wrap(op.aa(*x, *y));
+  }
+  if (x) {
+    if (!as_scalar(b, &s) || !weak_ok(s, x->dtype())) return py::object();
+    return wrap(op.as(*x, s));
+  }
+  if (y) {
+    if (!as_scalar(a, &s) || !weak_ok(s, y->dtype())) return py::object();
+    return wrap(op.sa(s, *y));
+  }
+  return py::object();
+}
+
+template <int I>
+PyObject* nb_binary(PyObject* a, PyObject* b) {
+  return run_slot([&] {
+    py::object r = binary_fast(kBinary[I], a, b);
+    if (r) return r;
+    return call_ufunc(kBinary[I].name, 2, a, b, py::none());
+  });
+}
+
+template <int I>
+PyObject* nb_inplace(PyObject* a, PyObject* b) {
+  return run_slot([&] { return call_ufunc(kBinary[I].name, 2, a, b, a); });
+}
+
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_binary<kPow>(a, b);
+}
+
+PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_inplace<kPow>(a, b);
+}
+
+PyObject* rich_compare(PyObject* a, PyObject* b, int op) {
+  // Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE are 0..5, as kBinary from kLt.
+  if (op < Py_LT || op > Py_GE) Py_RETURN_NOTIMPLEMENTED;
+  const BinaryOp& f = kBinary[kLt + op];
+  return run_slot([&] {
+    py::object r = binary_fast(f, a, b);
+    if (r) return r;
+    return call_ufunc(f.name, 2, a, b, py::none());
+  });
+}
+
+template <int U>
+PyObject* nb_unary(PyObject* a) {
+  static const char* const names[] = {"negative", "absolute", "invert"};
+  return run_slot([&] { return call_ufunc(names[U], 1, a, py::none(), py::none()); });
+}
+
+void install_slots(PyTypeObject* t) {
+  PyNumberMethods* n = t->tp_as_number;
+#define ARRVM_SLOTS(slot, islot, i) \
+  n->slot = nb_binary<i>;            \
+  n->islot = nb_inplace<i>;
+  ARRVM_SLOTS(nb_add, nb_inplace_add, kAdd)
+  ARRVM_SLOTS(nb_subtract, nb_inplace_subtract, kSub)
+  ARRVM_SLOTS(nb_multiply, nb_inplace_multiply, kMul)
+  ARRVM_SLOTS(nb_true_divide, nb_inplace_true_divide, kTrueDiv)
+  ARRVM_SLOTS(nb_floor_divide, nb_inplace_floor_divide, kFloorDiv)
+  ARRVM_SLOTS(nb_remainder, nb_inplace_remainder, kMod)
+  ARRVM_SLOTS(nb_and, nb_inplace_and, kAnd)
+  ARRVM_SLOTS(nb_or, nb_inplace_or, kOr)
+  ARRVM_SLOTS(nb_xor, nb_inplace_xor, kXor)
+  ARRVM_SLOTS(nb_lshift, nb_inplace_lshift, kLshift)
+  ARRVM_SLOTS(nb_rshift, nb_inplace_rshift, kRshift)
+#undef ARRVM_SLOTS
+  n->nb_power = nb_power;
+  n->nb_inplace_power = nb_inplace_power;
+  n->nb_negative = nb_unary<0>;
+  n->nb_absolute = nb_unary<1>;
+  n->nb_invert = nb_unary<2>;
+  t->tp_richcompare = rich_compare;
+  PyType_Modified(t);
+}
 
 // A subscript of basic indexing; false for anything else (arrays, lists, bools).
 bool basic_index(py::handle k, std::vector<arrvm::Index>* out) {
@@ -493,5 +647,7 @@ PYBIND11_MODULE(_core, m) {
     g_setitem_slow = setitem_slow.release();
     g_error_class = axis_error.release();
   });
+  g_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  install_slots(g_array_type);
   m.attr("__version__") = ARRVM_VERSION;
 }
