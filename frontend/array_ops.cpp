@@ -121,7 +121,11 @@ Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* t
     if (p.is_const) continue;
     if (rt && rt != runtime_ptr(p.array)) throw Error(name_of(op) + ": the arrays belong to different Vms");
     const Dims s = view_of(p.array).shape;
-    shape = rt ? broadcast_shapes(shape, s, name_of(op).c_str()) : s;
+    if (!rt) {
+      shape = s;
+    } else if (!(s == shape)) {
+      shape = broadcast_shapes(shape, s, opcode_name(op).data());
+    }
     rt = runtime_ptr(p.array);
   }
   ARRVM_ASSERT(rt != nullptr);
@@ -157,7 +161,8 @@ struct Plan {
 
 // Which instruction computes a NumPy binary ufunc on operands of dtype `c`.
 Plan plan_binary(Opcode op, Division div, DType c) {
-  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  // (Built only for an error: this runs once per operation.)
+  auto what = [&] { return div == Division::Floor ? std::string("floor_divide") : name_of(op); };
   switch (opcode_type_rule(op)) {
     case TypeRule::Arith:
       if (is_bool(c)) {
@@ -186,26 +191,27 @@ Plan plan_binary(Opcode op, Division div, DType c) {
     case TypeRule::Logical:
       return {op, DType::Bool, DType::Bool};
     case TypeRule::Bitwise:
-      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      if (is_float(c)) throw Error(what() + ": not supported for float operands");
       return {op, c, c};
     case TypeRule::Shift:
-      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      if (is_float(c)) throw Error(what() + ": not supported for float operands");
       return {op, is_bool(c) ? DType::Int8 : c, is_bool(c) ? DType::Int8 : c};
     case TypeRule::Float:
       return {op, is_float(c) ? c : DType::Float64, is_float(c) ? c : DType::Float64};
     default:
       break;
   }
-  throw InternalError("plan_binary: " + what + " is not a binary elementwise opcode");
+  throw InternalError("plan_binary: " + what() + " is not a binary elementwise opcode");
 }
 
 Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target);
 
 Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* target) {
   const bool comparison = opcode_type_rule(op) == TypeRule::Compare;
-  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  // opcode names are NUL-terminated literals (the opcode table)
+  const char* what = div == Division::Floor ? "floor_divide" : opcode_name(op).data();
   if (a.array && b.array) common_runtime(*a.array, *b.array);
-  const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what.c_str()));
+  const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what));
   std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
   return emit(plan.op, plan.out, std::move(ins), target);

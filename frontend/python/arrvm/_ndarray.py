@@ -173,6 +173,8 @@ def shared_numpy(a):
     stays on the device and the result is a snapshot taken at this call."""
     buf = _core._host_base(a)
     if buf is None:
+        if not _host_backend():
+            return to_numpy(a)  # the device keeps the base: a snapshot of the view
         buf = _np.empty(a._base_size, a.dtype)
         _core._move_to_host(a, buf)
     if a.size == 0:
@@ -183,6 +185,17 @@ def shared_numpy(a):
     if any(st == 0 and n > 1 for st, n in zip(a._strides, a.shape)):
         view.flags.writeable = False  # a broadcast view: NumPy's are read-only too
     return view
+
+
+_HOST = []
+
+
+def _host_backend():
+    """True if the VM's backend computes in host memory (cpu, ref: Backend::adopt
+    shares); device backends would copy the base back up on every move."""
+    if not _HOST:
+        _HOST.append(_core.config()['backend'] in ('cpu', 'ref'))
+    return _HOST[0]
 
 
 def _array(self, dtype=None):
