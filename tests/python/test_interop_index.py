@@ -324,3 +324,27 @@ def test_operator_slots_match_numpy():
     with pytest.raises(TypeError):
         X < None
     assert (X == None) is False  # noqa: E711 (Python's fallback to identity)
+
+
+def test_fallback_results_are_wrapped_not_copied():
+    """A NumPy function arrvm does not implement: its fresh result becomes the
+    arrvm array's memory (no bytes written from the host); a result that shares
+    memory with a NumPy array the caller passed is copied."""
+    a = arrvm.arange(1000.0)[::-1]
+    before = arrvm.profile()['transfers']['bytes_from_host']
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        r = np.sort(a)
+    assert isinstance(r, arrvm.ndarray)
+    same(r, np.arange(1000.0))
+    if HOST:
+        assert arrvm.profile()['transfers']['bytes_from_host'] == before
+    else:
+        assert arrvm.profile()['transfers']['bytes_from_host'] == before + 8000
+    # np.squeeze of the caller's own NumPy array returns a view of it: copied.
+    x = np.arange(4.0).reshape(1, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        v = arrvm.wrap_numpy('squeeze', np.squeeze)(x)
+    x[0, 0] = 42.0
+    same(v, np.arange(4.0))

@@ -9,7 +9,7 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar
+from ._ndarray import ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _wrappable
 
 _float64 = _np.dtype(_np.float64)
 
@@ -685,16 +685,35 @@ def _to_np(x):
     return x
 
 
-def _from_np(x):
+def _user_arrays(x, found):
+    """The NumPy arrays the caller passed (in lists, tuples, dicts)."""
+    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        found.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _user_arrays(y, found)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _user_arrays(y, found)
+    return found
+
+
+def _from_np(x, theirs=()):
+    """NumPy's results as arrvm arrays: wrapped without copying (arrvm.asarray)
+    where the layout allows and the memory is not the caller's (NumPy arrays
+    the caller passed in, which it may write later while arrvm work reading
+    them is pending), else copied."""
     if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
         try:
+            if _wrappable(x) and not builtins.any(_np.may_share_memory(x, t) for t in theirs):
+                return asarray_shared(x)
             return asarray(x)
         except TypeError:
             return x
     if isinstance(x, tuple):
-        return tuple(_from_np(y) for y in x)
+        return tuple(_from_np(y, theirs) for y in x)
     if isinstance(x, list):
-        return [_from_np(y) for y in x]
+        return [_from_np(y, theirs) for y in x]
     return x
 
 
@@ -712,7 +731,7 @@ def _fallback(func, name, args, kwargs):
         target = out[0] if isinstance(out, tuple) else out
         target[...] = asarray(r)
         return out
-    return _from_np(func(*_to_np(args), **_to_np(kw)))
+    return _from_np(func(*_to_np(args), **_to_np(kw)), _user_arrays((args, kwargs), []))
 
 
 def _array_ufunc(self, uf, method, *inputs, **kwargs):
