@@ -23,12 +23,16 @@ struct Arg {
   const HostScalar* scalar = nullptr;
 };
 
-// An operand ready for an instruction: an array of the op's input dtype, or
-// a constant of it.
+// An operand ready for an instruction, of the op's input dtype: the caller's array when it has the
+// dtype already (no handle copied: an Array copy allocates its shape and
+// strides), a cast copy otherwise, or a constant.
 struct Prepared {
-  Array array;
+  const Array* ref = nullptr;  // the caller's array, alive until the instruction is issued
+  Array owned;                 // else: a cast copy
   bool is_const = false;
   Scalar constant;
+
+  const Array& array() const { return ref ? *ref : owned; }
 };
 
 std::string name_of(Opcode op) { return std::string(opcode_name(op)); }
@@ -94,7 +98,11 @@ DType common_dtype(const Arg& a, const Arg& b, bool comparison, const char* what
 Prepared prepare(const Arg& a, DType in) {
   Prepared p;
   if (a.array) {
-    p.array = cast_to(*a.array, in);
+    if (a.array->dtype() == in) {
+      p.ref = a.array;
+    } else {
+      p.owned = copy_as(*a.array, in);
+    }
   } else {
     p.is_const = true;
     p.constant = to_scalar(*a.scalar, in);
@@ -104,45 +112,47 @@ Prepared prepare(const Arg& a, DType in) {
 
 Prepared prepared(const Array& a) {
   Prepared p;
-  p.array = a;
+  p.ref = &a;
   return p;
 }
 
-Operand operand_of(const Prepared& p) { return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array)); }
+Operand operand_of(const Prepared& p) { return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array())); }
 
 // Issues `op` over the broadcast shape of `ins` into a new array of
 // `out_dtype`, or straight into `target` when it has that dtype and shape
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
 Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
-  std::shared_ptr<Runtime> rt;
+  const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
+  Instruction instr;
+  instr.op = op;
+  // Each operand's view is built once, straight into the instruction.
   for (const Prepared& p : ins) {
-    if (p.is_const) continue;
-    if (rt && rt != runtime_ptr(p.array)) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    const Dims s = view_of(p.array).shape;
+    if (p.is_const) {
+      instr.add_input(Operand::of(p.constant));
+      continue;
+    }
+    const Array& a = p.array();
+    if (rt && *rt != runtime_ptr(a)) throw Error(name_of(op) + ": the arrays belong to different Vms");
+    instr.add_input(Operand::of(view_of(a)));
+    const Dims& s = instr.in[instr.nin - 1].view.shape;
     if (!rt) {
       shape = s;
     } else if (!(s == shape)) {
       shape = broadcast_shapes(shape, s, opcode_name(op).data());
     }
-    rt = runtime_ptr(p.array);
+    rt = &runtime_ptr(a);
   }
   ARRVM_ASSERT(rt != nullptr);
   if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
-    if (runtime_ptr(*target) != rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    Instruction instr;
-    instr.op = op;
+    if (runtime_ptr(*target) != *rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
     instr.out = view_of(*target);
-    for (const Prepared& p : ins) instr.add_input(operand_of(p));
     runtime_of(*target).issue(instr);
     return *target;
   }
-  Array r = new_array(rt, out_dtype, shape);
-  Instruction instr;
-  instr.op = op;
+  Array r = new_array(*rt, out_dtype, shape);
   instr.out = view_of(r);
-  for (const Prepared& p : ins) instr.add_input(operand_of(p));
   runtime_of(r).issue(instr);
   if (target) {
     write_into(*target, r);
@@ -222,7 +232,7 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
 // zero, and a zero result carries the sign of x / y.
 Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target) {
   auto arg = [&](const Prepared& p, std::optional<HostScalar>& hold) -> Arg {
-    if (!p.is_const) return Arg(p.array);
+    if (!p.is_const) return Arg(p.array());
     hold.emplace(p.constant.f);
     return Arg(*hold);
   };
