@@ -153,7 +153,16 @@ bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>
   return true;
 }
 
-py::object wrap(Array a) { return py::cast(std::move(a)); }
+// pybind11's record of arrvm.ndarray, looked up once (py::cast looks it up
+// by the C++ type's name, hashing it, on every call).
+const py::detail::type_info* g_array_tinfo = nullptr;
+
+py::object wrap(Array a) {
+  if (!g_array_tinfo) return py::cast(std::move(a));
+  auto move = [](const void* p) -> void* { return new Array(std::move(*const_cast<Array*>(static_cast<const Array*>(p)))); };
+  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+      &a, py::return_value_policy::move, py::handle(), g_array_tinfo, nullptr, move));
+}
 
 // ufunc `name` on (a[, b]) into a new array or `out` (None: new). Returns the
 // result object (out's own Python object when given).
@@ -648,6 +657,7 @@ PYBIND11_MODULE(_core, m) {
     g_error_class = axis_error.release();
   });
   g_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_array_tinfo = py::detail::get_type_info(typeid(Array));
   install_slots(g_array_type);
   m.attr("__version__") = ARRVM_VERSION;
 }
