@@ -566,6 +566,25 @@ void Array::copy_to_host(void* dst, std::size_t bytes) const {
   read_into(dst, bytes, dtype());
 }
 
+void Array::sync() const {
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  Instruction s;
+  s.op = Opcode::Sync;
+  s.out.base = b.id;
+  b.rt->issue(s);  // flushes; rethrows a poisoned base's error
+}
+
+bool Array::move_base_to_host(void* data, std::function<void(void*)> deleter) const {
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  const std::size_t bytes = static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype);
+  if (bytes == 0) {  // nothing to share
+    if (deleter) deleter(data);
+    return false;
+  }
+  b.rt->read(b.id, data, bytes);
+  return b.rt->adopt(b.id, data, bytes, std::move(deleter));
+}
+
 // ---- copies and assignment ----
 
 Array Array::copy() const {

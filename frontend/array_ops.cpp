@@ -23,12 +23,16 @@ struct Arg {
   const HostScalar* scalar = nullptr;
 };
 
-// An operand ready for an instruction: an array of the op's input dtype, or
-// a constant of it.
+// An operand ready for an instruction, of the op's input dtype: the caller's array when it has the
+// dtype already (no handle copied: an Array copy allocates its shape and
+// strides), a cast copy otherwise, or a constant.
 struct Prepared {
-  Array array;
+  const Array* ref = nullptr;  // the caller's array, alive until the instruction is issued
+  Array owned;                 // else: a cast copy
   bool is_const = false;
   Scalar constant;
+
+  const Array& array() const { return ref ? *ref : owned; }
 };
 
 std::string name_of(Opcode op) {
@@ -99,7 +103,11 @@ DType common_dtype(const Arg& a, const Arg& b, bool comparison, const char* what
 Prepared prepare(const Arg& a, DType in) {
   Prepared p;
   if (a.array) {
-    p.array = cast_to(*a.array, in);
+    if (a.array->dtype() == in) {
+      p.ref = a.array;
+    } else {
+      p.owned = copy_as(*a.array, in);
+    }
   } else {
     p.is_const = true;
     p.constant = to_scalar(*a.scalar, in);
@@ -109,12 +117,12 @@ Prepared prepare(const Arg& a, DType in) {
 
 Prepared prepared(const Array& a) {
   Prepared p;
-  p.array = a;
+  p.ref = &a;
   return p;
 }
 
 Operand operand_of(const Prepared& p) {
-  return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array));
+  return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array()));
 }
 
 // Issues `op` over the broadcast shape of `ins` into a new array of
@@ -122,30 +130,36 @@ Operand operand_of(const Prepared& p) {
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
 Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
-  std::shared_ptr<Runtime> rt;
+  const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
+  Instruction instr;
+  instr.op = op;
+  // Each operand's view is built once, straight into the instruction.
   for (const Prepared& p : ins) {
-    if (p.is_const) continue;
-    if (rt && rt != runtime_ptr(p.array)) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    const Dims s = view_of(p.array).shape;
-    shape = rt ? broadcast_shapes(shape, s, name_of(op).c_str()) : s;
-    rt = runtime_ptr(p.array);
+    if (p.is_const) {
+      instr.add_input(Operand::of(p.constant));
+      continue;
+    }
+    const Array& a = p.array();
+    if (rt && *rt != runtime_ptr(a)) throw Error(name_of(op) + ": the arrays belong to different Vms");
+    instr.add_input(Operand::of(view_of(a)));
+    const Dims& s = instr.in[instr.nin - 1].view.shape;
+    if (!rt) {
+      shape = s;
+    } else if (!(s == shape)) {
+      shape = broadcast_shapes(shape, s, opcode_name(op).data());
+    }
+    rt = &runtime_ptr(a);
   }
   ARRVM_ASSERT(rt != nullptr);
   if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
-    if (runtime_ptr(*target) != rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    Instruction instr;
-    instr.op = op;
+    if (runtime_ptr(*target) != *rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
     instr.out = view_of(*target);
-    for (const Prepared& p : ins) instr.add_input(operand_of(p));
     runtime_of(*target).issue(instr);
     return *target;
   }
-  Array r = new_array(rt, out_dtype, shape);
-  Instruction instr;
-  instr.op = op;
+  Array r = new_array(*rt, out_dtype, shape);
   instr.out = view_of(r);
-  for (const Prepared& p : ins) instr.add_input(operand_of(p));
   runtime_of(r).issue(instr);
   if (target) {
     write_into(*target, r);
@@ -164,7 +178,8 @@ struct Plan {
 
 // Which instruction computes a NumPy binary ufunc on operands of dtype `c`.
 Plan plan_binary(Opcode op, Division div, DType c) {
-  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  // (Built only for an error: this runs once per operation.)
+  auto what = [&] { return div == Division::Floor ? std::string("floor_divide") : name_of(op); };
   switch (opcode_type_rule(op)) {
     case TypeRule::Arith:
       if (is_bool(c)) {
@@ -193,26 +208,27 @@ Plan plan_binary(Opcode op, Division div, DType c) {
     case TypeRule::Logical:
       return {op, DType::Bool, DType::Bool};
     case TypeRule::Bitwise:
-      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      if (is_float(c)) throw Error(what() + ": not supported for float operands");
       return {op, c, c};
     case TypeRule::Shift:
-      if (is_float(c)) throw Error(what + ": not supported for float operands");
+      if (is_float(c)) throw Error(what() + ": not supported for float operands");
       return {op, is_bool(c) ? DType::Int8 : c, is_bool(c) ? DType::Int8 : c};
     case TypeRule::Float:
       return {op, is_float(c) ? c : DType::Float64, is_float(c) ? c : DType::Float64};
     default:
       break;
   }
-  throw InternalError("plan_binary: " + what + " is not a binary elementwise opcode");
+  throw InternalError("plan_binary: " + what() + " is not a binary elementwise opcode");
 }
 
 Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target);
 
 Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* target) {
   const bool comparison = opcode_type_rule(op) == TypeRule::Compare;
-  const std::string what = div == Division::Floor ? "floor_divide" : name_of(op);
+  // opcode names are NUL-terminated literals (the opcode table)
+  const char* what = div == Division::Floor ? "floor_divide" : opcode_name(op).data();
   if (a.array && b.array) common_runtime(*a.array, *b.array);
-  const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what.c_str()));
+  const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what));
   std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
   return emit(plan.op, plan.out, std::move(ins), target);
@@ -223,7 +239,7 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
 // zero, and a zero result carries the sign of x / y.
 Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target) {
   auto arg = [&](const Prepared& p, std::optional<HostScalar>& hold) -> Arg {
-    if (!p.is_const) return Arg(p.array);
+    if (!p.is_const) return Arg(p.array());
     hold.emplace(p.constant.f);
     return Arg(*hold);
   };

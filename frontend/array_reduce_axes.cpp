@@ -92,6 +92,10 @@ Array reduce(std::string_view name, const Array& a, const std::optional<std::vec
     if (!any) r = reduce_one(step, x.expand_dims(rank), rank);
   }
   if (k == Kind::Mean) r = divide(r, static_cast<double>(count));
+  // NumPy's sum/prod with dtype= return that dtype; the accumulation above
+  // widens small integers (and bools) to 64 bits, whose result cast back is
+  // the same (integer sums wrap alike; a bool sum is any).
+  if (dtype && k != Kind::Mean) r = frontend::cast_to(r, *dtype);
   if (keepdims) {
     for (int i = 0; i < rank; ++i) {
       if (reduced[i]) r = r.expand_dims(i);

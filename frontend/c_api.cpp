@@ -1,6 +1,7 @@
 #include "frontend/c_api.hpp"
 
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -341,6 +342,34 @@ arrvm_status arrvm_from_host(arrvm_vm* vm, arrvm_dtype dtype, int rank, const in
   return guarded(ARRVM_ERR_INVALID, [&] {
     require(out, "arrvm_from_host", "out");
     *out = make_base(vm, dtype, rank, shape, true, data, "arrvm_from_host");
+  });
+}
+
+arrvm_status arrvm_wrap_host(arrvm_vm* vm, arrvm_dtype dtype, int rank, const int64_t* shape, void* data,
+                             arrvm_deleter deleter, void* deleter_ctx, arrvm_array** out) {
+  if (out != nullptr) *out = nullptr;
+  return guarded(ARRVM_ERR_INVALID, [&] {
+    const char* fn = "arrvm_wrap_host";
+    require(out, fn, "out");
+    require(vm, fn, "vm");
+    const arrvm::DType dt = to_dtype(dtype, fn);
+    const int64_t n = checked_nelem(to_dims(rank, shape, fn, "shape"), fn);
+    std::size_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<std::size_t>(n), arrvm::dtype_size(dt), &bytes)) {
+      invalid(std::string(fn) + ": the array is too large");
+    }
+    if (bytes > 0) require(data, fn, "data");
+    // Every check is done: from here on the deleter is ours to run.
+    std::unique_ptr<arrvm_array> a(make_base(vm, dtype, rank, shape, false, nullptr, fn));
+    if (bytes == 0) {
+      if (deleter) deleter(data, deleter_ctx);
+      *out = a.release();
+      return;
+    }
+    std::function<void(void*)> del;
+    if (deleter) del = [deleter, deleter_ctx](void* p) { deleter(p, deleter_ctx); };
+    vm->rt->adopt(a->view.base, data, bytes, std::move(del));
+    *out = a.release();
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine/runtime.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 #include "vm/trace.hpp"
 #include "vm/validate.hpp"
 

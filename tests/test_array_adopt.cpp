@@ -72,3 +72,45 @@ TEST_CASE("array_adopt: bools are normalized, sizes and null data are checked") 
   CHECK_THROWS_AS(Array::adopt(nullptr, {3}, DType::Float64, nullptr, vm), arrvm::Error);
   CHECK(Array::adopt(nullptr, {0}, DType::Float64, nullptr, vm).size() == 0);
 }
+
+TEST_CASE("array_adopt: move_base_to_host moves a computed base into the caller's memory") {
+  for (const char* backend : {"ref", "cpu", "opencl"}) {
+    CAPTURE(backend);
+    const bool host = std::string(backend) != "opencl";
+    Vm vm = host_vm(backend);
+    auto* mem = new double[4];
+    int deleted = 0;
+    {
+      Array a = Array::arange(4, DType::Float64, vm) * 2.0;  // pending
+      Array row = a(Slice(1, 3));
+      CHECK(a.move_base_to_host(mem, [&](void* p) {
+        ++deleted;
+        delete[] static_cast<double*>(p);
+      }) == host);
+      if (host) {
+        CHECK(mem[3] == 6.0);  // the contents, computed and copied
+        CHECK(deleted == 0);
+        row += 100.0;  // the VM now computes in mem
+        row.sync();
+        CHECK(mem[1] == 102.0);
+        CHECK(mem[2] == 104.0);
+        mem[0] = -1.0;  // nothing pending: the VM sees the caller's write
+        CHECK(a.sum().item<double>() == -1.0 + 102.0 + 104.0 + 6.0);
+      } else {
+        CHECK(deleted == 1);  // a snapshot: the device kept its memory
+        row += 100.0;
+        CHECK(a.sum().item<double>() == 0.0 + 102.0 + 104.0 + 6.0);
+      }
+    }
+    vm.flush();  // frees the base: the deleter runs (once)
+    CHECK(deleted == 1);
+  }
+}
+
+TEST_CASE("array_adopt: sync raises a poisoned base's error") {
+  Vm vm = host_vm("ref");
+  Array a = Array::arange(4, DType::Float64, vm);
+  Array g = a.take(Array::from_host(std::vector<int64_t>{0, 9}, vm));
+  CHECK_THROWS_AS(g.sync(), arrvm::Error);
+  a.sync();  // a is fine
+}

@@ -12,7 +12,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
@@ -29,6 +32,26 @@ namespace {
 // holding a reference that is never dropped: a static py::object would
 // decrement after the interpreter is gone.
 py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class;
+
+// Bases whose memory is a NumPy array's (arrvm.asarray / adopt of NumPy
+// data, or a base moved to host memory by numpy.asarray(a)): base id -> that
+// 1-D NumPy array (borrowed: the base's deleter holds the reference, and
+// removes the entry when the VM releases the base).
+std::unordered_map<int64_t, PyObject*> g_host;
+
+// The deleter of a base on NumPy memory: drops the reference under the GIL
+// (leaked if the interpreter is gone) and forgets the base.
+std::function<void(void*)> numpy_deleter(py::object keep_alive, int64_t id, std::shared_ptr<bool> ran) {
+  auto* keep = new py::object(std::move(keep_alive));
+  return [keep, id, ran](void*) {
+    *ran = true;
+    if (!Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    auto it = g_host.find(id);
+    if (it != g_host.end() && it->second == keep->ptr()) g_host.erase(it);
+    delete keep;
+  };
+}
 
 bool is_int_dtype(DType d) {
   return d != DType::Bool && d != DType::Float32 && d != DType::Float64;
@@ -57,7 +80,19 @@ bool fits(int64_t v, DType d) {
   }
 }
 
+// arrvm.ndarray's type object (set at module init): an object of exactly
+// this type is an Array held by value in a pybind11 instance.
+PyTypeObject* g_array_type = nullptr;
+
+inline Array* exact_array(PyObject* o) {
+  if (Py_TYPE(o) != g_array_type) return nullptr;
+  return static_cast<Array*>(reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder().value_ptr());
+}
+
 Array* as_array(py::handle h) {
+  if (Array* a = exact_array(h.ptr())) return a;
+  PyTypeObject* t = Py_TYPE(h.ptr());
+  if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type) return nullptr;
   py::detail::make_caster<Array> c;
   if (!c.load(h, false)) return nullptr;
   return &py::detail::cast_op<Array&>(c);
@@ -129,8 +164,17 @@ bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>
   return true;
 }
 
+// pybind11's record of arrvm.ndarray, looked up once (py::cast looks it up
+// by the C++ type's name, hashing it, on every call).
+const py::detail::type_info* g_array_tinfo = nullptr;
+
 py::object wrap(Array a) {
-  return py::cast(std::move(a));
+  if (!g_array_tinfo) return py::cast(std::move(a));
+  auto move = [](const void* p) -> void* {
+    return new Array(std::move(*const_cast<Array*>(static_cast<const Array*>(p))));
+  };
+  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+      &a, py::return_value_policy::move, py::handle(), g_array_tinfo, nullptr, move));
 }
 
 // ufunc `name` on (a[, b]) into a new array or `out` (None: new). Returns the
@@ -157,6 +201,148 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
   cls.def(rname,                                                                                             \
           [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, other, self, py::none()); }); \
   cls.def(iname, [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, self, other, self); });
+
+// ---- Operators as type slots ----
+// Python's binary operators call the type's number slots. pybind11's
+// __mul__/__rmul__ go through slot_nb_multiply (a method lookup per call)
+// and pybind11's dispatcher; these slots call the C++ API directly, with no
+// vector of operands and no lookup of the ufunc by name for ndarray-ndarray
+// and ndarray-number operands (NumPy's rules are the C++ API's). Anything
+// else goes to call_ufunc as the methods do.
+using FnAA = Array (*)(const Array&, const Array&);
+using FnAS = Array (*)(const Array&, HostScalar);
+using FnSA = Array (*)(HostScalar, const Array&);
+struct BinaryOp {
+  const char* name;
+  FnAA aa;
+  FnAS as;
+  FnSA sa;
+};
+#define ARRVM_BINARY_OP(fn)                                                                                \
+  BinaryOp {                                                                                               \
+#fn, static_cast < FnAA>(&arrvm::fn), static_cast < FnAS>(&arrvm::fn), static_cast < FnSA>(&arrvm::fn) \
+  }
+const BinaryOp kBinary[] = {
+    ARRVM_BINARY_OP(add),         ARRVM_BINARY_OP(subtract),     ARRVM_BINARY_OP(multiply),
+    ARRVM_BINARY_OP(true_divide), ARRVM_BINARY_OP(floor_divide), ARRVM_BINARY_OP(remainder),
+    ARRVM_BINARY_OP(power),       ARRVM_BINARY_OP(bitwise_and),  ARRVM_BINARY_OP(bitwise_or),
+    ARRVM_BINARY_OP(bitwise_xor), ARRVM_BINARY_OP(left_shift),   ARRVM_BINARY_OP(right_shift),
+    ARRVM_BINARY_OP(less),        ARRVM_BINARY_OP(less_equal),   ARRVM_BINARY_OP(equal),
+    ARRVM_BINARY_OP(not_equal),   ARRVM_BINARY_OP(greater),      ARRVM_BINARY_OP(greater_equal),
+};
+#undef ARRVM_BINARY_OP
+enum { kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kAnd, kOr, kXor, kLshift, kRshift, kLt };
+
+void translate(const arrvm::Error& e);
+
+// Runs a slot's body: C++ exceptions become Python errors (what pybind11's
+// dispatcher does for methods).
+template <class F>
+PyObject* run_slot(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const arrvm::Error& e) {
+    translate(e);
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// a OP b for the fast cases: both arrays (not a 0-d next to an n-d one of
+// another dtype, which is NumPy 1.x value-based casting), or an array and a
+// Python number that NumPy would take weakly. Null handle: not fast.
+py::object binary_fast(const BinaryOp& op, PyObject* a, PyObject* b) {
+  Array* x = exact_array(a);
+  Array* y = exact_array(b);
+  HostScalar s(0);
+  if (x && y) {
+    if ((x->ndim() == 0) != (y->ndim() == 0) && x->dtype() != y->dtype()) return py::object();
+    return wrap(op.aa(*x, *y));
+  }
+  if (x) {
+    if (!as_scalar(b, &s) || !weak_ok(s, x->dtype())) return py::object();
+    return wrap(op.as(*x, s));
+  }
+  if (y) {
+    if (!as_scalar(a, &s) || !weak_ok(s, y->dtype())) return py::object();
+    return wrap(op.sa(s, *y));
+  }
+  return py::object();
+}
+
+template <int I>
+PyObject* nb_binary(PyObject* a, PyObject* b) {
+  return run_slot([&] {
+    py::object r = binary_fast(kBinary[I], a, b);
+    if (r) return r;
+    return call_ufunc(kBinary[I].name, 2, a, b, py::none());
+  });
+}
+
+template <int I>
+PyObject* nb_inplace(PyObject* a, PyObject* b) {
+  return run_slot([&] { return call_ufunc(kBinary[I].name, 2, a, b, a); });
+}
+
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_binary<kPow>(a, b);
+}
+
+PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_inplace<kPow>(a, b);
+}
+
+PyObject* rich_compare(PyObject* a, PyObject* b, int op) {
+  // Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE are 0..5, as kBinary from kLt.
+  if (op < Py_LT || op > Py_GE) Py_RETURN_NOTIMPLEMENTED;
+  const BinaryOp& f = kBinary[kLt + op];
+  return run_slot([&] {
+    py::object r = binary_fast(f, a, b);
+    if (r) return r;
+    return call_ufunc(f.name, 2, a, b, py::none());
+  });
+}
+
+template <int U>
+PyObject* nb_unary(PyObject* a) {
+  static const char* const names[] = {"negative", "absolute", "invert"};
+  return run_slot([&] { return call_ufunc(names[U], 1, a, py::none(), py::none()); });
+}
+
+void install_slots(PyTypeObject* t) {
+  PyNumberMethods* n = t->tp_as_number;
+#define ARRVM_SLOTS(slot, islot, i) \
+  n->slot = nb_binary<i>;           \
+  n->islot = nb_inplace<i>;
+  ARRVM_SLOTS(nb_add, nb_inplace_add, kAdd)
+  ARRVM_SLOTS(nb_subtract, nb_inplace_subtract, kSub)
+  ARRVM_SLOTS(nb_multiply, nb_inplace_multiply, kMul)
+  ARRVM_SLOTS(nb_true_divide, nb_inplace_true_divide, kTrueDiv)
+  ARRVM_SLOTS(nb_floor_divide, nb_inplace_floor_divide, kFloorDiv)
+  ARRVM_SLOTS(nb_remainder, nb_inplace_remainder, kMod)
+  ARRVM_SLOTS(nb_and, nb_inplace_and, kAnd)
+  ARRVM_SLOTS(nb_or, nb_inplace_or, kOr)
+  ARRVM_SLOTS(nb_xor, nb_inplace_xor, kXor)
+  ARRVM_SLOTS(nb_lshift, nb_inplace_lshift, kLshift)
+  ARRVM_SLOTS(nb_rshift, nb_inplace_rshift, kRshift)
+#undef ARRVM_SLOTS
+  n->nb_power = nb_power;
+  n->nb_inplace_power = nb_inplace_power;
+  n->nb_negative = nb_unary<0>;
+  n->nb_absolute = nb_unary<1>;
+  n->nb_invert = nb_unary<2>;
+  t->tp_richcompare = rich_compare;
+  PyType_Modified(t);
+}
 
 // A subscript of basic indexing; false for anything else (arrays, lists, bools).
 bool basic_index(py::handle k, std::vector<arrvm::Index>* out) {
@@ -431,13 +617,46 @@ PYBIND11_MODULE(_core, m) {
         throw arrvm::Error("adopt: the buffer is not C-contiguous");
       expect *= info.shape[i];
     }
+    // The base id is known once the array exists; the deleter looks it up then.
+    auto ran = std::make_shared<bool>(false);
+    auto id = std::make_shared<int64_t>(-1);
     auto* keep = new py::object(py::reinterpret_borrow<py::object>(b));
-    auto release = [keep](void*) {
+    auto release = [keep, id, ran](void*) {
+      *ran = true;
       if (!Py_IsInitialized()) return;
       py::gil_scoped_acquire gil;
+      auto it = g_host.find(*id);
+      if (it != g_host.end() && it->second == keep->ptr()) g_host.erase(it);
       delete keep;
     };
-    return Array::adopt(info.ptr, s, dtype, release, vm());
+    Array r = Array::adopt(info.ptr, s, dtype, release, vm());
+    *id = r.base_id();
+    if (!*ran) g_host[*id] = b.ptr();  // shared (a host backend), not copied
+    return r;
+  });
+  // The 1-D NumPy array that is the memory of a's base, after a sync of the
+  // base (numpy.asarray(a) views it), or None if the base's memory is the VM's.
+  m.def("_host_base", [](const Array& a) -> py::object {
+    auto it = g_host.find(a.base_id());
+    if (it == g_host.end()) return py::none();
+    a.sync();
+    return py::reinterpret_borrow<py::object>(it->second);
+  });
+  // Moves a's base into `dst` (a writable 1-D NumPy array of the base's
+  // size and dtype, Array::move_base_to_host): True if the VM computes in it
+  // from now on, False if it is a snapshot (device backends).
+  m.def("_move_to_host", [](const Array& a, py::buffer dst) {
+    py::buffer_info info = dst.request(true);
+    if (info.size != a.base_size() ||
+        info.itemsize != static_cast<py::ssize_t>(arrvm::dtype_size(a.dtype()))) {
+      throw arrvm::Error("_move_to_host: the buffer does not hold the base's elements");
+    }
+    const int64_t id = a.base_id();
+    auto ran = std::make_shared<bool>(false);
+    const bool shared =
+        a.move_base_to_host(info.ptr, numpy_deleter(py::reinterpret_borrow<py::object>(dst), id, ran));
+    if (shared && !*ran) g_host[id] = dst.ptr();
+    return shared;
   });
   m.def("flush", []() { vm().flush(); });
   m.def("profile_json", []() { return vm().profile_json(); });
@@ -463,5 +682,8 @@ PYBIND11_MODULE(_core, m) {
           g_setitem_slow = setitem_slow.release();
           g_error_class = axis_error.release();
         });
+  g_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_array_tinfo = py::detail::get_type_info(typeid(Array));
+  install_slots(g_array_type);
   m.attr("__version__") = ARRVM_VERSION;
 }

@@ -188,6 +188,27 @@ arrvm_status arrvm_empty(arrvm_vm* vm, arrvm_dtype dtype, int rank, const int64_
 arrvm_status arrvm_from_host(arrvm_vm* vm, arrvm_dtype dtype, int rank, const int64_t* shape,
                              const void* data, arrvm_array** out);
 
+/* Called once when the VM no longer needs memory wrapped by arrvm_wrap_host:
+ * `data` is the pointer that was wrapped, `ctx` the caller's context. */
+typedef void (*arrvm_deleter)(void* data, void* ctx);
+
+/* A new base of prod(shape) elements on the caller's memory `data`
+ * (row-major, arrvm_dtype_size(dtype) bytes per element), not copied, viewed
+ * whole. On the host backends (cpu, ref) the VM computes in that memory:
+ * what it writes into the array is in `data` once it has run (after
+ * arrvm_copy_out of the array or arrvm_flush); the caller must not write
+ * `data` while instructions on the array may be pending. Bools must be
+ * bytes; they are normalized to 0/1 in place. `deleter` (may be NULL) runs
+ * exactly once, with (data, deleter_ctx): when the last handle on the base
+ * has been released and its `free` has run, or at once on device backends
+ * (opencl), which copy the contents and keep none of `data`, and for an
+ * array of zero elements. `data` may be NULL only for zero elements. On
+ * failure nothing is wrapped, the deleter does not run and `data` stays the
+ * caller's. For NumPy: `data` of a C-contiguous, aligned, native-endian
+ * array, the deleter dropping the reference that kept it alive. */
+arrvm_status arrvm_wrap_host(arrvm_vm* vm, arrvm_dtype dtype, int rank, const int64_t* shape, void* data,
+                             arrvm_deleter deleter, void* deleter_ctx, arrvm_array** out);
+
 /* A new handle on a's base: offset and strides are in elements of the base
  * (not relative to a). stride NULL: row-major contiguous. Every element the
  * view touches must lie inside the base. */

@@ -362,6 +362,18 @@ class ARRVM_API Array {
   // axes of length 1 removed (`axes` empty: all of them).
   Array expand_dims(int axis) const;
   Array squeeze(const std::vector<int>& axes = {}) const;
+  // Runs what is pending up to a `sync` of this array's base (NumPy reads it
+  // next); rethrows the error of a run-time failure that poisoned the base.
+  void sync() const;
+  // Moves this array's whole base (base_size() elements, row-major) into
+  // the caller's memory `data`: runs what is pending, copies the base's
+  // contents there, and makes `data` the base's memory from then on, as
+  // adopt() does (what the VM writes into the base is in `data` after a
+  // sync() or read; the caller must not write `data` while instructions on
+  // the base may be pending; `deleter(data)` runs when the base is
+  // released). Returns false on device backends (opencl), which keep their
+  // memory: `data` then holds a copy (a snapshot) and the deleter has run.
+  bool move_base_to_host(void* data, std::function<void(void*)> deleter) const;
 
  private:
   static Array arange_int(int64_t start, int64_t stop, int64_t step, DType dtype, const Vm& vm);

@@ -303,6 +303,106 @@ static void test_poisoned(arrvm_vm* vm) {
   arrvm_release(other);
 }
 
+/* arrvm_wrap_host: the VM computes in the caller's memory; the deleter runs
+ * exactly once, after the last handle is released and its free has run. */
+typedef struct wrap_ctx {
+  int calls;
+  void* seen;
+} wrap_ctx;
+
+static void count_deleter(void* data, void* ctx) {
+  wrap_ctx* c = (wrap_ctx*)ctx;
+  ++c->calls;
+  c->seen = data;
+}
+
+static void test_wrap_host(arrvm_vm* vm, int shares) {
+  const int64_t n4[1] = {4};
+  const int64_t n2[1] = {2};
+  const int64_t one[1] = {1};
+  double mem[4] = {1, 2, 3, 4};
+  arrvm_array *w = NULL, *half = NULL, *r = NULL;
+  arrvm_operand in[2];
+  wrap_ctx ctx = {0, NULL};
+  int32_t none = 0;
+
+  CHECK_OK(arrvm_wrap_host(vm, ARRVM_FLOAT64, 1, n4, mem, count_deleter, &ctx, &w));
+  {
+    const double want[4] = {1, 2, 3, 4}; /* read from mem itself */
+    check_f64(w, want, 4, __LINE__);
+  }
+  /* w[0:2] = w[0:2] * 10 in place, and r = w + 1 (a new base). */
+  CHECK_OK(arrvm_view(w, 0, 1, n2, one, &half));
+  in[0] = arrvm_arr(half);
+  in[1] = arrvm_const_f64(ARRVM_FLOAT64, 10.0);
+  CHECK_OK(arrvm_issue(vm, ARRVM_OP_MULTIPLY, half, 2, in, 0, 0));
+  CHECK_OK(arrvm_empty(vm, ARRVM_FLOAT64, 1, n4, &r));
+  in[0] = arrvm_arr(w);
+  in[1] = arrvm_const_f64(ARRVM_FLOAT64, 1.0);
+  CHECK_OK(arrvm_issue(vm, ARRVM_OP_ADD, r, 2, in, 0, 0));
+  {
+    const double want[4] = {11, 21, 4, 5}; /* 1*10+1, 2*10+1, 3+1, 4+1 */
+    check_f64(r, want, 4, __LINE__);
+  }
+  if (shares) {
+    /* The VM wrote into mem (host backends). */
+    CHECK(mem[0] == 10.0 && mem[1] == 20.0 && mem[2] == 3.0 && mem[3] == 4.0);
+    CHECK(ctx.calls == 0);
+  } else {
+    /* A device backend copied the contents and ran the deleter at once. */
+    CHECK(mem[0] == 1.0 && ctx.calls == 1);
+  }
+  arrvm_release(half);
+  CHECK_OK(arrvm_flush(vm));
+  CHECK(ctx.calls == (shares ? 0 : 1)); /* w still holds the base */
+  arrvm_release(w);
+  CHECK_OK(arrvm_flush(vm)); /* runs the free */
+  CHECK(ctx.calls == 1);
+  CHECK(ctx.seen == (void*)mem);
+  CHECK_OK(arrvm_flush(vm));
+  CHECK(ctx.calls == 1); /* exactly once */
+  arrvm_release(r);
+
+  /* Zero elements: the deleter runs at once; data may be NULL. */
+  {
+    const int64_t zero[1] = {0};
+    wrap_ctx z = {0, NULL};
+    arrvm_array* e = NULL;
+    CHECK_OK(arrvm_wrap_host(vm, ARRVM_INT32, 1, zero, NULL, count_deleter, &z, &e));
+    CHECK(z.calls == 1);
+    arrvm_release(e);
+    CHECK_OK(arrvm_flush(vm));
+    CHECK(z.calls == 1);
+  }
+  /* Rejected calls wrap nothing and leave the deleter alone. */
+  {
+    wrap_ctx bad = {0, NULL};
+    arrvm_array* e = NULL;
+    CHECK(arrvm_wrap_host(vm, ARRVM_INT32, 1, n4, NULL, count_deleter, &bad, &e) == ARRVM_ERR_INVALID);
+    CHECK(strstr(arrvm_last_error(), "data is NULL") != NULL);
+    CHECK(arrvm_wrap_host(vm, (arrvm_dtype)99, 1, n4, &none, count_deleter, &bad, &e) == ARRVM_ERR_INVALID);
+    CHECK(arrvm_wrap_host(NULL, ARRVM_INT32, 1, n4, &none, count_deleter, &bad, &e) == ARRVM_ERR_INVALID);
+    CHECK(e == NULL && bad.calls == 0);
+  }
+  /* No deleter: the caller keeps the memory. */
+  {
+    int32_t im[2] = {5, 7};
+    arrvm_array *iw = NULL, *s = NULL;
+    CHECK_OK(arrvm_wrap_host(vm, ARRVM_INT32, 1, n2, im, NULL, NULL, &iw));
+    CHECK_OK(arrvm_empty(vm, ARRVM_INT32, 1, n2, &s));
+    in[0] = arrvm_arr(iw);
+    in[1] = arrvm_arr(iw);
+    CHECK_OK(arrvm_issue(vm, ARRVM_OP_MULTIPLY, s, 2, in, 0, 0));
+    {
+      const int32_t want[2] = {25, 49};
+      check_i32(s, want, 2, __LINE__);
+    }
+    arrvm_release(iw);
+    arrvm_release(s);
+    CHECK_OK(arrvm_flush(vm));
+  }
+}
+
 int main(void) {
   arrvm_vm* vm = NULL;
   test_tables();
@@ -313,7 +413,16 @@ int main(void) {
     test_reductions(vm);
     test_rejections(vm);
     test_poisoned(vm);
+    test_wrap_host(vm, 1);
     CHECK_OK(arrvm_flush(vm));
+    arrvm_vm_destroy(vm);
+  }
+  /* The default backend (cpu, or ARRVM_BACKEND: opencl copies instead of sharing). */
+  vm = NULL;
+  CHECK_OK(arrvm_vm_create("", &vm));
+  if (vm != NULL) {
+    const char* backend = arrvm_vm_config(vm, "backend");
+    test_wrap_host(vm, backend != NULL && (strcmp(backend, "cpu") == 0 || strcmp(backend, "ref") == 0));
     arrvm_vm_destroy(vm);
   }
   printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -27,7 +27,7 @@ NaN = NAN = nan
 NINF = -inf
 little_endian = _np.little_endian
 
-globals().update(_IMPLEMENTED)
+globals().update(_IMPLEMENTED)  # (asarray: _ndarray.asarray_shared)
 for _n, _u in _UFUNCS.items():
     globals()[_n] = _u
 ndarray.__module__ = 'arrvm'

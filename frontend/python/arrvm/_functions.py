@@ -9,7 +9,7 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray, asarray, to_numpy, dtype_code, _is_scalar
+from ._ndarray import ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _wrappable
 
 _float64 = _np.dtype(_np.float64)
 
@@ -604,22 +604,36 @@ def _m_reduction(name):
 # ---- linear algebra (broadcast multiply + add reduce, fused) ----
 
 def matmul(a, b, out=None, **kwargs):
+    """NumPy's matmul as a broadcast multiply and an add reduction (fused):
+    a 1-D operand gets an axis of length 1 (prepended for a, appended for b)
+    that the result drops; the stacks (all axes but the last two) broadcast."""
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: Input operand does not have enough dimensions")
-    if a.ndim > 2 or b.ndim > 2:
-        return _fallback(_np.matmul, 'matmul', (a, b), {'out': out})
-    if a.shape[-1] != b.shape[0]:
+        raise ValueError("matmul: Input operand %d does not have enough dimensions (has 0, gufunc core with "
+                         "signature (n?,k),(k,m?)->(n?,m?) requires 1)" % (0 if a.ndim == 0 else 1))
+    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise ValueError("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-                         "(n?,k),(k,m?)->(n?,m?) (size %d is different from %d)" % (b.shape[0], a.shape[-1]))
-    if a.ndim == 1 and b.ndim == 1:
-        r = (a * b).sum()
-    elif a.ndim == 2 and b.ndim == 1:
-        r = (a * b[None, :]).sum(axis=1)
-    elif a.ndim == 1:
-        r = (a[:, None] * b).sum(axis=0)
+                         "(n?,k),(k,m?)->(n?,m?) (size %d is different from %d)"
+                         % (b.shape[-2 if b.ndim > 1 else 0], a.shape[-1]))
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = a.reshape((1,) + a.shape)
+    if b_vec:
+        b = b.reshape(b.shape + (1,))
+    stack = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # ValueError if they do not broadcast
+    dt = _np.result_type(a.dtype, b.dtype)
+    # (..., n, k, 1) * (..., 1, k, m) summed over k.
+    prod = a._expand_dims(a.ndim) * b._expand_dims(b.ndim - 2)
+    if dt == _np.bool_:
+        r = _reduce('any', prod, -2, None, None, False)
     else:
-        r = (a[:, :, None] * b[None, :, :]).sum(axis=1)
+        r = _reduce('sum', prod, -2, dt, None, False)
+    if a_vec and b_vec:
+        r = r.reshape(stack)
+    elif a_vec:
+        r = r._squeeze([r.ndim - 2])
+    elif b_vec:
+        r = r._squeeze([r.ndim - 1])
     return _into(r, out)
 
 
@@ -671,16 +685,35 @@ def _to_np(x):
     return x
 
 
-def _from_np(x):
+def _user_arrays(x, found):
+    """The NumPy arrays the caller passed (in lists, tuples, dicts)."""
+    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        found.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _user_arrays(y, found)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _user_arrays(y, found)
+    return found
+
+
+def _from_np(x, theirs=()):
+    """NumPy's results as arrvm arrays: wrapped without copying (arrvm.asarray)
+    where the layout allows and the memory is not the caller's (NumPy arrays
+    the caller passed in, which it may write later while arrvm work reading
+    them is pending), else copied."""
     if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
         try:
+            if _wrappable(x) and not builtins.any(_np.may_share_memory(x, t) for t in theirs):
+                return asarray_shared(x)
             return asarray(x)
         except TypeError:
             return x
     if isinstance(x, tuple):
-        return tuple(_from_np(y) for y in x)
+        return tuple(_from_np(y, theirs) for y in x)
     if isinstance(x, list):
-        return [_from_np(y) for y in x]
+        return [_from_np(y, theirs) for y in x]
     return x
 
 
@@ -698,10 +731,12 @@ def _fallback(func, name, args, kwargs):
         target = out[0] if isinstance(out, tuple) else out
         target[...] = asarray(r)
         return out
-    return _from_np(func(*_to_np(args), **_to_np(kw)))
+    return _from_np(func(*_to_np(args), **_to_np(kw)), _user_arrays((args, kwargs), []))
 
 
 def _array_ufunc(self, uf, method, *inputs, **kwargs):
+    if uf is _np.matmul and method == '__call__':  # a gufunc in NumPy
+        return matmul(*inputs, **kwargs)
     mine = UFUNCS.get(uf.__name__)
     if mine is not None and method in ('__call__', 'reduce', 'accumulate', 'outer'):
         if method == '__call__':
@@ -756,7 +791,8 @@ ndarray.__array_function__ = _array_function
 
 IMPLEMENTED = {n: f for n, f in globals().items() if not n.startswith('_') and callable(f) and n not in (
     'ufunc', 'ndarray', 'ArrvmFallbackWarning', 'wrap_numpy', 'flush', 'builtins')}
-IMPLEMENTED['asarray'] = asarray
+# numpy.asarray / asanyarray share a NumPy array's memory where the layout allows.
+IMPLEMENTED['asarray'] = IMPLEMENTED['asanyarray'] = asarray_shared
 
 
 # ---- more of NumPy's functions that stencil programs use ----

@@ -40,12 +40,33 @@ def asarray(obj, dtype=None):
     a = _np.asarray(obj, dtype=dtype)
     if a.dtype == _np.float16:
         a = a.astype(_np.float32)
+    if a.dtype.byteorder == '>':
+        a = a.astype(a.dtype.newbyteorder('='))
     code = dtype_code(a.dtype)
     shape = a.shape
     a = _np.ascontiguousarray(a)  # (1-d for a 0-d array)
-    if a.dtype.byteorder == '>':
-        a = a.astype(a.dtype.newbyteorder('='))
     return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, shape)
+
+
+def _wrappable(a):
+    """True if NumPy array `a` can be the memory of an arrvm base as it is."""
+    return (type(a) is _np.ndarray and a.size > 0 and a.flags.c_contiguous and a.flags.aligned and
+            a.flags.writeable and a.dtype.byteorder != '>' and a.dtype in _CODE)
+
+
+def asarray_shared(obj, dtype=None, order=None, **kwargs):
+    """numpy.asarray for arrvm: an arrvm array (itself) is returned as is; a
+    C-contiguous, aligned, writable, native-endian NumPy array of a supported
+    dtype is wrapped without copying, so that the two share memory as
+    numpy.asarray's result and its input do: what arrvm writes into the
+    result is in the NumPy array after a sync (a read, numpy.asarray, or
+    arrvm.flush()), and what NumPy writes is seen by arrvm operations that
+    run afterwards (arrays are lazy: call arrvm.flush() before writing the
+    NumPy array while arrvm work reading it may be pending). Anything else
+    is copied, as arrvm.array() always does."""
+    if isinstance(obj, _np.ndarray) and (dtype is None or _np.dtype(dtype) == obj.dtype) and _wrappable(obj):
+        return _core.adopt(obj.reshape(-1), _CODE[obj.dtype], obj.shape)
+    return asarray(obj, dtype)
 
 
 def adopt(a):
@@ -141,8 +162,44 @@ def _format(self, spec):
     return format(str(self), spec)
 
 
+def shared_numpy(a):
+    """numpy.asarray(a): a NumPy view of the memory of a's base, after a
+    sync. The first call moves the base into NumPy-allocated memory (one
+    copy); from then on the VM computes in it, so the view and later ones
+    share memory with `a` (np.shares_memory): what arrvm writes into the
+    base is in the view after the next sync (any read, numpy.asarray again,
+    arrvm.flush()), and what is written through the view is seen by arrvm
+    operations that run afterwards. On device backends (opencl) the base
+    stays on the device and the result is a snapshot taken at this call."""
+    buf = _core._host_base(a)
+    if buf is None:
+        if not _host_backend():
+            return to_numpy(a)  # the device keeps the base: a snapshot of the view
+        buf = _np.empty(a._base_size, a.dtype)
+        _core._move_to_host(a, buf)
+    if a.size == 0:
+        return _np.empty(a.shape, a.dtype)
+    item = buf.itemsize
+    strides = tuple(s * item for s in a._strides)
+    view = _np.lib.stride_tricks.as_strided(buf[a._offset:], a.shape, strides)
+    if any(st == 0 and n > 1 for st, n in zip(a._strides, a.shape)):
+        view.flags.writeable = False  # a broadcast view: NumPy's are read-only too
+    return view
+
+
+_HOST = []
+
+
+def _host_backend():
+    """True if the VM's backend computes in host memory (cpu, ref: Backend::adopt
+    shares); device backends would copy the base back up on every move."""
+    if not _HOST:
+        _HOST.append(_core.config()['backend'] in ('cpu', 'ref'))
+    return _HOST[0]
+
+
 def _array(self, dtype=None):
-    a = to_numpy(self)
+    a = shared_numpy(self)
     return a if dtype is None else a.astype(dtype, copy=False)
 
 
@@ -268,9 +325,9 @@ def _normalize_key(self, key):
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
         else:
             expanded.append(k)
-    if any(k is None for k in expanded):
-        raise IndexError("arrvm: None (newaxis) together with array indices is not supported")
-    n_consuming = sum(1 for k in expanded if k is not Ellipsis)
+    if sum(1 for k in expanded if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_consuming = sum(1 for k in expanded if k is not Ellipsis and k is not None)
     if n_consuming > self.ndim:
         raise IndexError("too many indices for array: array is %d-dimensional, but %d were indexed"
                          % (self.ndim, n_consuming))
@@ -280,10 +337,19 @@ def _normalize_key(self, key):
             out.extend([slice(None)] * (self.ndim - n_consuming))
         else:
             out.append(k)
-    out.extend([slice(None)] * (self.ndim - len(out)))
+    out.extend([slice(None)] * (self.ndim + sum(1 for k in out if k is None) - len(out)))
+    # None (newaxis): an axis of length 1 inserted into the array at its place
+    # in the key, then indexed by `:`. NumPy places it the same way, and it
+    # separates advanced indices as a slice does (a[i, None, j] puts the
+    # broadcast index dimensions first).
+    base = self
+    for pos, k in enumerate(out):
+        if k is None:
+            base = base._expand_dims(pos)
+            out[pos] = slice(None)
     # Integers join the advanced index (NumPy: they broadcast as 0-d arrays).
-    return [k if isinstance(k, slice) else _np.asarray(k, dtype=_np.int64) if not isinstance(k, _np.ndarray)
-            else k for k in out]
+    return base, [k if isinstance(k, slice) else _np.asarray(k, dtype=_np.int64) if not isinstance(k, _np.ndarray)
+                  else k for k in out]
 
 
 def _flat_index(self, key):
@@ -342,10 +408,10 @@ def _take(self, key):
     # a[mask] with a mask of a's shape: the flat positions of its true elements.
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
         return self.reshape(-1)._take(asarray(_np.flatnonzero(to_numpy(key))))
-    k = _normalize_key(self, key)
+    base, k = _normalize_key(self, key)
     if all(isinstance(x, slice) for x in k):
-        return self[tuple(k)]
-    view, flat = _flat_index(self, k)
+        return base[tuple(k)]
+    view, flat = _flat_index(base, k)
     return view._take(flat)
 
 
@@ -373,11 +439,11 @@ def _setitem_slow(self, key, value):
         return
     if isinstance(key, list) and any(isinstance(x, (slice, type(None))) or x is Ellipsis for x in key):
         key = tuple(key)
-    k = _normalize_key(self, key)
+    base, k = _normalize_key(self, key)
     if all(isinstance(x, slice) for x in k):
-        self[tuple(k)]._assign(value)
+        base[tuple(k)]._assign(value)
         return
-    view, flat = _flat_index(self, k)
+    view, flat = _flat_index(base, k)
     if not isinstance(value, ndarray):
         value = _core.full((), value, self._dt)
     if value.ndim > flat.ndim:
