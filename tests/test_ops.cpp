@@ -1,15 +1,19 @@
 // Every elementwise opcode x every dtype it accepts (and identity x every
-// pair of dtypes, range and random x every dtype) on the opencl backend
-// equals ref on inputs full of edge cases (tests/op_table.hpp), with greedy
-// fusion (a few big kernels: PoCL builds cost a fraction of a second each,
-// so one kernel per instruction would take minutes; tests/test_opencl_random
-// runs every fuser). Exact, bit for bit, for integers, bools, casts,
-// arithmetic, sqrt, rounding, fmod, comparisons, range and random. The
-// transcendental functions come from the device's math library, not glibc:
-// those must agree on NaN, infinities and zeros and lie within the OpenCL
-// C accuracy bound of the function (in ulp, OpenCL 1.2 tables 7.1/7.2) plus
-// one ulp for glibc's own error. NaN equals NaN whatever its sign bit (log
-// of a negative number is -NaN in glibc, +NaN in PoCL).
+// pair of dtypes, range and random x every dtype) on each generating backend
+// (cpu, opencl: one suite, parameterised by backend) equals ref on inputs
+// full of edge cases (tests/op_table.hpp: NaN, +-inf, -0.0, integer
+// MIN/MAX, -1, zero divisors, shift amounts out of range), with greedy
+// fusion (a few big kernels; tests/test_backend_random runs every fuser)
+// and a constant operand.
+//   cpu: bit for bit, everything (its helpers follow ref line by line and
+//        call the same glibc).
+//   opencl: bit for bit for integers, bools, casts, arithmetic, sqrt,
+//        rounding, fmod, comparisons, range and random. The transcendental
+//        functions come from the device's math library, not glibc: those
+//        must agree on NaN, infinities and zeros and lie within the OpenCL C
+//        accuracy bound of the function (in ulp, OpenCL 1.2 tables 7.1/7.2)
+//        plus one ulp for glibc's own error. NaN equals NaN whatever its sign
+//        bit (log of a negative number is -NaN in glibc, +NaN in PoCL).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -19,6 +23,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "tests/cpu_test_util.hpp"
 #include "tests/op_table.hpp"
 #include "tests/opencl_test_util.hpp"
 #include "vm/error.hpp"
@@ -106,11 +111,16 @@ int64_t max_ulp(const std::vector<uint8_t>& got, const std::vector<uint8_t>& wan
 
 }  // namespace
 
-TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit but transcendentals)") {
+namespace {
+
+// `backend` against ref; `ulp_bound`: how far a float output of an opcode
+// may be from ref's (0: bit for bit, NaN sign bits included).
+void check_ops(const std::string& backend, int (*ulp_bound)(Opcode)) {
+  cputest::TempDir dir;
   Config ref_config = opencltest::config("ref");
   ref_config.batch = 100000;
   const optable::Result expected = optable::run_table(ref_config);
-  Config config = opencltest::config("opencl");
+  Config config = backend == "opencl" ? opencltest::config("opencl") : cputest::config(backend, dir.path());
   config.batch = 100000;
   const optable::Result got = optable::run_table(config);
   REQUIRE(expected.labels == got.labels);
@@ -125,15 +135,17 @@ TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit bu
       continue;
     }
     const DType t = got.dtypes[i];
-    const int bound = is_float(t) ? opencl_ulp_bound(got.ops[i]) : 0;
+    const int bound = is_float(t) ? ulp_bound(got.ops[i]) : 0;
     const int64_t ulp = t == DType::Float64   ? max_ulp<double, uint64_t>(got.bytes[i], expected.bytes[i])
                         : t == DType::Float32 ? max_ulp<float, uint32_t>(got.bytes[i], expected.bytes[i])
                                               : -1;
-    if (ulp == 0) {
+    if (ulp == 0 && backend != "cpu") {
       ++exact;  // only NaN sign bits differ
       continue;
     }
-    for (std::size_t k = 0; k < got.bytes[i].size() && (ulp < 0 || ulp > bound + 1); ++k) {
+    // cpu: nothing may differ; opencl: the bound plus one ulp for glibc.
+    const int64_t allowed = backend == "cpu" ? -1 : bound + 1;
+    for (std::size_t k = 0; k < got.bytes[i].size() && (ulp < 0 || ulp > allowed); ++k) {
       if (got.bytes[i][k] != expected.bytes[i][k]) {
         MESSAGE(got.labels[i] << ": " << ulp << " ulp (bound " << bound << "); first difference at byte " << k
                               << ": " << int(got.bytes[i][k]) << " vs ref " << int(expected.bytes[i][k]));
@@ -141,15 +153,31 @@ TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit bu
       }
     }
     CHECK(ulp >= 0);
-    CHECK(ulp <= bound + 1);
-    if (ulp > 0 && ulp <= bound + 1) ++within;
+    CHECK(ulp <= allowed);
+    if (ulp > 0 && ulp <= allowed) ++within;
     const std::string& key = got.labels[i];
     int64_t& w = worst[key.substr(0, key.find("->"))];
     w = std::max(w, ulp);
   }
   std::string summary;
   for (const auto& [name, ulp] : worst) summary += " " + name + ":" + std::to_string(ulp);
-  MESSAGE(exact << " outputs exact, " << within << " within the OpenCL ulp bound:" << summary);
+  MESSAGE(backend << ": " << exact << " outputs exact, " << within
+                  << " within the OpenCL ulp bound:" << summary);
   CHECK(exact + within == got.issued);
   CHECK(exact > got.issued - 50);  // only the transcendental functions may differ
+  if (backend == "cpu") CHECK(exact == got.issued);
+}
+
+int bit_for_bit(Opcode) {
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("cpu: every elementwise opcode and dtype equals ref bit for bit") {
+  check_ops("cpu", bit_for_bit);
+}
+
+TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit but transcendentals)") {
+  check_ops("opencl", opencl_ulp_bound);
 }
