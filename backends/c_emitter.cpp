@@ -50,42 +50,6 @@ std::string subst(std::string_view text, DType t) {
   return out;
 }
 
-const char* limit_min(DType t) {
-  switch (t) {
-    case DType::Int8:
-      return "INT8_MIN";
-    case DType::Int16:
-      return "INT16_MIN";
-    case DType::Int32:
-      return "INT32_MIN";
-    case DType::Int64:
-      return "INT64_MIN";
-    default:
-      return "0";
-  }
-}
-
-const char* limit_max(DType t) {
-  switch (t) {
-    case DType::Int8:
-      return "INT8_MAX";
-    case DType::Int16:
-      return "INT16_MAX";
-    case DType::Int32:
-      return "INT32_MAX";
-    case DType::Int64:
-      return "INT64_MAX";
-    case DType::UInt8:
-      return "UINT8_MAX";
-    case DType::UInt16:
-      return "UINT16_MAX";
-    case DType::UInt32:
-      return "UINT32_MAX";
-    default:
-      return "UINT64_MAX";
-  }
-}
-
 const char* libm_name(Opcode op) {
   switch (op) {
     case Opcode::Sqrt:
@@ -255,9 +219,9 @@ std::string cast_body(DType from, DType to, const CDialect& d) {
     const std::string ld = d.saturate_in_source_type ? c_type(from)
                            : d.long_double           ? "long double"
                                                      : "double";
-    return "if (isnan(v)) return 0; " + ld + " x = (" + ld + ")v; if (x <= (" + ld + ")" + limit_min(to) +
-           ") return " + limit_min(to) + "; if (x >= (" + ld + ")" + limit_max(to) + ") return " +
-           limit_max(to) + "; return (" + c_type(to) + ")v;";
+    return "if (isnan(v)) return 0; " + ld + " x = (" + ld + ")v; if (x <= (" + ld + ")" +
+           c_limit(to, false) + ") return " + c_limit(to, false) + "; if (x >= (" + ld + ")" +
+           c_limit(to, true) + ") return " + c_limit(to, true) + "; return (" + c_type(to) + ")v;";
   }
   return std::string("return (") + c_type(to) + ")v;";
 }
@@ -354,6 +318,29 @@ const char* c_type(DType t) {
       return "double";
   }
   return "void";
+}
+
+const char* c_limit(DType t, bool max) {
+  switch (t) {
+    case DType::Int8:
+      return max ? "INT8_MAX" : "INT8_MIN";
+    case DType::Int16:
+      return max ? "INT16_MAX" : "INT16_MIN";
+    case DType::Int32:
+      return max ? "INT32_MAX" : "INT32_MIN";
+    case DType::Int64:
+      return max ? "INT64_MAX" : "INT64_MIN";
+    case DType::UInt8:
+      return max ? "UINT8_MAX" : "0";
+    case DType::UInt16:
+      return max ? "UINT16_MAX" : "0";
+    case DType::UInt32:
+      return max ? "UINT32_MAX" : "0";
+    case DType::UInt64:
+      return max ? "UINT64_MAX" : "0";
+    default:
+      return max ? "1" : "0";
+  }
 }
 
 std::string combine_helper(Opcode op, DType t, const CDialect& d, std::string* name) {

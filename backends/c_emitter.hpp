@@ -31,6 +31,9 @@ struct CDialect {
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).
 const char* c_type(DType t);
+// The <stdint.h> name of an integer dtype's largest (max) or smallest value
+// ("0" for unsigned minima; "1" / "0" for bool).
+const char* c_limit(DType t, bool max);
 
 // The scalar helper that combines two elements for reduction or scan `op`
 // on `t`: its definition, and its name in *name.

@@ -38,29 +38,6 @@ bool is_reduce(Opcode op) {
   return opcode_kind(op) == OpKind::Reduce;
 }
 
-const char* int_limit(DType t, bool max) {
-  switch (t) {
-    case DType::Int8:
-      return max ? "INT8_MAX" : "INT8_MIN";
-    case DType::Int16:
-      return max ? "INT16_MAX" : "INT16_MIN";
-    case DType::Int32:
-      return max ? "INT32_MAX" : "INT32_MIN";
-    case DType::Int64:
-      return max ? "INT64_MAX" : "INT64_MIN";
-    case DType::UInt8:
-      return max ? "UINT8_MAX" : "0";
-    case DType::UInt16:
-      return max ? "UINT16_MAX" : "0";
-    case DType::UInt32:
-      return max ? "UINT32_MAX" : "0";
-    case DType::UInt64:
-      return max ? "UINT64_MAX" : "0";
-    default:
-      return max ? "1" : "0";
-  }
-}
-
 // The value an accumulator starts from. Combining it with the first element
 // gives that element bit for bit (-0.0 + x is x for every x, -0.0
 // included; 1 * x; minimum(+inf, x); minimum(MAX, x); ...), so a sequential
@@ -79,9 +56,9 @@ std::string start_value(Opcode op, DType t) {
     case Opcode::LogicalOrReduce:
       return "0";
     case Opcode::MinimumReduce:
-      return f ? "INFINITY" : int_limit(t, true);
+      return f ? "INFINITY" : c_limit(t, true);
     case Opcode::MaximumReduce:
-      return f ? "-INFINITY" : int_limit(t, false);
+      return f ? "-INFINITY" : c_limit(t, false);
     default:
       throw InternalError("c printer: not a reduction or scan: " + std::string(opcode_name(op)));
   }

@@ -2,7 +2,8 @@
 // opencl/opencl_printer.hpp): unit tests of the lowering passes and golden
 // tests of the C and OpenCL C printed for a handful of blocks.
 //
-// Golden files live in tests/golden/; after a deliberate change of the
+// Golden files live in tests/golden/ (the printed unit without the dialect's
+// fixed prelude); after a deliberate change of the
 // printed code, regenerate them with
 //   ARRVM_UPDATE_GOLDEN=1 build/arrvm_tests --source-file=*test_codegen.cpp
 // and review the diff: it is the change in every kernel of that shape.
@@ -16,6 +17,7 @@
 
 #include "backends/c_printer.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/opencl/opencl_dialect.hpp"
 #include "backends/opencl/opencl_printer.hpp"
 #include "fusion/graph.hpp"
 #include "tests/fusion_test_util.hpp"
@@ -112,6 +114,13 @@ void check_golden(const std::string& name, const std::string& text) {
   std::stringstream want;
   want << in.rdbuf();
   CHECK_MESSAGE(text == want.str(), "printed code differs from " << path << ":\n" << text);
+}
+
+// The printed unit less the dialect's fixed prelude (the same for every
+// kernel: type names, limits, libm names), which must lead it.
+std::string without_prelude(const std::string& src, const std::string& prelude) {
+  REQUIRE(src.compare(0, prelude.size(), prelude) == 0);
+  return src.substr(prelude.size());
 }
 
 }  // namespace
@@ -262,11 +271,13 @@ TEST_CASE("golden: C and OpenCL C of an elementwise chain, a column reduction, a
   for (const Case& c : cases) {
     INFO(c.name);
     const codegen::LoweredBlock cpu = codegen::lower(c.batch.instrs, all(c.batch), Target::Cpu);
-    check_golden(std::string(c.name) + ".c", codegen::CPrinter().print(cpu.kernel, "kernel"));
+    check_golden(std::string(c.name) + ".c", without_prelude(codegen::CPrinter().print(cpu.kernel, "kernel"),
+                                                             codegen::CDialect{}.prelude));
     const codegen::LoweredBlock ocl = codegen::lower(c.batch.instrs, all(c.batch), Target::OpenCl);
+    const std::string prelude = opencl::dialect(true).prelude;
     check_golden(std::string(c.name) + ".gpu.cl",
-                 opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"));
+                 without_prelude(opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"), prelude));
     check_golden(std::string(c.name) + ".cpu.cl",
-                 opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"));
+                 without_prelude(opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"), prelude));
   }
 }

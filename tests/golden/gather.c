@@ -1,6 +1,3 @@
-#include <stdint.h>
-#include <string.h>
-#include <math.h>
 static inline float f_multiply_float32(float a, float b) { return a * b; }
 static inline int64_t arrvm_flat(int64_t f, const int64_t* q, int r) {
   int64_t off = q[0];

@@ -1,6 +1,3 @@
-#include <stdint.h>
-#include <string.h>
-#include <math.h>
 static inline double f_multiply_float64(double a, double b) { return a * b; }
 static inline double f_add_float64(double a, double b) { return a + b; }
 void kernel(void** p, const int64_t* a, const uint64_t* c) {

@@ -1,6 +1,3 @@
-#include <stdint.h>
-#include <string.h>
-#include <math.h>
 static inline double f_multiply_float64(double a, double b) { return a * b; }
 static inline double f_add_float64(double a, double b) { return a + b; }
 #pragma omp declare reduction(arrvm_r0 : double : omp_out = f_add_float64(omp_out, omp_in)) initializer(omp_priv = -0.0)
