@@ -42,6 +42,10 @@ class Backend {
   // The backend's own counters (none by default).
   virtual BackendStats stats() const { return BackendStats{name(), {}, {}}; }
 
+  // What this backend adds to the fusibility rules. The fusers respect it,
+  // so execute() runs every block it is given as one kernel.
+  virtual FusionRules fusion_rules() const { return {}; }
+
   // The VM's profile, which the backend updates (codegen/compile time,
   // kernels, kernel cache, allocation, contraction, device transfers). The
   // runtime attaches its own right after construction; until then the

@@ -144,12 +144,14 @@ bool covers_batch(const Partition& p, std::size_t n) {
 
 // --- keys ---------------------------------------------------------------
 
-MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit) {
+MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit,
+                                 FusionRules rules) {
   header_.push_back(0x314b4d4d56525241ull);  // "ARRVMMK1"
   header_.push_back(kMergeKeyVersion);
   put_string(header_, fuser);
   put_string(header_, cost);
   header_.push_back(std::bit_cast<uint64_t>(time_limit));
+  header_.push_back(rules.sweeps_alone ? 1 : 0);
 }
 
 uint32_t MergeKeyBuilder::rename(BaseId id) {

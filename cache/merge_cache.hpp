@@ -9,9 +9,9 @@
 // only its dtype (so two iterations of a loop that differ in a scalar, or in
 // the ids of their temporaries, share an entry) — behind a header holding
 // the format version, the fuser, the cost model and (for the time-limited
-// fusers) the time limit. Everything the WSP graph and the cost models read
-// is in the key, so equal keys mean equal graphs and one partition serves
-// both. The full key is stored and compared on every hit; the 64-bit hash
+// fusers) the time limit, and the backend's FusionRules. Everything the WSP
+// graph and the cost models read is in the key, so equal keys mean equal
+// graphs and one partition serves both. The full key is stored and compared on every hit; the 64-bit hash
 // only finds the candidate.
 //
 // Value: the partition as instruction indices, which re-bind to any batch
@@ -40,7 +40,7 @@
 
 namespace arrvm {
 
-inline constexpr uint64_t kMergeKeyVersion = 1;
+inline constexpr uint64_t kMergeKeyVersion = 2;  // 2: the backend's FusionRules
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch
@@ -72,7 +72,8 @@ struct MergeEntry {
 // storage, so a key costs no allocation once warm. O(batch words).
 class MergeKeyBuilder {
  public:
-  MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit);
+  MergeKeyBuilder(const std::string& fuser, const std::string& cost, double time_limit,
+                  FusionRules rules = {});
   void build(std::span<const Instruction> batch, MergeKey* key);
 
  private:

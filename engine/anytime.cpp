@@ -21,8 +21,8 @@ std::mutex& solve_mutex() {
 
 }  // namespace
 
-AnytimeWorker::AnytimeWorker(std::string fuser, std::string cost, double time_limit)
-    : fuser_(std::move(fuser)), cost_(std::move(cost)), time_limit_(time_limit) {}
+AnytimeWorker::AnytimeWorker(std::string fuser, std::string cost, double time_limit, FusionRules rules)
+    : fuser_(std::move(fuser)), cost_(std::move(cost)), time_limit_(time_limit), rules_(rules) {}
 
 AnytimeWorker::~AnytimeWorker() {
   stop();
@@ -86,7 +86,7 @@ AnytimeResult AnytimeWorker::solve(const AnytimeJob& job) const {
     const Algorithm* algorithm = find_algorithm(fuser_);
     if (algorithm == nullptr) throw Error("unknown fuser '" + fuser_ + "'");
     const std::unique_ptr<CostModel> cost = make_cost_model(cost_);
-    const Graph graph(job.batch);
+    const Graph graph(job.batch, rules_);
     Options options;
     options.time_limit = time_limit_;
     Partition p = algorithm->fuse(graph, *cost, options);

@@ -46,7 +46,7 @@ class AnytimeWorker {
  public:
   static constexpr std::size_t kMaxQueued = 16;
 
-  AnytimeWorker(std::string fuser, std::string cost, double time_limit);
+  AnytimeWorker(std::string fuser, std::string cost, double time_limit, FusionRules rules = {});
   ~AnytimeWorker();
   AnytimeWorker(const AnytimeWorker&) = delete;
   AnytimeWorker& operator=(const AnytimeWorker&) = delete;
@@ -71,6 +71,7 @@ class AnytimeWorker {
 
   const std::string fuser_, cost_;
   const double time_limit_;
+  const FusionRules rules_;
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::deque<AnytimeJob> jobs_;

@@ -21,15 +21,17 @@ double key_time_limit(const Config& c) {
 
 }  // namespace
 
-FusionStage::FusionStage(const Config& config)
+FusionStage::FusionStage(const Config& config, FusionRules rules)
     : config_(config),
-      keys_(config.fuser, config.cost, key_time_limit(config)),
+      rules_(rules),
+      keys_(config.fuser, config.cost, key_time_limit(config), rules),
       cache_(config.merge_cache_mode(), config.cache_dir) {
   check_fuser_name(config_.fuser);
   check_cost_name(config_.cost);
   // Without a cache there is nowhere to put the better partition.
   if (config_.anytime && is_exact_fuser(config_.fuser) && cache_.enabled()) {
-    worker_ = std::make_unique<fusion::AnytimeWorker>(config_.fuser, config_.cost, config_.fuse_time_limit);
+    worker_ =
+        std::make_unique<fusion::AnytimeWorker>(config_.fuser, config_.cost, config_.fuse_time_limit, rules_);
   }
 }
 
@@ -56,7 +58,7 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
       if (e != nullptr && from_disk) {
         // The disk may hold a partition from another build of libarrvm,
         // whose fusibility rules differed: never run an illegal one.
-        const fusion::Graph graph(batch);
+        const fusion::Graph graph(batch, rules_);
         if (const std::string problem = fusion::check_partition(graph, e->partition); !problem.empty()) {
           logger().warn("merge cache: ignoring an illegal partition in {} ({}); recomputing it",
                         cache_.file_of(key_), problem);
@@ -90,7 +92,7 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
     {
       ScopedSpan t(profile, &profile.fusion_s, "graph", "arrvm",
                    {{"instructions", static_cast<int64_t>(batch.size())}});
-      graph.emplace(batch);
+      graph.emplace(batch, rules_);
     }
     ScopedSpan t(profile, &profile.fusion_s, "fuse");
     p = fuse_graph(provisional ? "greedy" : config_.fuser, *graph, config_);

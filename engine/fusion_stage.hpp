@@ -32,8 +32,10 @@ class AnytimeWorker;
 // fusion_s (fusers run on this thread), merge_cache_hits / misses.
 class FusionStage {
  public:
-  explicit FusionStage(const Config& config);  // throws Error for an unknown fuser or cost model
-  ~FusionStage();                              // drops queued background solves, waits for a running one
+  // `rules`: the backend's (Backend::fusion_rules). Throws Error for an
+  // unknown fuser or cost model.
+  explicit FusionStage(const Config& config, FusionRules rules = {});
+  ~FusionStage();  // drops queued background solves, waits for a running one
   FusionStage(const FusionStage&) = delete;
   FusionStage& operator=(const FusionStage&) = delete;
 
@@ -53,6 +55,7 @@ class FusionStage {
   bool submit(std::span<const Instruction> batch, const MergeKey& key, const Partition& provisional);
 
   Config config_;
+  FusionRules rules_;
   MergeKeyBuilder keys_;
   MergeCache cache_;
   MergeKey key_;  // scratch, reused by every flush

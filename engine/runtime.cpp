@@ -20,12 +20,18 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   configure_logging(config_.log);
   // The machine cost model's parameters: measured on this host once (cached).
   if (config_.cost == "machine") fusion::set_machine_costs(calibrated_machine_costs(config_));
-  fusion_ = std::make_unique<FusionStage>(config_);  // checks the fuser and cost model names
+  check_fuser_name(config_.fuser);
+  check_cost_name(config_.cost);
   backend_ = make_backend(config_);
+  fusion_ = std::make_unique<FusionStage>(config_, backend_->fusion_rules());
   backend_->attach_profile(&profile_);
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(),
                 config_.fuser, config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
+}
+
+FusionRules Runtime::fusion_rules() const {
+  return backend_->fusion_rules();
 }
 
 Runtime::~Runtime() {

@@ -16,6 +16,7 @@
 #include "vm/base_registry.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 #include "vm/profile.hpp"
 
 namespace arrvm {
@@ -40,6 +41,7 @@ class Runtime {
 
   const Config& config() const { return config_; }
   Backend& backend() { return *backend_; }
+  FusionRules fusion_rules() const;  // the backend's (Backend::fusion_rules)
   // Fusion with the merge cache (engine/fusion_stage.hpp).
   FusionStage& fusion() { return *fusion_; }
   const BaseRegistry& bases() const { return bases_; }

@@ -94,6 +94,7 @@ void BlockSummary::add(const Graph& g, uint32_t i) {
   shape = a.shape;
   if (a.axis >= 0) axis = a.axis;
   scatter = scatter || a.kind == OpKind::Scatter;
+  special = special || a.kind != OpKind::Elementwise;
   if (a.reduce_out != kNone) reduce_outs.push_back(a.reduce_out);
   if (a.gather_src != kNone) gather_srcs.push_back(a.gather_src);
   if (a.scatter_target != kNone) scatter_targets.push_back(a.scatter_target);
@@ -110,6 +111,7 @@ void BlockSummary::absorb(const BlockSummary& o) {
   if (shape == kNone) shape = o.shape;
   if (axis < 0) axis = o.axis;
   scatter = scatter || o.scatter;
+  special = special || o.special;
   reduce_outs.insert(reduce_outs.end(), o.reduce_outs.begin(), o.reduce_outs.end());
   gather_srcs.insert(gather_srcs.end(), o.gather_srcs.begin(), o.gather_srcs.end());
   scatter_targets.insert(scatter_targets.end(), o.scatter_targets.begin(), o.scatter_targets.end());
@@ -156,6 +158,11 @@ bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b
   // Rule 7: a scatter meets a sweep only along the last axis.
   if ((a.scatter && b.axis >= 0 && b.axis != g.shape_rank(b.shape) - 1) ||
       (b.scatter && a.axis >= 0 && a.axis != g.shape_rank(a.shape) - 1)) {
+    return false;
+  }
+  // Rule 8: with FusionRules::sweeps_alone a block that is not only
+  // elementwise meets only free/sync.
+  if (g.rules().sweeps_alone && ((a.special && b.shape != kNone) || (b.special && a.shape != kNone))) {
     return false;
   }
   const BlockSummary& small = a.io.size() <= b.io.size() ? a : b;

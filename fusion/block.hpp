@@ -49,6 +49,7 @@ struct BlockSummary {
   uint32_t shape = kNone;            // iteration shape shared by the members (kNone: only free/sync)
   int axis = -1;                     // axis shared by reductions and scans (-1: none)
   bool scatter = false;              // a member is a scatter (rule 7)
+  bool special = false;              // a member is not elementwise (rule 8)
   std::vector<ArrayId> reduce_outs, gather_srcs, scatter_targets;
 
   static BlockSummary of(const Graph& g, uint32_t instr);

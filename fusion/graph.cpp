@@ -56,7 +56,7 @@ const Dims& iteration_shape(const Instruction& in) {
 
 }  // namespace
 
-Graph::Graph(std::span<const Instruction> batch) : batch_(batch) {
+Graph::Graph(std::span<const Instruction> batch, FusionRules rules) : batch_(batch), rules_(rules) {
   build_accesses();
   find_new_bases();
   build_dependencies();
@@ -259,6 +259,8 @@ bool Graph::fusible(uint32_t i, uint32_t j) const {
   const Access& a = access_[i];
   const Access& b = access_[j];
   if (a.is_control() || b.is_control()) return true;  // no iteration, no data access
+  // Rule 8: the backend runs sweeps, gathers and scatters alone.
+  if (rules_.sweeps_alone && (a.kind != OpKind::Elementwise || b.kind != OpKind::Elementwise)) return false;
   if (a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
   // Rule 7: a sweep along another axis than the last reorders the loop nest,

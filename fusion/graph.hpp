@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vm/instruction.hpp"
+#include "vm/partition.hpp"
 
 namespace arrvm::fusion {
 
@@ -54,8 +55,11 @@ class Graph {
   // Builds the graph of `batch`, which must outlive the graph. The batch must
   // be validated (normalized) bytecode. O(n * a) time where a is the number
   // of live accesses of a base that an access is compared with (small unless
-  // a base is accessed through many disjoint slices).
-  explicit Graph(std::span<const Instruction> batch);
+  // a base is accessed through many disjoint slices). `rules`: what the
+  // backend that runs the partition adds to the fusibility rules (rule 8).
+  explicit Graph(std::span<const Instruction> batch, FusionRules rules = {});
+
+  const FusionRules& rules() const { return rules_; }
 
   std::size_t size() const { return access_.size(); }
   const Instruction& instruction(uint32_t i) const { return batch_[i]; }
@@ -103,6 +107,7 @@ class Graph {
   void build_dependencies();
 
   std::span<const Instruction> batch_;
+  FusionRules rules_;
   std::vector<Access> access_;
   std::vector<ArrayInfo> arrays_;
   std::vector<BaseId> base_ids_;

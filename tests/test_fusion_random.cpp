@@ -147,3 +147,49 @@ TEST_CASE("random batches: saving equals the cost difference; block fusibility e
     }
   }
 }
+
+// Rule 8 (FusionRules::sweeps_alone, the mpi backend's): every fuser keeps
+// each generator, reduction, scan, gather and scatter in a block with no
+// other non-control instruction, checked on the blocks themselves; the
+// optimum under the rule equals exhaustive search under it.
+TEST_CASE("random batches: FusionRules::sweeps_alone holds for every fuser") {
+  const int batches = 300 * test_scale();
+  const std::vector<std::string> models = cost_model_names();
+  Options options;
+  options.time_limit = 10.0;
+  int special_batches = 0;
+  for (int seed = 0; seed < batches; ++seed) {
+    testing::RandomProgramOptions po;
+    po.max_instructions = 9;
+    const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(5000 + seed), po);
+    const Graph g(prog.batch, FusionRules{.sweeps_alone = true});
+    const auto cost = make_cost_model(models[seed % models.size()]);
+    INFO("seed " << 5000 + seed << ", cost model " << cost->name());
+    bool any_special = false;
+    for (const Instruction& in : prog.batch) {
+      const OpKind k = opcode_kind(in.op);
+      any_special = any_special || (k != OpKind::Elementwise && k != OpKind::Free && k != OpKind::Sync);
+    }
+    special_batches += any_special;
+    Cost optimal = -1;
+    for (const Algorithm& a : algorithms()) {
+      INFO("algorithm " << a.name);
+      const Partition p = a.fuse(g, *cost, options);
+      REQUIRE(check_partition(g, p) == "");
+      for (const Block& b : p.blocks) {
+        int work = 0, special = 0;
+        for (uint32_t i : b) {
+          const OpKind k = opcode_kind(prog.batch[i].op);
+          if (k == OpKind::Free || k == OpKind::Sync) continue;
+          ++work;
+          special += k != OpKind::Elementwise;
+        }
+        CHECK((special == 0 || work == 1));
+      }
+      if (std::string_view(a.name) == "optimal") optimal = cost->cost(g, p);
+    }
+    CHECK(optimal == testing::exhaustive_optimum(g, *cost).cost);
+  }
+  MESSAGE(batches << " batches, " << special_batches << " with a sweep, gather, scatter or generator");
+  CHECK(special_batches >= batches / 2);
+}

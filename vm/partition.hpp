@@ -14,6 +14,19 @@ struct Partition {
   std::vector<Block> blocks;
 };
 
+// What a backend can run as one kernel, beyond the fusibility rules that
+// hold for every backend (fusion/README.md). The graph and so every fuser
+// respects them, and they are part of the merge cache's key: a backend
+// never has to split a block it is given.
+struct FusionRules {
+  // Reductions, scans, gathers and scatters each form a block of their own
+  // (with free/sync only): the mpi backend runs them with collectives
+  // between its node kernels, and fuses only elementwise instructions.
+  bool sweeps_alone = false;
+
+  bool operator==(const FusionRules&) const = default;
+};
+
 // Every instruction its own block, in stream order.
 Partition singleton_partition(std::size_t n_instructions);
 

@@ -156,6 +156,10 @@ class MpiBackend final : public Backend {
 
   std::string name() const override { return "mpi"; }
 
+  // Reductions, scans, gathers and scatters run as collectives between node
+  // kernels, so the fusers give each a block of its own (rule 8).
+  FusionRules fusion_rules() const override { return {.sweeps_alone = true}; }
+
   BackendStats stats() const override {
     const MpiBackendStats& s = comm_.stats();
     return {"mpi",
@@ -215,27 +219,19 @@ class MpiBackend final : public Backend {
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     progress_ = {};
     for (const Block& block : partition.blocks) {
-      std::vector<uint32_t> work, frees;
-      bool fusable = true;
+      std::vector<const Instruction*> work, frees;
       for (uint32_t i : block) {
         const Instruction& in = batch[i];
-        if (in.op == Opcode::Free) frees.push_back(i);
-        if (is_control(in.op)) continue;
-        if (opcode_kind(in.op) != OpKind::Elementwise ||
-            (!work.empty() && batch[work[0]].out.shape != in.out.shape)) {
-          fusable = false;
-        }
-        work.push_back(i);
+        if (in.op == Opcode::Free) frees.push_back(&in);
+        if (!is_control(in.op)) work.push_back(&in);
       }
-      if (fusable) {
-        std::vector<const Instruction*> ins, fr;
-        for (uint32_t i : work) ins.push_back(&batch[i]);
-        for (uint32_t i : frees) fr.push_back(&batch[i]);
-        if (!ins.empty()) run_elementwise(ins, fr);
-        for (const Instruction* f : fr) release(f->out.base);
+      if (work.size() == 1 && opcode_kind(work[0]->op) != OpKind::Elementwise) {
+        run_special(*work[0]);
       } else {
-        for (uint32_t i : block) run_one(batch[i]);
+        check_elementwise_block(work);
+        if (!work.empty()) run_elementwise(work, frees);
       }
+      for (const Instruction* f : frees) release(f->out.base);
       ++progress_.done;
     }
     sync_node_profile();
@@ -610,16 +606,24 @@ class MpiBackend final : public Backend {
     }
   }
 
-  void run_one(const Instruction& in) {
+  // The blocks the fusers give this backend (FusionRules::sweeps_alone):
+  // elementwise instructions of one shape, or one other instruction alone.
+  static void check_elementwise_block(const std::vector<const Instruction*>& work) {
+    for (const Instruction* in : work) {
+      if (opcode_kind(in->op) != OpKind::Elementwise || in->out.shape != work[0]->out.shape) {
+        throw InternalError("mpi backend: a block fuses `" + to_string(*in) + "` with `" +
+                            to_string(*work[0]) + "` against rule 8 (FusionRules::sweeps_alone)");
+      }
+    }
+  }
+
+  // A generator, reduction, scan, gather or scatter: one block of its own.
+  void run_special(const Instruction& in) {
     switch (opcode_kind(in.op)) {
       case OpKind::Free:
-        release(in.out.base);
-        return;
       case OpKind::Sync:
-        return;
       case OpKind::Elementwise:
-        run_elementwise({&in}, {});
-        return;
+        throw InternalError("mpi backend: run_special on `" + to_string(in) + "`");
       case OpKind::Generator:
         run_generator(in);
         return;

@@ -79,7 +79,7 @@ class BatchRecorder : public FlushObserver {
       b.partition.push_back(std::move(ids));
     }
     if (ilp_time_limit) {
-      const fusion::Graph graph(batch);
+      const fusion::Graph graph(batch, runtime->fusion_rules());
       fusion::Options options;
       options.time_limit = *ilp_time_limit;
       fusion::ilp::Report report;
@@ -92,7 +92,7 @@ class BatchRecorder : public FlushObserver {
     if (keep_) {
       for (const Instruction& in : batch) b.instrs.push_back(with_trace_bases(in));
       b.trace_index = index;
-      const fusion::Graph graph(batch);
+      const fusion::Graph graph(batch, runtime->fusion_rules());
       b.dependencies = graph.dependency_edges();
       b.fuse_preventing = graph.fuse_preventing_edges();
     }

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     ref_config.backend = "ref";
     Config mpi_config = base;
     mpi_config.backend = "mpi";
-    FusionStage fusion(base);
+    // Greedy's partitions under the mpi backend's own fusion rules.
+    FusionStage fusion(base, make_backend(mpi_config)->fusion_rules());
     testing::RandomProgramOptions options;
     options.max_instructions = 16;
     for (uint64_t seed = first; seed < first + count; ++seed) {
