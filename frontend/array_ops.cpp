@@ -121,10 +121,6 @@ Prepared prepared(const Array& a) {
   return p;
 }
 
-Operand operand_of(const Prepared& p) {
-  return p.is_const ? Operand::of(p.constant) : Operand::of(view_of(p.array()));
-}
-
 // Issues `op` over the broadcast shape of `ins` into a new array of
 // `out_dtype`, or straight into `target` when it has that dtype and shape
 // (the VM copies inputs that overlap it). With any other target, the
@@ -223,12 +219,29 @@ Plan plan_binary(Opcode op, Division div, DType c) {
 
 Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Array* target);
 
+// NumPy's 'same_kind' casting of a ufunc's result into out= (and into the
+// left operand of an in-place operator): allowed when the result's kind
+// comes no later than out's in bool < unsigned < signed < float, so
+// float64 -> float32 and uint64 -> int8 pass, float -> int and int -> uint
+// raise (as numpy.can_cast(from, to, 'same_kind')).
+int kind_rank(DType t) {
+  return is_bool(t) ? 0 : is_unsigned_int(t) ? 1 : is_signed_int(t) ? 2 : 3;
+}
+
+void check_output_cast(std::string_view ufunc, DType result, DType out) {
+  if (kind_rank(result) <= kind_rank(out)) return;
+  throw Error("Cannot cast ufunc '" + std::string(ufunc) + "' output from dtype('" +
+              std::string(dtype_name(result)) + "') to dtype('" + std::string(dtype_name(out)) +
+              "') with casting rule 'same_kind'");
+}
+
 Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* target) {
   const bool comparison = opcode_type_rule(op) == TypeRule::Compare;
   // opcode names are NUL-terminated literals (the opcode table)
   const char* what = div == Division::Floor ? "floor_divide" : opcode_name(op).data();
   if (a.array && b.array) common_runtime(*a.array, *b.array);
   const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what));
+  if (target) check_output_cast(what, plan.out, target->dtype());
   std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
   return emit(plan.op, plan.out, std::move(ins), target);
@@ -546,6 +559,7 @@ Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const
   if (e->floats_only && !is_float(a.dtype())) a = a.astype(DType::Float64);
   Array r = frontend::unary(e->op, a);
   if (!out) return r;
+  frontend::check_output_cast(what, r.dtype(), out->dtype());
   frontend::write_into(*out, r);
   return *out;
 }

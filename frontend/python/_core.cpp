@@ -424,7 +424,7 @@ void translate(const arrvm::Error& e) {
     cls = g_error_class ? g_error_class.ptr() : PyExc_ValueError;
   } else if (has("out of bounds") || has("too many indices") || has("out of range")) {
     cls = PyExc_IndexError;
-  } else if (has("not supported for") || has("is not a ufunc")) {
+  } else if (has("not supported for") || has("is not a ufunc") || has("Cannot cast ufunc")) {
     cls = PyExc_TypeError;
   }
   PyErr_SetString(cls, m.c_str());

@@ -173,6 +173,55 @@ def test_ufunc_out_argument():
     same(o2, (np.sqrt(a) * 2).astype(np.float32))
 
 
+@pytest.mark.parametrize('left', MIXED)
+def test_in_place_and_out_casting_follow_same_kind(left):
+    """`a op= b` and `ufunc(..., out=a)` raise where NumPy raises (casting
+    rule 'same_kind': float into int, int into uint, ...) and leave `a` as
+    it was; where NumPy allows the cast, the values equal NumPy's."""
+    checked = raised = 0
+    for right in MIXED + ['float scalar', 'int scalar']:
+        # NumPy takes sqrt of bool, int8 and uint8 in float16, which arrvm
+        # does not have: those operands are covered by add and true_divide.
+        ops = [('add', lambda x, y: x.__iadd__(y)), ('true_divide', lambda x, y: x.__itruediv__(y))]
+        if right not in ('bool', 'int8', 'uint8'):
+            ops.append(('sqrt', None))
+        for name, op in ops:
+            a = np.arange(1, 7).astype(left)
+            b = 2.5 if right == 'float scalar' else 3 if right == 'int scalar' else np.arange(6).astype(right)
+            A = arrvm.array(a)
+            B = b if np.isscalar(b) else arrvm.array(b)
+            want_error = None
+            try:
+                with np.errstate(all='ignore'):
+                    if op is None:
+                        np.sqrt(b if not np.isscalar(b) else np.full(6, b), out=a)
+                    else:
+                        a = op(a, b)
+            except TypeError as e:
+                want_error = e
+            if op is None and np.isscalar(b):
+                B = arrvm.full(6, b)
+            before = np.asarray(A).copy()
+            if want_error is not None:
+                with pytest.raises(TypeError, match="Cannot cast ufunc"):
+                    if op is None:
+                        arrvm.sqrt(B, out=A)
+                    else:
+                        op(A, B)
+                same(A, before, exact=True)
+                raised += 1
+            else:
+                if op is None:
+                    arrvm.sqrt(B, out=A)
+                else:
+                    A = op(A, B)
+                same(A, a)
+            checked += 1
+    assert checked == 3 * (len(MIXED) + 2) - 3
+    if left in ('bool', 'int8', 'uint8', 'int64'):
+        assert raised > 0
+
+
 def test_zero_d_operands_are_value_based_like_numpy():
     a = np.ones(4, dtype=np.float32)
     s = np.float64(2.5)
