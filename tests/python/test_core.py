@@ -478,8 +478,14 @@ def test_errors_use_numpy_exception_classes():
         A.reshape(5, 5)
     with pytest.raises(ValueError):
         A[:, :2] = arrvm.ones(3)
-    with pytest.raises(TypeError):
-        arrvm.array(np.array([1 + 2j]))
+    # A dtype arrvm does not have runs in NumPy (the drop-in's numpy.array),
+    # with the fallback warning, and the result is NumPy's.
+    arrvm._functions._warned.discard('array')  # warned once per process
+    with pytest.warns(arrvm.ArrvmFallbackWarning, match='numpy.array '):
+        c = arrvm.array(np.array([1 + 2j]))
+    assert type(c) is np.ndarray and c.dtype == np.complex128 and c[0] == 1 + 2j
+    with pytest.raises(TypeError):  # but not into an arrvm array
+        A[0, 0] = 1j
     A[0, 0] = 1  # the array stays usable
     assert float(A.sum()) == 1.0
 
@@ -552,3 +558,26 @@ def test_adopt_shares_numpy_memory():
     import gc
     gc.collect()
     assert x.sum() == 30.0  # x stays valid after arrvm let go of it
+
+
+def test_ndarray_methods_numpy_has_fall_back():
+    """Methods arrvm does not compute run in NumPy on the synced data; their
+    array results come back as arrvm arrays, and in-place ones (sort) write
+    the arrvm array."""
+    a = np.array([[3.0, 1.0, 2.0], [0.5, 9.0, -1.0]])
+    A = arrvm.array(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        r = A.argmax(axis=1)
+        assert isinstance(r, arrvm.ndarray)
+        same(r, a.argmax(axis=1))
+        same(A.argsort(axis=0), a.argsort(axis=0))
+        same(A.repeat(2, axis=0), a.repeat(2, axis=0))
+        assert A.sort(axis=1) is None
+        a.sort(axis=1)
+        same(A, a)
+        same(A + 1, a + 1)  # still an arrvm array the VM computes with
+    same(A.real, a.real)
+    same(A.imag, a.imag)
+    same(A.conj(), a.conj())
+    same(A.round(1), a.round(1))

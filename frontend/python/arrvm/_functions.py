@@ -9,7 +9,8 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _wrappable
+from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _wrappable, foreign,
+                       UnsupportedDType)
 
 _float64 = _np.dtype(_np.float64)
 
@@ -47,7 +48,7 @@ class ufunc:
             out = out[0]
         if len(args) != self.nin:
             raise TypeError("%s() takes %d positional arguments, got %d" % (self.__name__, self.nin, len(args)))
-        if kwargs.get('where', True) is not True:
+        if kwargs.get('where', True) is not True or builtins.any(foreign(a) for a in args):
             return _fallback(self._np, self.__name__, args, dict(kwargs, out=out, dtype=dtype))
         if out is None and not builtins.any(isinstance(a, ndarray) for a in args) and builtins.all(_is_scalar(a) for a in args):
             return self._np(*args, dtype=dtype) if dtype is not None else self._np(*args)
@@ -889,3 +890,61 @@ def argwhere(a):
 ndarray.nonzero = lambda self: nonzero(self)
 IMPLEMENTED.update({'roll': roll, 'diff': diff, 'meshgrid': meshgrid, 'trace': trace, 'nonzero': nonzero,
                     'flatnonzero': flatnonzero, 'argwhere': argwhere})
+
+
+# ---- what arrvm cannot compute runs in NumPy ----
+
+def _dtype_fallback(name, f):
+    """`f`, running NumPy's function of the same name (with the fallback
+    warning) when an operand or dtype= is a dtype libarrvm does not have."""
+    np_f = getattr(_np, name, None)
+    if np_f is None or not callable(np_f) or isinstance(f, ufunc):
+        return f
+
+    def g(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except UnsupportedDType:
+            return _fallback(np_f, name, args, kwargs)
+    g.__name__ = getattr(f, '__name__', name)
+    g.__doc__ = getattr(f, '__doc__', None)
+    g.__wrapped__ = f
+    return g
+
+
+IMPLEMENTED['round'] = around
+# Only the entry points are wrapped (the package namespace and
+# __array_function__): calls inside this module keep raising, so that the
+# outermost function is the one that runs in NumPy.
+IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in IMPLEMENTED.items()})
+
+
+def _method_fallback(name):
+    """numpy.ndarray's method `name` on the synced data, results back as arrvm
+    arrays; methods that sort or write in place write the result back."""
+    np_method = getattr(_np.ndarray, name)
+    in_place = name in ('sort', 'partition', 'put', 'itemset')
+
+    def method(self, *args, **kwargs):
+        if not in_place:
+            return _fallback(np_method, 'ndarray.' + name, (self,) + args, kwargs)
+        host = _np.array(to_numpy(self))
+        _fallback(np_method, 'ndarray.' + name, (host,) + args, kwargs)
+        self[...] = host
+        return None
+    method.__name__ = name
+    return method
+
+
+ndarray.conj = ndarray.conjugate = lambda self: conjugate(self)
+ndarray.round = lambda self, decimals=0, out=None: round_(self, decimals, out)
+ndarray.trace = lambda self, offset=0: trace(self, offset)
+ndarray.real = property(lambda self: self)
+ndarray.imag = property(lambda self: zeros_like(self))
+# Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
+# searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
+# (view, resize, tofile, flags ...) are left out: they would act on a copy.
+for _name in ('argmax', 'argmin', 'argpartition', 'argsort', 'choose', 'compress', 'diagonal', 'ptp', 'repeat',
+              'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
+    if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
+        setattr(ndarray, _name, _method_fallback(_name))

@@ -2,6 +2,8 @@
 with what is simpler in Python: dtype objects, conversions to and from NumPy,
 printing, and the slow paths of operators and indexing (operands the C++ fast
 path does not take, integer-array and boolean indexing)."""
+import builtins
+
 import numpy as _np
 
 from . import _core
@@ -14,13 +16,26 @@ _DTYPES = tuple(_np.dtype(n) for n in _NAMES)
 _CODE = {d: i for i, d in enumerate(_DTYPES)}
 
 
+class UnsupportedDType(TypeError):
+    """A dtype libarrvm does not have (complex, float16, strings, objects, ...):
+    the drop-in runs the operation in NumPy instead."""
+
+
 def dtype_code(dtype):
     """The extension's code of a NumPy dtype-like (np.float64, 'int32', float, ...)."""
     d = _np.dtype(dtype)
     try:
         return _CODE[d]
     except KeyError:
-        raise TypeError("arrvm: dtype %s is not supported (supported: %s)" % (d, ', '.join(_NAMES))) from None
+        raise UnsupportedDType("arrvm: dtype %s is not supported (supported: %s)" % (d, ', '.join(_NAMES))) from None
+
+
+def foreign(x):
+    """True for an operand only NumPy can compute with: a complex number, or a
+    NumPy array or scalar of a dtype libarrvm does not have."""
+    if isinstance(x, complex):
+        return True
+    return isinstance(x, (_np.ndarray, _np.generic)) and not isinstance(x, ndarray) and x.dtype not in _CODE
 
 
 def _is_scalar(x):
@@ -265,6 +280,8 @@ def _common_dtype(name, ops):
 
 
 def _ufunc_slow(name, args, out):
+    if builtins.any(foreign(a) for a in args):  # complex and the like: NumPy computes it
+        return _functions_mod()._fallback(getattr(_np, name), name, args, {} if out is None else {'out': out})
     ops = []
     for a in args:
         if isinstance(a, ndarray) or isinstance(a, (bool, int, float)):
