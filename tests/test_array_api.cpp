@@ -228,12 +228,26 @@ TEST_CASE("array_api: assignment into views") {
     check_values<int32_t>(a, {1, 2, 3, 4});
     a(Slice(1, {})) += a(Slice({}, -1));  // overlapping: NumPy reads a[:-1] first
     check_values<int32_t>(a, {1, 3, 5, 7});
-    a *= 2.5;  // float64 result cast back to int32
+    // NumPy's 'same_kind' rule: a float result does not go into an int
+    // array in place (TypeError in NumPy), and the array is left as it was;
+    // assigning it into a view casts (as NumPy's a[...] = x does).
+    CHECK_THROWS_WITH_AS(a *= 2.5,
+                         "Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('int32') with "
+                         "casting rule 'same_kind'",
+                         arrvm::Error);
+    check_values<int32_t>(a, {1, 3, 5, 7});
+    a.assign(a * 2.5);  // float64 result cast back to int32
     check_values<int32_t>(a, {2, 7, 12, 17});
     a -= Array::full({}, 2, DType::Int8, vm);
     check_values<int32_t>(a, {0, 5, 10, 15});
-    a /= 4;
+    CHECK_THROWS_AS(a /= 4, arrvm::Error);  // true division: float64
+    a.assign(a / 4);
     check_values<int32_t>(a, {0, 1, 2, 3});
+    Array u = Array::arange(3, DType::UInt8, vm);
+    CHECK_THROWS_AS(u -= Array::arange(3, DType::Int64, vm), arrvm::Error);  // int64 into uint8
+    Array f = Array::arange(3, DType::Float32, vm);
+    f += Array::arange(3, DType::Int64, vm);  // float64 into float32: same kind
+    check_values<float>(f, {0, 2, 4});
     a %= 2;
     check_values<int32_t>(a, {0, 1, 0, 1});
     a |= 6;

@@ -293,7 +293,9 @@ class ARRVM_API Array {
   // share an element).
   void assign(const Array& src);
   void assign(HostScalar value);
-  // In place: compute op(*this, rhs) and cast the result into this view.
+  // In place: compute op(*this, rhs) and cast the result into this view,
+  // under NumPy's 'same_kind' rule (Error for a float result into an int
+  // array or a signed one into an unsigned array; the array is unchanged).
   Array& operator+=(const Array& b);
   Array& operator+=(HostScalar b);
   Array& operator-=(const Array& b);
@@ -524,8 +526,9 @@ using ArrayOrScalar = std::variant<Array, HostScalar>;
 ARRVM_API int ufunc_arity(std::string_view name);
 // NumPy's ufunc `name` on `args` (at least one an Array), with NumPy's type
 // promotion and broadcasting. With `out`, the result is cast into out's view
-// (broadcast to it) and `*out` is returned. Throws Error for an unknown name,
-// a wrong operand count, or operands the ufunc does not support.
+// (broadcast to it) under NumPy's 'same_kind' rule and `*out` is returned.
+// Throws Error for an unknown name, a wrong operand count, operands the ufunc
+// does not support, or a cast into `out` that rule refuses.
 ARRVM_API Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args,
                       const Array* out = nullptr);
 
