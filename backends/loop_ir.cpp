@@ -202,6 +202,77 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
   return r;
 }
 
+void block_key(std::span<const Instruction> batch, std::span<const uint32_t> block, BlockKey* key) {
+  std::vector<uint64_t>& w = key->words;
+  w.clear();
+  key->bases.clear();
+  // At most 3 views per instruction: a table of 8 slots per instruction stays under half full.
+  std::size_t want = 64;
+  while (want < 8 * block.size()) want *= 2;
+  if (key->slots.size() < want || ++key->generation == 0) {
+    key->slots.assign(std::max(want, key->slots.size()), BlockKey::Slot{});
+    key->generation = 1;
+  }
+  const std::size_t mask = key->slots.size() - 1;
+  auto base_number = [&](BaseId id) -> uint64_t {
+    std::size_t s =
+        static_cast<std::size_t>((static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+    while (true) {
+      BlockKey::Slot& slot = key->slots[s];
+      if (slot.generation != key->generation) {
+        slot = {id, static_cast<uint32_t>(key->bases.size()), key->generation};
+        key->bases.push_back(id);
+        return slot.number;
+      }
+      if (slot.id == id) return slot.number;
+      s = (s + 1) & mask;
+    }
+  };
+  auto put_view = [&](const View& v) {
+    w.push_back(base_number(v.base) | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
+                uint64_t{static_cast<uint8_t>(v.rank())} << 40);
+    w.push_back(static_cast<uint64_t>(v.offset));
+    for (int d = 0; d < v.rank(); ++d) {
+      w.push_back(static_cast<uint64_t>(v.shape[d]));
+      w.push_back(static_cast<uint64_t>(v.stride[d]));
+    }
+  };
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    w.push_back(uint64_t{static_cast<uint16_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 16 |
+                uint64_t{static_cast<uint8_t>(in.axis + 1)} << 24);
+    put_view(in.out);
+    for (int j = 0; j < in.nin; ++j) {
+      const Operand& o = in.in[j];
+      if (o.is_const) {
+        w.push_back(uint64_t{1} << 63 | static_cast<uint8_t>(o.constant.dtype));
+      } else {
+        put_view(o.view);
+      }
+    }
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t x : w) h = (h ^ x) * 0x100000001b3ull ^ (x >> 29);
+  key->hash = h;
+}
+
+void block_consts(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                  std::vector<uint64_t>* out) {
+  out->clear();
+  for (uint32_t i : block) {  // build()'s order: operands, then a random's seed
+    const Instruction& in = batch[i];
+    const OpKind kind = opcode_kind(in.op);
+    if (is_control(in.op) || kind == OpKind::Reduce || kind == OpKind::Accumulate || kind == OpKind::Gather ||
+        kind == OpKind::Scatter) {
+      continue;
+    }
+    for (int j = 0; j < in.nin; ++j) {
+      if (in.in[j].is_const) out->push_back(pack_scalar(in.in[j].constant));
+    }
+    if (in.op == Opcode::Random) out->push_back(in.seed);
+  }
+}
+
 // Pass `stride_classes`: the inner stride of each view slot, where constant.
 LoweredBlock stride_classes(LoweredBlock r) {
   LoopKernel& k = r.kernel;

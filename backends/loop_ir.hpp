@@ -168,6 +168,31 @@ void check_empty_axes(std::span<const Instruction> batch, std::span<const uint32
 // writes the identity).
 bool launches(const LoweredBlock& b);
 
+// ---- Reusing a lowering ------------------------------------------------------
+// lower() depends on a block only through its structure: opcodes, axes,
+// which operands are constants (and their dtypes), and the views with their
+// bases compared for equality only. A loop flushes blocks of the same
+// structure over and over with new temporaries and new scalars; a backend
+// keeps their lowering by BlockKey and re-binds it (base ids and constant
+// values) instead of lowering again.
+struct BlockKey {
+  std::vector<uint64_t> words;  // the structure; equal words: equal lowering up to the bases and constants
+  std::vector<BaseId> bases;    // the block's bases in order of first appearance (words number them so)
+  uint64_t hash = 0;            // of words
+  // Scratch: base id -> number, open addressing, cleared by bumping the generation.
+  struct Slot {
+    BaseId id = 0;
+    uint32_t number = 0, generation = 0;
+  };
+  std::vector<Slot> slots;
+  uint32_t generation = 0;
+};
+void block_key(std::span<const Instruction> batch, std::span<const uint32_t> block, BlockKey* key);
+// The constant slots' values of the block's lowering, in slot order (what
+// build() puts into LoweredBlock::consts).
+void block_consts(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                  std::vector<uint64_t>* out);
+
 // The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);
 void pack_args(const LoweredBlock& b, bool parallel,

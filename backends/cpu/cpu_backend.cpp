@@ -100,24 +100,74 @@ class CpuBackend final : public Backend {
              {"kernel_cache_misses", s.cache.misses},
              {"kernel_cache_corrupt", s.cache.corrupt},
              {"kernels_launched", s.kernels_launched},
-             {"contracted", s.contracted}},
+             {"contracted", s.contracted},
+             {"lowerings_reused", s.lowerings_reused}},
             {}};
   }
 
  private:
+  // A lowered block kept for blocks of the same structure (codegen::BlockKey):
+  // where its base ids and error instructions come from in the block.
+  struct Lowered {
+    codegen::LoweredBlock b;
+    std::vector<uint32_t> view_base, indexed_base, contracted_base;  // positions in BlockKey::bases
+    std::vector<uint32_t> error_pos;                                 // positions in the block
+    KernelFn fn = nullptr;
+  };
+  static constexpr std::size_t kMaxLowered = 4096;
+
   void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
     codegen::check_empty_axes(batch, block);
-    codegen::LoweredBlock b;
+    Lowered* e = nullptr;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      b = codegen::lower(batch, block, codegen::Target::Cpu);
+      e = lowered_for(batch, block);
     }
-    if (!codegen::launches(b)) return;  // nothing to do (ref writes nothing either)
-    launch(batch, &b);
+    if (!codegen::launches(e->b)) return;  // nothing to do (ref writes nothing either)
+    launch(batch, &e->b, &e->fn);
   }
 
-  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b) {
+  // The lowering of `block`: a kept one re-bound to this block's bases,
+  // constants and instructions, else lowered now and kept.
+  Lowered* lowered_for(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+    codegen::block_key(batch, block, &key_);
+    // ARRVM_CACHE=off: nothing is reused (every block lowered and looked up again).
+    auto it = memoize_ ? lowered_.find(key_.hash) : lowered_.end();
+    if (it != lowered_.end() && it->second.first == key_.words) {
+      Lowered& e = it->second.second;
+      codegen::LoweredBlock& b = e.b;
+      for (std::size_t v = 0; v < b.views.size(); ++v) b.views[v].base = key_.bases[e.view_base[v]];
+      for (std::size_t j = 0; j < b.indexed.size(); ++j) b.indexed[j].base = key_.bases[e.indexed_base[j]];
+      for (std::size_t c = 0; c < b.contracted.size(); ++c)
+        b.contracted[c] = key_.bases[e.contracted_base[c]];
+      for (std::size_t r = 0; r < b.error_instr.size(); ++r) b.error_instr[r] = block[e.error_pos[r]];
+      codegen::block_consts(batch, block, &b.consts);
+      ++stats_.lowerings_reused;
+      return &e;
+    }
+    Lowered e;
+    e.b = codegen::lower(batch, block, codegen::Target::Cpu);
+    auto position = [&](BaseId id) {
+      const auto p = std::find(key_.bases.begin(), key_.bases.end(), id);
+      ARRVM_ASSERT(p != key_.bases.end());
+      return static_cast<uint32_t>(p - key_.bases.begin());
+    };
+    for (const View& v : e.b.views) e.view_base.push_back(position(v.base));
+    for (const View& v : e.b.indexed) e.indexed_base.push_back(position(v.base));
+    for (BaseId id : e.b.contracted) e.contracted_base.push_back(position(id));
+    for (uint32_t i : e.b.error_instr) {
+      e.error_pos.push_back(static_cast<uint32_t>(std::find(block.begin(), block.end(), i) - block.begin()));
+    }
+    std::vector<uint64_t> consts;
+    codegen::block_consts(batch, block, &consts);
+    ARRVM_ASSERT(consts == e.b.consts);  // block_consts follows build()
+    if (lowered_.size() >= kMaxLowered) lowered_.clear();
+    auto [at, inserted] = lowered_.insert_or_assign(key_.hash, std::make_pair(key_.words, std::move(e)));
+    return &at->second.second;
+  }
+
+  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache) {
     const codegen::LoopKernel& k = b->kernel;
     // Scratch kept across launches: no heap allocation per launch.
     std::vector<void*>& ptrs = ptrs_;
@@ -151,7 +201,13 @@ class CpuBackend final : public Backend {
     const bool parallel = b->shape.product() >= kParallelThreshold;
     codegen::pack_args(*b, parallel, &args_);
     const std::vector<int64_t>& args = args_;
-    const KernelFn fn = kernel_for(k);
+    if (*fn_cache == nullptr || !memoize_) {
+      *fn_cache = kernel_for(k);
+    } else {
+      ++memo_hits_;
+      ++profile().kernel_cache_hits;
+    }
+    const KernelFn fn = *fn_cache;
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
     stats_.contracted += b->contracted.size();
@@ -247,6 +303,10 @@ class CpuBackend final : public Backend {
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_;
+  // Lowered blocks by BlockKey hash (a collision replaces the entry);
+  // cleared when kMaxLowered are kept.
+  std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, Lowered>> lowered_;
+  codegen::BlockKey key_;
 };
 
 }  // namespace
@@ -266,6 +326,7 @@ CpuBackendStats cpu_backend_stats(const Backend& backend) {
   s.cache.corrupt = g.count("kernel_cache_corrupt");
   s.kernels_launched = g.count("kernels_launched");
   s.contracted = g.count("contracted");
+  s.lowerings_reused = g.count("lowerings_reused");
   return s;
 }
 

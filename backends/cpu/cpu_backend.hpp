@@ -22,6 +22,7 @@ struct CpuBackendStats {
   KernelCacheStats cache;
   uint64_t kernels_launched = 0;  // generated kernels run
   uint64_t contracted = 0;        // arrays turned into scalar temporaries
+  uint64_t lowerings_reused = 0;  // blocks that re-bound a kept lowering (codegen::BlockKey)
 };
 CpuBackendStats cpu_backend_stats(const Backend& backend);
 
