@@ -217,11 +217,31 @@ class Generator {
       src.offset = kPersistentElems - 1;
       src.stride = Dims{-1};
     }
+    // Often the source is computed in the batch (seed 000: a gather of a
+    // producer's output), and freed after the gather when it is not needed.
+    BaseId computed = -1;
+    if (static_cast<int>(p_.batch.size()) + 4 <= limit && chance(0.4)) {
+      const Dims flat{kPersistentElems};
+      Instruction e;
+      e.op = chance(0.5) ? Opcode::Add : Opcode::Multiply;
+      e.add_input(operand(flat));
+      e.add_input(Operand::of(input_view(flat)));
+      computed = add_base(dtype_, kPersistentElems);
+      e.out = contiguous_view(computed, dtype_, flat);
+      if (emit(e)) {
+        src = e.out;
+      } else {
+        computed = -1;
+      }
+    }
     g.add_input(Operand::of(src));
     g.add_input(Operand::of(contiguous_view(idx, DType::Int64, shape)));
-    g.out = chance(0.3) ? persistent_view(shape, src.base) : output_view(shape);
+    // Writing into the source's own base exercises NumPy's overlap rule.
+    const BaseId own = computed >= 0 ? persistent_[pick(static_cast<int>(persistent_.size()))] : src.base;
+    g.out = chance(0.3) ? persistent_view(shape, own) : output_view(shape);
     emit(g);
     if (chance(o_.p_free)) emit_free(idx);
+    if (computed >= 0 && chance(0.7)) emit_free(computed);
   }
 
   bool emit(Instruction in) {
