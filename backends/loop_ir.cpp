@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 #include "vm/error.hpp"
 
@@ -256,20 +257,58 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
   key->hash = h;
 }
 
-void block_consts(std::span<const Instruction> batch, std::span<const uint32_t> block,
-                  std::vector<uint64_t>* out) {
-  out->clear();
-  for (uint32_t i : block) {  // build()'s order: operands, then a random's seed
-    const Instruction& in = batch[i];
+Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
+                   std::span<const uint32_t> block) {
+  Binding r;
+  std::unordered_map<BaseId, Binding::Origin> first;  // each base's first appearance in the block
+  for (uint32_t p = 0; p < block.size(); ++p) {
+    const Instruction& in = batch[block[p]];
+    first.try_emplace(in.out.base, Binding::Origin{p, Binding::kOut});
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) first.try_emplace(in.in[k].view.base, Binding::Origin{p, k});
+    }
+  }
+  auto origin = [&](BaseId id) {
+    const auto it = first.find(id);
+    ARRVM_ASSERT(it != first.end());
+    return it->second;
+  };
+  for (const View& v : b.views) r.views.push_back(origin(v.base));
+  for (const View& v : b.indexed) r.indexed.push_back(origin(v.base));
+  for (BaseId id : b.contracted) r.contracted.push_back(origin(id));
+  for (uint32_t i : b.error_instr) {
+    r.errors.push_back(static_cast<uint32_t>(std::find(block.begin(), block.end(), i) - block.begin()));
+  }
+  for (uint32_t p = 0; p < block.size(); ++p) {  // block_consts' order
+    const Instruction& in = batch[block[p]];
     const OpKind kind = opcode_kind(in.op);
     if (is_control(in.op) || kind == OpKind::Reduce || kind == OpKind::Accumulate || kind == OpKind::Gather ||
         kind == OpKind::Scatter) {
       continue;
     }
-    for (int j = 0; j < in.nin; ++j) {
-      if (in.in[j].is_const) out->push_back(pack_scalar(in.in[j].constant));
+    for (int k = 0; k < in.nin; ++k) {
+      if (in.in[k].is_const) r.consts.push_back({p, k});
     }
-    if (in.op == Opcode::Random) out->push_back(in.seed);
+    if (in.op == Opcode::Random) r.consts.push_back({p, Binding::kSeed});
+  }
+  ARRVM_ASSERT(r.consts.size() == b.consts.size());
+  return r;
+}
+
+void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
+            std::span<const uint32_t> block) {
+  auto base = [&](const Binding::Origin& o) {
+    const Instruction& in = batch[block[o.pos]];
+    return o.operand == Binding::kOut ? in.out.base : in.in[o.operand].view.base;
+  };
+  for (std::size_t v = 0; v < b->views.size(); ++v) b->views[v].base = base(binding.views[v]);
+  for (std::size_t j = 0; j < b->indexed.size(); ++j) b->indexed[j].base = base(binding.indexed[j]);
+  for (std::size_t c = 0; c < b->contracted.size(); ++c) b->contracted[c] = base(binding.contracted[c]);
+  for (std::size_t e = 0; e < b->error_instr.size(); ++e) b->error_instr[e] = block[binding.errors[e]];
+  for (std::size_t c = 0; c < b->consts.size(); ++c) {
+    const Binding::Origin& o = binding.consts[c];
+    const Instruction& in = batch[block[o.pos]];
+    b->consts[c] = o.operand == Binding::kSeed ? in.seed : pack_scalar(in.in[o.operand].constant);
   }
 }
 

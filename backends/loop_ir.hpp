@@ -174,7 +174,7 @@ bool launches(const LoweredBlock& b);
 // bases compared for equality only. A loop flushes blocks of the same
 // structure over and over with new temporaries and new scalars; a backend
 // keeps their lowering by BlockKey and re-binds it (base ids and constant
-// values) instead of lowering again.
+// values: Binding, rebind) instead of lowering again.
 struct BlockKey {
   std::vector<uint64_t> words;  // the structure; equal words: equal lowering up to the bases and constants
   std::vector<BaseId> bases;    // the block's bases in order of first appearance (words number them so)
@@ -188,10 +188,23 @@ struct BlockKey {
   uint32_t generation = 0;
 };
 void block_key(std::span<const Instruction> batch, std::span<const uint32_t> block, BlockKey* key);
-// The constant slots' values of the block's lowering, in slot order (what
-// build() puts into LoweredBlock::consts).
-void block_consts(std::span<const Instruction> batch, std::span<const uint32_t> block,
-                  std::vector<uint64_t>* out);
+
+// Where a lowering's base ids, constants and error instructions come from in
+// its block: re-binding it to another block of the same structure costs
+// O(slots), not O(instructions).
+struct Binding {
+  struct Origin {
+    uint32_t pos;     // block[pos]
+    int32_t operand;  // its input operand, kOut for the output, kSeed for a random's seed
+  };
+  static constexpr int32_t kOut = -1, kSeed = -2;
+  std::vector<Origin> views, indexed, contracted, consts;
+  std::vector<uint32_t> errors;  // positions in the block
+};
+Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
+                   std::span<const uint32_t> block);
+void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
+            std::span<const uint32_t> block);
 
 // The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);

@@ -1,6 +1,7 @@
 #include "cache/merge_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -257,6 +258,9 @@ MergeEntry* MergeCache::put(const MergeKey& key, Partition partition, bool provi
 }
 
 MergeEntry* MergeCache::insert(MergeEntry entry) {
+  // Unique in the process: a replaced partition gets a new id.
+  static std::atomic<uint64_t> next_structure{1};
+  entry.partition.structure = next_structure.fetch_add(1, std::memory_order_relaxed);
   entry.bytes = entry_bytes(entry.key, entry.partition);
   const auto it = index_.find(entry.key.hash);
   if (it != index_.end()) {  // the same key (replaced) or a colliding one (dropped)

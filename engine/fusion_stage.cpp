@@ -106,7 +106,7 @@ Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& pr
   ScopedTimer t(&profile.merge_cache_s);
   MergeEntry* e = cache_.put(key_, p, provisional);
   if (provisional) e->upgrade_queued = submit(batch, key_, p);
-  return p;
+  return e->partition;
 }
 
 bool FusionStage::submit(std::span<const Instruction> batch, const MergeKey& key,

@@ -59,8 +59,8 @@ Program bottom_up() {
              {v(contiguous_view(p.xs, DType::Float64, n)), v(contiguous_view(is, DType::Int64, nm))}));
   b.add(control(Opcode::Free, is));
   const BaseId ys = b.base(DType::Float64, kN), zs = b.base(DType::Float64, kN);
-  b.add(make(Opcode::AddReduce, contiguous_view(ys, DType::Float64, n), {v(contiguous_view(p.large, DType::Float64, nm))},
-             1));
+  b.add(make(Opcode::AddReduce, contiguous_view(ys, DType::Float64, n),
+             {v(contiguous_view(p.large, DType::Float64, nm))}, 1));
   b.add(make(Opcode::MultiplyReduce, contiguous_view(zs, DType::Float64, n),
              {v(contiguous_view(p.large, DType::Float64, nm))}, 1));
   b.add(control(Opcode::Free, p.large));
@@ -81,7 +81,8 @@ Program top_down() {
   const Dims n{kM};
   p.xs = b.base(DType::Float64, kM);
   const BaseId bs = b.base(DType::Float64, kM), cs = b.base(DType::Float64, kM);
-  const BaseId r = b.base(DType::Float64, kM), ds = b.base(DType::Float64, kM), es = b.base(DType::Float64, kM);
+  const BaseId r = b.base(DType::Float64, kM), ds = b.base(DType::Float64, kM),
+               es = b.base(DType::Float64, kM);
   auto all = [&](BaseId id) { return contiguous_view(id, DType::Float64, n); };
   b.add(make(Opcode::Multiply, all(bs), {v(all(p.xs)), Operand::of(Scalar::of_double(DType::Float64, 2.0))}));
   b.add(make(Opcode::Add, all(cs), {v(all(bs)), Operand::of(Scalar::of_double(DType::Float64, 1.0))}));
@@ -149,8 +150,8 @@ TEST_CASE("seed 000 greedyBottomUpBad: ilp keeps the gathered array contracted w
       for (uint32_t i : {0u, 1u, 2u, 4u, 5u, 6u, 7u}) CHECK(std::find(k.begin(), k.end(), i) != k.end());
     }
     const Cost ci = cost->cost(g, ilp), cg = cost->cost(g, greedy);
-    MESSAGE(model << ": ilp cost " << ci << " in " << ilp.blocks.size() << " blocks, greedy cost " << cg << " in "
-                  << greedy.blocks.size() << " blocks");
+    MESSAGE(model << ": ilp cost " << ci << " in " << ilp.blocks.size() << " blocks, greedy cost " << cg
+                  << " in " << greedy.blocks.size() << " blocks");
     CHECK(ci <= cg);
     for (const Partition* part : {&ilp, &greedy}) {
       for (const char* backend : {"ref", "cpu"}) {
@@ -166,7 +167,8 @@ TEST_CASE("seed 000 greedyTopDownBad: ilp and greedy partitions, results on ref 
   const Graph g(p.b.instrs);
   const cputest::TempDir dir;
   double want = 0;
-  for (int64_t i = 0; i < kM; ++i) want += 2 * (0.25 * static_cast<double>(i % 7)) + 1 + static_cast<double>(i);
+  for (int64_t i = 0; i < kM; ++i)
+    want += 2 * (0.25 * static_cast<double>(i % 7)) + 1 + static_cast<double>(i);
   for (const std::string& model : cost_model_names()) {
     INFO("cost model " << model);
     const auto cost = make_cost_model(model);
@@ -176,8 +178,8 @@ TEST_CASE("seed 000 greedyTopDownBad: ilp and greedy partitions, results on ref 
     const Partition greedy = find_algorithm("greedy")->fuse(g, *cost, options);
     REQUIRE(check_partition(g, ilp) == "");
     const Cost ci = cost->cost(g, ilp), cg = cost->cost(g, greedy);
-    MESSAGE(model << ": ilp cost " << ci << " " << fusion_test::to_string(ilp) << ", greedy cost " << cg << " "
-                  << fusion_test::to_string(greedy));
+    MESSAGE(model << ": ilp cost " << ci << " " << fusion_test::to_string(ilp) << ", greedy cost " << cg
+                  << " " << fusion_test::to_string(greedy));
     CHECK(ci <= cg);
     // cs and es in one block (the seed's vertical fusion): cs is contracted
     // (max-locality counts no contraction). Greedy fuses cs with bs first

@@ -12,6 +12,11 @@ using Block = std::vector<uint32_t>;
 
 struct Partition {
   std::vector<Block> blocks;
+  // Nonzero: the id of the merge-cache entry the partition came from. Every
+  // batch partitioned under one id has, block by block, the same
+  // instructions up to base ids and constant values (the merge key), so a
+  // backend may keep per-block work (lowering) under (structure, block).
+  uint64_t structure = 0;
 };
 
 // What a backend can run as one kernel, beyond the fusibility rules that

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -79,9 +80,10 @@ class CpuBackend final : public Backend {
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
     progress_ = {};
-    for (const Block& block : partition.blocks) {
+    for (std::size_t k = 0; k < partition.blocks.size(); ++k) {
+      const Block& block = partition.blocks[k];
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
-      run_block(batch, block);
+      run_block(batch, block, partition.structure, k);
       for (uint32_t i : block) {
         if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
       }
@@ -106,65 +108,73 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // A lowered block kept for blocks of the same structure (codegen::BlockKey):
-  // where its base ids and error instructions come from in the block.
+  // A lowered block kept for later blocks of the same structure, with what
+  // re-binds it to them.
   struct Lowered {
     codegen::LoweredBlock b;
-    std::vector<uint32_t> view_base, indexed_base, contracted_base;  // positions in BlockKey::bases
-    std::vector<uint32_t> error_pos;                                 // positions in the block
+    codegen::Binding binding;
     KernelFn fn = nullptr;
   };
   static constexpr std::size_t kMaxLowered = 4096;
 
-  void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
+                 std::size_t index) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
     codegen::check_empty_axes(batch, block);
     Lowered* e = nullptr;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      e = lowered_for(batch, block);
+      e = lowered_for(batch, block, structure, index);
     }
     if (!codegen::launches(e->b)) return;  // nothing to do (ref writes nothing either)
     launch(batch, &e->b, &e->fn);
   }
 
-  // The lowering of `block`: a kept one re-bound to this block's bases,
-  // constants and instructions, else lowered now and kept.
-  Lowered* lowered_for(std::span<const Instruction> batch, std::span<const uint32_t> block) {
-    codegen::block_key(batch, block, &key_);
+  // The lowering of `block`, block `index` of a partition whose structure id
+  // is `structure` (0: none): a kept one re-bound to this block's bases,
+  // constants and instructions (found by structure id and index, else by the
+  // block's BlockKey), else lowered now and kept under both.
+  Lowered* lowered_for(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                       uint64_t structure, std::size_t index) {
     // ARRVM_CACHE=off: nothing is reused (every block lowered and looked up again).
-    auto it = memoize_ ? lowered_.find(key_.hash) : lowered_.end();
-    if (it != lowered_.end() && it->second.first == key_.words) {
-      Lowered& e = it->second.second;
-      codegen::LoweredBlock& b = e.b;
-      for (std::size_t v = 0; v < b.views.size(); ++v) b.views[v].base = key_.bases[e.view_base[v]];
-      for (std::size_t j = 0; j < b.indexed.size(); ++j) b.indexed[j].base = key_.bases[e.indexed_base[j]];
-      for (std::size_t c = 0; c < b.contracted.size(); ++c)
-        b.contracted[c] = key_.bases[e.contracted_base[c]];
-      for (std::size_t r = 0; r < b.error_instr.size(); ++r) b.error_instr[r] = block[e.error_pos[r]];
-      codegen::block_consts(batch, block, &b.consts);
+    if (!memoize_) {
+      scratch_.b = codegen::lower(batch, block, codegen::Target::Cpu);
+      scratch_.fn = nullptr;
+      return &scratch_;
+    }
+    std::vector<std::shared_ptr<Lowered>>* by_index = nullptr;
+    if (structure != 0) {
+      by_index = &by_structure_[structure];
+      if (index < by_index->size() && (*by_index)[index]) {
+        Lowered& e = *(*by_index)[index];
+        codegen::rebind(&e.b, e.binding, batch, block);
+        ++stats_.lowerings_reused;
+        return &e;
+      }
+    }
+    codegen::block_key(batch, block, &key_);
+    std::shared_ptr<Lowered> e;
+    auto it = by_key_.find(key_.hash);
+    if (it != by_key_.end() && it->second.first == key_.words) {
+      e = it->second.second;
+      codegen::rebind(&e->b, e->binding, batch, block);
       ++stats_.lowerings_reused;
-      return &e;
+    } else {
+      e = std::make_shared<Lowered>();
+      e->b = codegen::lower(batch, block, codegen::Target::Cpu);
+      e->binding = codegen::binding_of(e->b, batch, block);
+      if (by_key_.size() >= kMaxLowered || by_structure_.size() >= kMaxLowered) {
+        by_key_.clear();
+        by_structure_.clear();
+        by_index = structure != 0 ? &by_structure_[structure] : nullptr;
+      }
+      by_key_.insert_or_assign(key_.hash, std::make_pair(key_.words, e));
     }
-    Lowered e;
-    e.b = codegen::lower(batch, block, codegen::Target::Cpu);
-    auto position = [&](BaseId id) {
-      const auto p = std::find(key_.bases.begin(), key_.bases.end(), id);
-      ARRVM_ASSERT(p != key_.bases.end());
-      return static_cast<uint32_t>(p - key_.bases.begin());
-    };
-    for (const View& v : e.b.views) e.view_base.push_back(position(v.base));
-    for (const View& v : e.b.indexed) e.indexed_base.push_back(position(v.base));
-    for (BaseId id : e.b.contracted) e.contracted_base.push_back(position(id));
-    for (uint32_t i : e.b.error_instr) {
-      e.error_pos.push_back(static_cast<uint32_t>(std::find(block.begin(), block.end(), i) - block.begin()));
+    if (by_index != nullptr) {
+      if (by_index->size() <= index) by_index->resize(index + 1);
+      (*by_index)[index] = e;
     }
-    std::vector<uint64_t> consts;
-    codegen::block_consts(batch, block, &consts);
-    ARRVM_ASSERT(consts == e.b.consts);  // block_consts follows build()
-    if (lowered_.size() >= kMaxLowered) lowered_.clear();
-    auto [at, inserted] = lowered_.insert_or_assign(key_.hash, std::make_pair(key_.words, std::move(e)));
-    return &at->second.second;
+    return e.get();
   }
 
   void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache) {
@@ -303,10 +313,13 @@ class CpuBackend final : public Backend {
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_;
-  // Lowered blocks by BlockKey hash (a collision replaces the entry);
-  // cleared when kMaxLowered are kept.
-  std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, Lowered>> lowered_;
+  // Kept lowerings by BlockKey hash (a collision replaces the entry) and by
+  // partition structure id and block index; both cleared when either holds
+  // kMaxLowered.
+  std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, std::shared_ptr<Lowered>>> by_key_;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<Lowered>>> by_structure_;
   codegen::BlockKey key_;
+  Lowered scratch_;  // ARRVM_CACHE=off
 };
 
 }  // namespace
