@@ -193,3 +193,27 @@ TEST_CASE("random batches: FusionRules::sweeps_alone holds for every fuser") {
   MESSAGE(batches << " batches, " << special_batches << " with a sweep, gather, scatter or generator");
   CHECK(special_batches >= batches / 2);
 }
+
+// check_partition (which checks blocks by summaries, not all pairs) refuses
+// every block that holds a fuse-preventing pair and names the pair.
+TEST_CASE("random batches: check_partition names a fuse-preventing pair inside a block") {
+  int refused = 0;
+  for (int seed = 0; seed < 200; ++seed) {
+    const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(9000 + seed));
+    const Graph g(prog.batch);
+    for (const auto& [i, j] : g.fuse_preventing_edges()) {
+      Partition p;
+      for (uint32_t k = 0; k < g.size(); ++k) {
+        if (k == j) continue;
+        p.blocks.push_back(k == i ? Block{i, j} : Block{k});
+      }
+      const std::string problem = check_partition(g, p);
+      INFO("seed " << 9000 + seed << ", pair " << i << ", " << j);
+      CHECK(problem.find("holds the fuse-preventing pair") != std::string::npos);
+      CHECK(problem.find(std::to_string(j)) != std::string::npos);
+      ++refused;
+    }
+  }
+  MESSAGE(refused << " illegal blocks refused");
+  CHECK(refused > 1000);
+}
