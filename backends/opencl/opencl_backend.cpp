@@ -49,7 +49,9 @@ std::size_t floor_pow2(std::size_t n) {
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(const Config& config)
-      : device_(opencl::select_device(config.opencl_device)), printer_(device_.fp64, device_.gpu) {
+      : device_(opencl::select_device(config.opencl_device)),
+        printer_(device_.fp64, device_.gpu),
+        reuse_(config.cache != CacheMode::Off) {
     cl_int err = CL_SUCCESS;
     context_ = opencl::Context(clCreateContext(nullptr, 1, &device_.device, nullptr, nullptr, &err));
     check(err, "clCreateContext(" + device_.name + ")");
@@ -150,7 +152,8 @@ class OpenClBackend final : public Backend {
              {"program_cache_disk_hits", programs_->stats().disk_hits},
              {"program_cache_corrupt", programs_->stats().corrupt},
              {"kernels_launched", launched_},
-             {"sequential_launches", sequential_}},
+             {"sequential_launches", sequential_},
+             {"lowerings_reused", lowerings_reused_}},
             {{"device", device_.name}}};
   }
 
@@ -323,7 +326,7 @@ class OpenClBackend final : public Backend {
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       Step st;
       st.block_index = bi;
-      if (plan_block(batch, block, &st)) plan.push_back(std::move(st));
+      if (plan_block(batch, block, partition.structure, bi, &st)) plan.push_back(std::move(st));
       Step release;
       release.block_index = bi;
       for (uint32_t i : block) {
@@ -336,7 +339,8 @@ class OpenClBackend final : public Backend {
 
   // Plans the kernel of a block; false if it has none (frees and syncs, or
   // nothing to iterate over).
-  bool plan_block(std::span<const Instruction> batch, std::span<const uint32_t> block, Step* st) {
+  bool plan_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
+                  std::size_t index, Step* st) {
     const Instruction* single = nullptr;
     int work = 0;
     for (uint32_t i : block) {
@@ -379,6 +383,20 @@ class OpenClBackend final : public Backend {
       }
     }
     st->kind = Step::Kind::Loop;
+    // A block of a structure lowered before (the cpu backend's reuse,
+    // docs/architecture.md): its lowering re-bound, its kernels as printed.
+    std::vector<std::shared_ptr<KeptLoop>>* by_index = nullptr;
+    if (reuse_ && structure != 0) {
+      by_index = &kept_[structure];
+      if (index < by_index->size() && (*by_index)[index]) {
+        const KeptLoop& kept = *(*by_index)[index];
+        st->lowered = kept.lowered;
+        codegen::rebind(&st->lowered, kept.binding, batch, block);
+        st->kernels = kept.kernels;
+        ++lowerings_reused_;
+        return true;
+      }
+    }
     st->lowered = codegen::lower(batch, block, codegen::Target::OpenCl);
     const codegen::LoopKernel& k = st->lowered.kernel;
     for (DType t : k.views) require(t, "a kernel's array");
@@ -396,8 +414,28 @@ class OpenClBackend final : public Backend {
       st->kernels.push_back({opencl::reduce_tree_source(op, t, static_cast<int>(local_size_), dialect_),
                              opencl::reduce_tree_name(op, t)});
     }
+    if (by_index != nullptr) {
+      if (kept_.size() >= kMaxKept) {
+        kept_.clear();
+        by_index = &kept_[structure];
+      }
+      auto kept = std::make_shared<KeptLoop>();
+      kept->lowered = st->lowered;
+      kept->binding = codegen::binding_of(st->lowered, batch, block);
+      kept->kernels = st->kernels;
+      if (by_index->size() <= index) by_index->resize(index + 1);
+      (*by_index)[index] = std::move(kept);
+    }
     return true;
   }
+
+  // A Loop step kept by partition structure id and block index.
+  struct KeptLoop {
+    codegen::LoweredBlock lowered;
+    codegen::Binding binding;
+    std::vector<Kernel> kernels;
+  };
+  static constexpr std::size_t kMaxKept = 4096;
 
   cl_kernel kernel(const Kernel& k) { return programs_->get(k.source, k.name, profile()); }
 
@@ -577,6 +615,9 @@ class OpenClBackend final : public Backend {
   codegen::CDialect dialect_;
   opencl::OpenClPrinter printer_;
   std::unique_ptr<opencl::ProgramCache> programs_;
+  bool reuse_;  // keep Loop steps (ARRVM_CACHE other than off)
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<KeptLoop>>> kept_;  // structure id -> per block
+  uint64_t lowerings_reused_ = 0;
   std::size_t local_size_ = 1, max_groups_ = 1;
   Mem zeros_;
   std::unordered_map<BaseId, Buffer> buffers_;
