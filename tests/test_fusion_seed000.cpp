@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -116,6 +117,17 @@ std::vector<double> run(const char* backend, const Program& p, const Partition& 
   return out;
 }
 
+// ilp's and greedy's partitions, both checked legal.
+std::pair<Partition, Partition> ilp_and_greedy(const Graph& g, const CostModel& cost) {
+  Options options;
+  options.time_limit = 10.0;
+  Partition ilp = find_algorithm("ilp")->fuse(g, cost, options);
+  Partition greedy = find_algorithm("greedy")->fuse(g, cost, options);
+  REQUIRE(check_partition(g, ilp) == "");
+  REQUIRE(check_partition(g, greedy) == "");
+  return {std::move(ilp), std::move(greedy)};
+}
+
 const Block& block_of(const Partition& p, uint32_t instr) {
   for (const Block& b : p.blocks) {
     if (std::find(b.begin(), b.end(), instr) != b.end()) return b;
@@ -136,12 +148,7 @@ TEST_CASE("seed 000 greedyBottomUpBad: ilp keeps the gathered array contracted w
   for (const std::string& model : cost_model_names()) {
     INFO("cost model " << model);
     const auto cost = make_cost_model(model);
-    Options options;
-    options.time_limit = 10.0;
-    const Partition ilp = find_algorithm("ilp")->fuse(g, *cost, options);
-    const Partition greedy = find_algorithm("greedy")->fuse(g, *cost, options);
-    REQUIRE(check_partition(g, ilp) == "");
-    REQUIRE(check_partition(g, greedy) == "");
+    const auto [ilp, greedy] = ilp_and_greedy(g, *cost);
     // The gather, both folds and the free of `large` share one block: large
     // is never materialized; so is the index array (range, mod, free).
     // (max-locality counts no contraction: any placement of them is optimal.)
@@ -172,11 +179,7 @@ TEST_CASE("seed 000 greedyTopDownBad: ilp and greedy partitions, results on ref 
   for (const std::string& model : cost_model_names()) {
     INFO("cost model " << model);
     const auto cost = make_cost_model(model);
-    Options options;
-    options.time_limit = 10.0;
-    const Partition ilp = find_algorithm("ilp")->fuse(g, *cost, options);
-    const Partition greedy = find_algorithm("greedy")->fuse(g, *cost, options);
-    REQUIRE(check_partition(g, ilp) == "");
+    const auto [ilp, greedy] = ilp_and_greedy(g, *cost);
     const Cost ci = cost->cost(g, ilp), cg = cost->cost(g, greedy);
     MESSAGE(model << ": ilp cost " << ci << " " << fusion_test::to_string(ilp) << ", greedy cost " << cg
                   << " " << fusion_test::to_string(greedy));
