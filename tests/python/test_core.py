@@ -581,3 +581,29 @@ def test_ndarray_methods_numpy_has_fall_back():
     same(A.imag, a.imag)
     same(A.conj(), a.conj())
     same(A.round(1), a.round(1))
+
+
+def test_argmax_argmin_flip_match_numpy():
+    """argmax/argmin are computed in arrvm (max, equal, where, min: fused, no
+    sync), NaN first as in NumPy; flip is a view."""
+    rng = np.random.default_rng(0)
+    cases = [rng.normal(size=(4, 5)), np.array([[1.0, np.nan, 3.0], [2.0, 2.0, np.nan]]), np.array([3, 1, 3, 0]),
+             np.array([True, False, True]), rng.integers(-5, 5, size=(2, 3, 4)).astype(np.int8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)  # nothing may fall back
+        for a in cases:
+            A = arrvm.array(a)
+            for axis in [None] + list(range(-a.ndim, a.ndim)):
+                for f in ('argmax', 'argmin'):
+                    same(getattr(arrvm, f)(A, axis=axis), getattr(np, f)(a, axis=axis), exact=True)
+                    same(getattr(A, f)(axis=axis, keepdims=True), getattr(a, f)(axis=axis, keepdims=True),
+                         exact=True)
+            for axis in [None] + list(range(a.ndim)):
+                same(arrvm.flip(A, axis), np.flip(a, axis), exact=True)
+    with pytest.raises(ValueError):
+        arrvm.argmax(arrvm.zeros(0))
+    with pytest.raises(np.AxisError):
+        arrvm.argmin(arrvm.zeros((2, 2)), axis=2)
+    base = arrvm.arange(4.0)
+    arrvm.flip(base)[0] = 9  # a view: writing it writes the base
+    same(base, np.array([0.0, 1.0, 2.0, 9.0]), exact=True)

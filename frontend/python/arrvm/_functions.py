@@ -944,7 +944,71 @@ ndarray.imag = property(lambda self: zeros_like(self))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
 # searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
 # (view, resize, tofile, flags ...) are left out: they would act on a copy.
-for _name in ('argmax', 'argmin', 'argpartition', 'argsort', 'choose', 'compress', 'diagonal', 'ptp', 'repeat',
+for _name in ('argpartition', 'argsort', 'choose', 'compress', 'diagonal', 'ptp', 'repeat',
               'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
     if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
         setattr(ndarray, _name, _method_fallback(_name))
+
+
+# ---- argmax / argmin as fused reductions (no sync) ----
+
+def _arg_extreme(name, a, axis=None, out=None, keepdims=False):
+    """NumPy's argmax/argmin from opcodes the VM fuses: the first index whose
+    element equals the max (min) along the axis, or the first NaN (NumPy's
+    rule: a NaN is the extreme): min over where((a == m) | isnan(a), i, n)."""
+    a = asarray(a)
+    if a.dtype == _np.bool_:
+        a = a.astype(_np.int8)
+    if axis is None:
+        flat = a.reshape(-1) if a.ndim != 1 else a
+        r = _arg_extreme(name, flat, 0)
+        if keepdims:
+            r = r.reshape((1,) * a.ndim)
+        return _into(r, out)
+    if not -a.ndim <= axis < a.ndim:
+        raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (axis, a.ndim))
+    axis %= a.ndim
+    n = a.shape[axis]
+    if n == 0:
+        raise ValueError("attempt to get %s of an empty sequence" % name)
+    m = a.max(axis=axis, keepdims=True) if name == 'argmax' else a.min(axis=axis, keepdims=True)
+    hit = a == m
+    if a.dtype.kind == 'f':
+        hit = hit | isnan(a)
+    index = arange(n, dtype=_np.int64).reshape((n,) + (1,) * (a.ndim - axis - 1))
+    r = where(hit, index, n).min(axis=axis, keepdims=keepdims)
+    return _into(r, out)
+
+
+def argmax(a, axis=None, out=None, keepdims=False):
+    return _arg_extreme('argmax', a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=False):
+    return _arg_extreme('argmin', a, axis, out, keepdims)
+
+
+def flip(m, axis=None):
+    """A view with the axes reversed (all axes, or those in `axis`)."""
+    m = asarray(m)
+    axes = range(m.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    key = [slice(None)] * m.ndim
+    for ax in axes:
+        if not -m.ndim <= ax < m.ndim:
+            raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (ax, m.ndim))
+        key[ax % m.ndim] = slice(None, None, -1)
+    return m[tuple(key)]
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+ndarray.argmax = lambda self, axis=None, out=None, keepdims=False: argmax(self, axis, out, keepdims)
+ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, axis, out, keepdims)
+IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in (('argmax', argmax), ('argmin', argmin), ('flip', flip),
+                                                          ('fliplr', fliplr), ('flipud', flipud))})

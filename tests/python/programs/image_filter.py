@@ -1,5 +1,4 @@
 """Blur and gradient magnitude of an image with shifted slices."""
-# arrvm falls back: argmax
 import numpy as np
 img = np.linspace(0, 1, 64*64).reshape(64, 64)
 img[20:40, 20:40] = 1.0
