@@ -607,3 +607,18 @@ def test_argmax_argmin_flip_match_numpy():
     base = arrvm.arange(4.0)
     arrvm.flip(base)[0] = 9  # a view: writing it writes the base
     same(base, np.array([0.0, 1.0, 2.0, 9.0]), exact=True)
+
+
+def test_diag_and_diagonal_match_numpy():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)  # computed in arrvm
+        for shape in [(4, 4), (3, 5), (5, 3)]:
+            a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+            A = arrvm.array(a)
+            for k in range(-6, 7):
+                same(arrvm.diag(A, k), np.diag(a, k), exact=True)
+                same(A.diagonal(k), a.diagonal(k), exact=True)
+            same(arrvm.diagonal(A[:, ::2]), np.diagonal(a[:, ::2]), exact=True)  # not contiguous: a copy
+        v = np.arange(3, dtype=np.int32)
+        for k in (-2, 0, 1):
+            same(arrvm.diag(arrvm.array(v), k), np.diag(v, k), exact=True)

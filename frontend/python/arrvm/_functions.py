@@ -944,7 +944,7 @@ ndarray.imag = property(lambda self: zeros_like(self))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
 # searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
 # (view, resize, tofile, flags ...) are left out: they would act on a copy.
-for _name in ('argpartition', 'argsort', 'choose', 'compress', 'diagonal', 'ptp', 'repeat',
+for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp', 'repeat',
               'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
     if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
         setattr(ndarray, _name, _method_fallback(_name))
@@ -1012,3 +1012,37 @@ ndarray.argmax = lambda self, axis=None, out=None, keepdims=False: argmax(self, 
 ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, axis, out, keepdims)
 IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in (('argmax', argmax), ('argmin', argmin), ('flip', flip),
                                                           ('fliplr', fliplr), ('flipud', flipud))})
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The k-th diagonal of a 2-D array: a strided view of a contiguous array
+    (NumPy's is a read-only view), else of a copy. Other ranks and axes run
+    in NumPy."""
+    a = asarray(a)
+    if a.ndim != 2 or (axis1 % 2, axis2 % 2) != (0, 1):
+        return _fallback(_np.diagonal, 'diagonal', (a, offset, axis1, axis2), {})
+    n, m = a.shape
+    length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
+    if length == 0:
+        return zeros((0,), a.dtype)
+    start = offset if offset >= 0 else -offset * m
+    flat = a.reshape(-1) if _contiguous(a) else a.copy().reshape(-1)
+    return flat[start:start + (length - 1) * (m + 1) + 1:m + 1]
+
+
+def diag(v, k=0):
+    """NumPy's diag: the k-th diagonal of a 2-D array, or a 2-D array with
+    the 1-D `v` on its k-th diagonal."""
+    v = asarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = v.shape[0] + builtins.abs(k)
+    r = zeros((n, n), v.dtype)
+    diagonal(r, k)[...] = v
+    return r
+
+
+ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
+IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in (('diagonal', diagonal), ('diag', diag))})

@@ -1,5 +1,4 @@
 """Standardizing a data matrix, covariance and correlation, the textbook way."""
-# arrvm falls back: diag
 import numpy as np
 X = np.sin(np.arange(600.0).reshape(200, 3) * [0.1, 0.37, 1.3]) + np.arange(200.0)[:, None] * [0.01, -0.02, 0.0]
 mu = X.mean(axis=0)
