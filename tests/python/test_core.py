@@ -622,3 +622,23 @@ def test_diag_and_diagonal_match_numpy():
         v = np.arange(3, dtype=np.int32)
         for k in (-2, 0, 1):
             same(arrvm.diag(arrvm.array(v), k), np.diag(v, k), exact=True)
+
+
+def test_repeat_tile_pad_match_numpy():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    A = arrvm.array(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)  # computed in arrvm
+        for axis in (None, 0, 1, -1):
+            for r in (0, 1, 3):
+                same(arrvm.repeat(A, r, axis=axis), np.repeat(a, r, axis=axis), exact=True)
+                same(A.repeat(r, axis), a.repeat(r, axis), exact=True)
+        for reps in (2, (2,), (2, 1), (1, 3), (2, 2, 2)):
+            same(arrvm.tile(A, reps), np.tile(a, reps), exact=True)
+            same(arrvm.tile(arrvm.arange(3), reps), np.tile(np.arange(3), reps), exact=True)
+        for pw in (1, (1, 2), ((0, 1), (2, 0))):
+            for c in (0, 7.5):
+                same(arrvm.pad(A, pw, constant_values=c), np.pad(a, pw, constant_values=c), exact=True)
+    with pytest.warns(arrvm.ArrvmFallbackWarning):  # another mode: NumPy's
+        arrvm._functions._warned.discard('pad')
+        same(arrvm.pad(A, 1, mode='edge'), np.pad(a, 1, mode='edge'), exact=True)

@@ -944,7 +944,7 @@ ndarray.imag = property(lambda self: zeros_like(self))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
 # searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
 # (view, resize, tofile, flags ...) are left out: they would act on a copy.
-for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp', 'repeat',
+for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
               'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
     if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
         setattr(ndarray, _name, _method_fallback(_name))
@@ -1046,3 +1046,56 @@ def diag(v, k=0):
 
 ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
 IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in (('diagonal', diagonal), ('diag', diag))})
+
+
+# ---- repeat, tile, pad: broadcasts and copies the VM fuses ----
+
+def repeat(a, repeats, axis=None):
+    """Each element `repeats` times along `axis` (flattened if None). An array
+    of repeat counts runs in NumPy."""
+    if not isinstance(repeats, (int, _np.integer)):
+        return _fallback(_np.repeat, 'repeat', (a, repeats, axis), {})
+    a = asarray(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if not -a.ndim <= axis < a.ndim:
+        raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (axis, a.ndim))
+    axis %= a.ndim
+    if repeats < 0:
+        raise ValueError("repeats may not contain negative values.")
+    shape = a.shape
+    wide = broadcast_to(expand_dims(a, axis + 1), shape[:axis + 1] + (int(repeats),) + shape[axis + 1:])
+    return wide.reshape(shape[:axis] + (shape[axis] * int(repeats),) + shape[axis + 1:])
+
+
+def tile(A, reps):
+    """A repeated reps[i] times along axis i (NumPy's rules for the ranks)."""
+    A = asarray(A)
+    reps = (int(reps),) if isinstance(reps, (int, _np.integer)) else tuple(int(r) for r in reps)
+    d = builtins.max(len(reps), A.ndim)
+    shape = (1,) * (d - A.ndim) + A.shape
+    reps = (1,) * (d - len(reps)) + reps
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [1, s]
+    wide = broadcast_to(A.reshape(tuple(inter)), tuple(x for r, s in zip(reps, shape) for x in (r, s)))
+    return wide.reshape(tuple(r * s for r, s in zip(reps, shape)))
+
+
+def pad(array, pad_width, mode='constant', **kwargs):
+    """NumPy's pad in mode 'constant' with one scalar constant_values; other
+    modes and per-axis constants run in NumPy."""
+    c = kwargs.get('constant_values', 0)
+    if mode != 'constant' or builtins.any(k != 'constant_values' for k in kwargs) or not _is_scalar(c):
+        return _fallback(_np.pad, 'pad', (array, pad_width), dict(kwargs, mode=mode))
+    a = asarray(array)
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (a.ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    out = full(tuple(int(s + lo + hi) for s, (lo, hi) in zip(a.shape, widths)), c, dtype=a.dtype)
+    out[tuple(slice(int(lo), int(lo) + s) for s, (lo, hi) in zip(a.shape, widths))] = a
+    return out
+
+
+ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
+IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in (('repeat', repeat), ('tile', tile), ('pad', pad))})
