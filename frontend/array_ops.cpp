@@ -242,6 +242,12 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
   if (a.array && b.array) common_runtime(*a.array, *b.array);
   const Plan plan = plan_binary(op, div, common_dtype(a, b, comparison, what));
   if (target) check_output_cast(what, plan.out, target->dtype());
+  // NumPy: an integer power with a negative integer exponent is an error (an
+  // exponent array is checked by NumPy when it runs; a number here).
+  if (op == Opcode::Power && !is_float(plan.in) && !is_bool(plan.in) && b.scalar != nullptr &&
+      b.scalar->kind() == HostScalar::Kind::Int && b.scalar->as_int() < 0) {
+    throw Error("Integers to negative integer powers are not allowed.");
+  }
   std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
   return emit(plan.op, plan.out, std::move(ins), target);

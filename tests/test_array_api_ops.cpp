@@ -110,6 +110,9 @@ TEST_CASE("array_api: arithmetic operators") {
   check_values<int64_t>(-a, {-7, 7, -5, 0});
   check_values<int64_t>(arrvm::power(host<int64_t>({2, 3, -2}, vm), host<int64_t>({3, 2, 3}, vm)),
                         {8, 9, -8});
+  // NumPy: an integer power with a negative integer exponent is a ValueError.
+  CHECK_THROWS_WITH_AS(arrvm::power(a, -1), "Integers to negative integer powers are not allowed.",
+                       arrvm::Error);
   check_values<int64_t>(arrvm::maximum(a, b), {7, 2, 5, 3});
   check_values<int64_t>(arrvm::minimum(a, b), {2, -7, -3, 0});
 

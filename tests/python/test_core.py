@@ -222,6 +222,17 @@ def test_in_place_and_out_casting_follow_same_kind(left):
         assert raised > 0
 
 
+def test_integer_power_with_a_negative_exponent_is_numpys_valueerror():
+    for dt in ('int8', 'int32', 'int64', 'uint16'):
+        A = arrvm.arange(3, dtype=dt)
+        with pytest.raises(ValueError, match='Integers to negative integer powers are not allowed'):
+            A ** -1
+        with pytest.raises(ValueError, match='Integers to negative integer powers are not allowed'):
+            arrvm.power(A, -2)
+        same(A ** 2, np.arange(3, dtype=dt) ** 2, exact=True)
+    same(arrvm.arange(1.0, 4.0) ** -1, np.arange(1.0, 4.0) ** -1)  # floats: fine
+
+
 def test_zero_d_operands_are_value_based_like_numpy():
     a = np.ones(4, dtype=np.float32)
     s = np.float64(2.5)
