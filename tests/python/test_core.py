@@ -481,6 +481,10 @@ def test_errors_use_numpy_exception_classes():
         A[0, 0, 0]
     with pytest.raises(IndexError):
         A[[0, 7]]
+    with pytest.raises(IndexError, match='only integers, slices'):
+        A[1.0]
+    with pytest.raises(IndexError, match='only integers, slices'):
+        A[0, 1.5]
     with pytest.raises(TypeError):
         A & 1
     with pytest.raises(np.AxisError):

@@ -327,6 +327,10 @@ def _normalize_key(self, key):
         key = (key,)
     items = []
     for k in key:
+        if not isinstance(k, (int, _np.integer, slice, ndarray, list, tuple, _np.ndarray, bool, _np.bool_)) \
+                and k is not None and k is not Ellipsis:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+                             "or boolean arrays are valid indices")
         if isinstance(k, ndarray):
             items.append(to_numpy(k))
         elif isinstance(k, (list, _np.ndarray)) or (isinstance(k, (bool, _np.bool_))):
