@@ -448,7 +448,22 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Array> cls(m, "ndarray");
   cls.def_property_readonly("_dt", [](const Array& a) { return static_cast<int>(a.dtype()); });
-  cls.def_property_readonly("shape", [](const Array& a) { return to_tuple(a.shape()); });
+  // Setting shape reshapes this array in place, as NumPy does: only where
+  // the new shape is a view of the same memory.
+  cls.def_property(
+      "shape", [](const Array& a) { return to_tuple(a.shape()); },
+      [](Array& a, py::handle shape) {
+        const py::object s = PyLong_Check(shape.ptr()) ? py::object(py::make_tuple(shape))
+                                                       : py::reinterpret_borrow<py::object>(shape);
+        Array r = a.reshape(to_shape(s));
+        if (r.base_id() != a.base_id()) {
+          throw py::attribute_error(
+              "Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the "
+              "desired "
+              "shape.");
+        }
+        a = std::move(r);
+      });
   cls.def_property_readonly("_strides", [](const Array& a) { return to_tuple(a.strides()); });
   cls.def_property_readonly("ndim", &Array::ndim);
   cls.def_property_readonly("size", &Array::size);

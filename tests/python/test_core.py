@@ -657,3 +657,19 @@ def test_repeat_tile_pad_match_numpy():
     with pytest.warns(arrvm.ArrvmFallbackWarning):  # another mode: NumPy's
         arrvm._functions._warned.discard('pad')
         same(arrvm.pad(A, 1, mode='edge'), np.pad(a, 1, mode='edge'), exact=True)
+
+
+def test_setting_shape_reshapes_in_place_like_numpy():
+    x = arrvm.arange(6)
+    alias = x
+    x.shape = (2, 3)
+    assert alias.shape == (2, 3)  # the same object
+    same(x, np.arange(6).reshape(2, 3), exact=True)
+    x.shape = 6
+    assert x.shape == (6,)
+    x.shape = (3, -1)
+    assert x.shape == (3, 2)
+    t = arrvm.arange(6).reshape(2, 3).T
+    with pytest.raises(AttributeError, match='Incompatible shape'):
+        t.shape = (6,)  # not a view of the same memory
+    assert t.shape == (3, 2)
