@@ -7,7 +7,7 @@
 // (seeds, models, CBC), how many runs CBC proved optimal, and the cost
 // summed over the runs against greedy's.
 // Usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...]
-//                  [--no-programs] [--program NAME]
+//                  [--no-programs] [--program NAME] [--verbose]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +27,7 @@
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "tests/random_program.hpp"
+#include "vm/log.hpp"
 
 using namespace arrvm;  // benchmark program
 
@@ -132,6 +133,8 @@ int main(int argc, char** argv) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--no-programs")) {
       programs = false;
+    } else if (!std::strcmp(argv[i], "--verbose")) {
+      logger().set_level(spdlog::level::debug);  // the per-part summaries and CBC's log
     } else if (!std::strcmp(argv[i], "--program") && has_value) {
       only_program = argv[++i];
     } else if (!std::strcmp(argv[i], "--cost") && has_value) {
@@ -150,7 +153,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...] "
-                   "[--no-programs] [--program NAME]\n");
+                   "[--no-programs] [--program NAME] [--verbose]\n");
       return 2;
     }
   }

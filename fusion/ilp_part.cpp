@@ -41,7 +41,9 @@ class BitMatrix {
 // indices 0..m-1 (ascending global unit order).
 class PartModel {
  public:
-  PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium)
+  // related_only: only the pairs that save more than the merge bonus, and no
+  // leaders: the model of the cost without its |P| term (the weighted stage).
+  PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, bool related_only = false)
       : ug_(ug), part_(part), m_(static_cast<uint32_t>(part.size())) {
     local_.assign(ug.ids.size(), kNone);
     for (uint32_t i = 0; i < m_; ++i) local_[part[i]] = i;
@@ -49,11 +51,45 @@ class PartModel {
       for (uint32_t v : ug.succ[part[a]]) succ_.emplace_back(a, local_[v]);
     build_reach();
     build_may();
-    add_pairs(bohrium);
+    add_pairs(bohrium, related_only);
     add_triangles();
     add_crossings();
-    if (ug.bonus > 0) add_leaders();
+    if (ug.bonus > 0 && !related_only) add_leaders();
     if (bohrium) add_access_terms();
+  }
+
+  // The columns of the pair links with their saving above the bonus.
+  std::vector<std::pair<int, Cost>> weighted_links() const {
+    std::vector<std::pair<int, Cost>> r;
+    for (const auto& [k, y] : y_) r.emplace_back(y, weight_[y]);
+    return r;
+  }
+
+  // The leader columns (empty without a merge bonus).
+  const std::vector<int>& leaders() const { return leaders_; }
+
+  // A large set of units no two of which may share a block (a greedy clique
+  // of the conflict graph): every legal partition has at least this many
+  // blocks.
+  std::size_t conflict_clique() const {
+    std::vector<uint32_t> degree(m_, 0);
+    for (uint32_t a = 0; a < m_; ++a)
+      for (uint32_t b = 0; b < m_; ++b) degree[a] += !may_.test(a, b);
+    std::vector<uint32_t> order(m_);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
+    std::size_t best = m_ > 0 ? 1 : 0;
+    for (uint32_t start : order) {
+      if (degree[start] + 1 <= best) break;
+      std::vector<uint32_t> clique{start};
+      for (uint32_t c : order) {
+        bool all = c != start;
+        for (std::size_t i = 0; i < clique.size() && all; ++i) all = !may_.test(c, clique[i]);
+        if (all) clique.push_back(c);
+      }
+      best = std::max(best, clique.size());
+    }
+    return best;
   }
 
   MipProblem& problem() { return p_; }
@@ -330,12 +366,16 @@ class PartModel {
 
   // y[u,w] for the candidate pairs that may share a block. The pairwise
   // models put their saving on y; bohrium's cost is in add_access_terms.
-  void add_pairs(bool bohrium) {
+  void add_pairs(bool bohrium, bool related_only) {
     for (const Pair& pr : ug_.pairs) {
       const uint32_t a = local_[pr.u], b = local_[pr.w];
       if (a == kNone || !may_.test(a, b)) continue;
+      if (related_only && pr.saving <= ug_.bonus) continue;
       const double coef = bohrium ? 0.0 : -static_cast<double>(pr.saving - ug_.bonus);
-      y_.emplace(key(a, b), p_.add_column(0, 1, coef, true));
+      const int col = p_.add_column(0, 1, coef, true);
+      y_.emplace(key(a, b), col);
+      weight_.resize(col + 1, 0);
+      weight_[col] = bohrium ? 0 : pr.saving - ug_.bonus;
     }
   }
 
@@ -414,13 +454,14 @@ class PartModel {
 
   // A column z in [0, 1] with z >= 1 - sum ys and objective weight `weight`;
   // minimization makes z = max(0, 1 - sum ys).
-  void add_max_column(double weight, const std::vector<int>& ys) {
+  int add_max_column(double weight, const std::vector<int>& ys) {
     // Integer, so that CBC sees an integral objective and prunes by whole units.
     const int z = p_.add_column(0, 1, weight, true);
     std::vector<std::pair<int, double>> terms{{z, 1.0}};
     for (int y : ys) terms.emplace_back(y, 1.0);
     p_.add_row(std::move(terms), 1, MipProblem::kInf);
     max_columns_.push_back({z, ys});
+    return z;
   }
 
   // |P| for a model with a merge bonus: a unit leads its block unless it is
@@ -432,7 +473,7 @@ class PartModel {
         auto it = y_.find(key(a, b));
         if (it != y_.end()) ys.push_back(it->second);
       }
-      add_max_column(static_cast<double>(ug_.bonus), ys);
+      leaders_.push_back(add_max_column(static_cast<double>(ug_.bonus), ys));
     }
   }
 
@@ -486,8 +527,18 @@ class PartModel {
   BitMatrix reach_, reached_by_, may_;
   MipProblem p_;
   std::map<uint64_t, int> y_;
+  std::vector<Cost> weight_;  // by column: a link's saving above the bonus
+  std::vector<int> leaders_;
   std::vector<MaxColumn> max_columns_;
 };
+
+// Each unit's block index.
+std::vector<uint32_t> groups(uint32_t units, const Blocks& blocks) {
+  std::vector<uint32_t> group(units);
+  for (uint32_t i = 0; i < blocks.size(); ++i)
+    for (uint32_t a : blocks[i]) group[a] = i;
+  return group;
+}
 
 // How solve_part scores and improves legal blocks of the part.
 struct PartScoring {
@@ -507,12 +558,7 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
   PartResult res;
   Blocks incumbent = warm;
   double incumbent_value = scoring.value(warm);
-  auto group_of = [&](const Blocks& blocks) {
-    std::vector<uint32_t> group(model.unit_count());
-    for (uint32_t i = 0; i < blocks.size(); ++i)
-      for (uint32_t a : blocks[i]) group[a] = i;
-    return group;
-  };
+  auto group_of = [&](const Blocks& blocks) { return groups(model.unit_count(), blocks); };
   bool improved = false;
   for (;;) {
     // Separation rounds get at most a quarter of the time left.
@@ -583,7 +629,57 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
-  PartResult r = solve_loop(model, warm, scoring, deadline, verbose);
+  Blocks start = warm;
+  int stage_mips = 0, stage_cuts = 0;
+  if (ug.bonus > 0 && !bohrium && !force_failure) {
+    // The weighted stage: the best saving above the bonus, V, over legal
+    // partitions, from the model of the related pairs alone (no leaders).
+    PartModel weighted(ug, part, false, true);
+    if (weighted.pair_count() > 0) {
+      PartScoring ws;
+      ws.value = [&](const Blocks& blocks) {
+        return weighted.problem().objective_of(weighted.solution_of(groups(weighted.unit_count(), blocks)));
+      };
+      ws.improve = improve;
+      const auto now = Clock::now();
+      const PartResult wr = solve_loop(weighted, warm, ws, now + (deadline - now) / 2, verbose);
+      stage_mips += wr.mip_solves;
+      stage_cuts += wr.cuts;
+      if (!wr.failed) {
+        Blocks found = improve(wr.blocks.empty() ? warm : wr.blocks);
+        if (scoring.value(found) < scoring.value(start)) start = std::move(found);
+      }
+      if (wr.optimal) {
+        // No legal partition saves more than V: sum saving * y <= V. If
+        // every saving above the bonus is a multiple of q > bonus * (m - 1)
+        // (robinson: q = N), a partition saving less than V costs at least q
+        // more and can save at most bonus * (m - 1) on |P|: the optimum
+        // saves exactly V.
+        const double v = -wr.objective;
+        std::vector<std::pair<int, double>> terms;
+        Cost q = 0;
+        for (const auto& [col, w] : model.weighted_links()) {
+          if (w == 0) continue;
+          terms.emplace_back(col, static_cast<double>(w));
+          q = std::gcd(q, w);
+        }
+        const bool lexicographic = q > ug.bonus * static_cast<Cost>(part.size() - 1);
+        model.problem().add_row(std::move(terms), lexicographic ? v : -MipProblem::kInf, v);
+      }
+    }
+  }
+  if (ug.bonus > 0 && !force_failure) {
+    // |P| >= a clique of units no two of which may share a block.
+    std::vector<std::pair<int, double>> terms;
+    for (int z : model.leaders()) terms.emplace_back(z, 1.0);
+    model.problem().add_row(std::move(terms), static_cast<double>(model.conflict_clique()), MipProblem::kInf);
+  }
+  if (std::getenv("ILP_DEBUG")) fprintf(stderr, "clique %zu start |P| %zu warm |P| %zu m %zu\n", ug.bonus > 0 ? model.conflict_clique() : 0, start.size(), warm.size(), part.size());
+  PartResult r = solve_loop(model, start, scoring, deadline, verbose);
+  if (std::getenv("ILP_DEBUG")) fprintf(stderr, "  final |P| %zu optimal %d\n", r.blocks.size(), r.optimal);
+  if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm)) r.blocks = std::move(start);
+  r.mip_solves += stage_mips;
+  r.cuts += stage_cuts;
   r.columns = model.problem().columns();
   r.rows = model.problem().rows();
   r.offset = offset;
