@@ -629,12 +629,20 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
+  // With a merge bonus and the pairwise savings (robinson), two stages
+  // before the MIP: the weighted stage bounds the saving above the bonus,
+  // and a conflict clique bounds |P|.
   Blocks start = warm;
   int stage_mips = 0, stage_cuts = 0;
+  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
   if (ug.bonus > 0 && !bohrium && !force_failure) {
-    // The weighted stage: the best saving above the bonus, V, over legal
-    // partitions, from the model of the related pairs alone (no leaders).
+    // The weighted stage: the largest saving above the bonus, V, over legal
+    // partitions, from the model of the related pairs alone (no leaders: the
+    // max-locality model, small and fast). Its partition with greedy merges
+    // on top is the MIP's warm start.
     PartModel weighted(ug, part, false, true);
+    double v = 0;
+    bool v_proven = weighted.pair_count() == 0;
     if (weighted.pair_count() > 0) {
       PartScoring ws;
       ws.value = [&](const Blocks& blocks) {
@@ -653,9 +661,10 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         // No legal partition saves more than V: sum saving * y <= V. If
         // every saving above the bonus is a multiple of q > bonus * (m - 1)
         // (robinson: q = N), a partition saving less than V costs at least q
-        // more and can save at most bonus * (m - 1) on |P|: the optimum
-        // saves exactly V.
-        const double v = -wr.objective;
+        // more and saves at most bonus * (m - 1) on |P|: the optimum saves
+        // exactly V, and the row is an equation.
+        v = -wr.objective;
+        v_proven = true;
         std::vector<std::pair<int, double>> terms;
         Cost q = 0;
         for (const auto& [col, w] : model.weighted_links()) {
@@ -667,17 +676,25 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         model.problem().add_row(std::move(terms), lexicographic ? v : -MipProblem::kInf, v);
       }
     }
-  }
-  if (ug.bonus > 0 && !force_failure) {
-    // |P| >= a clique of units no two of which may share a block.
+    // |P| >= a clique of units no two of which may share a block (a row on
+    // the leaders); with V, a bound on the cost.
+    const std::size_t clique = model.conflict_clique();
     std::vector<std::pair<int, double>> terms;
     for (int z : model.leaders()) terms.emplace_back(z, 1.0);
-    model.problem().add_row(std::move(terms), static_cast<double>(model.conflict_clique()), MipProblem::kInf);
+    model.problem().add_row(std::move(terms), static_cast<double>(clique), MipProblem::kInf);
+    if (v_proven) bound = -v + static_cast<double>(ug.bonus) * static_cast<double>(clique);
   }
-  if (std::getenv("ILP_DEBUG")) fprintf(stderr, "clique %zu start |P| %zu warm |P| %zu m %zu\n", ug.bonus > 0 ? model.conflict_clique() : 0, start.size(), warm.size(), part.size());
-  PartResult r = solve_loop(model, start, scoring, deadline, verbose);
-  if (std::getenv("ILP_DEBUG")) fprintf(stderr, "  final |P| %zu optimal %d\n", r.blocks.size(), r.optimal);
-  if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm)) r.blocks = std::move(start);
+  PartResult r;
+  if (scoring.value(start) <= bound + 0.5) {
+    // The warm start reaches the bound: optimal without the MIP.
+    r.optimal = true;
+    r.objective = bound;
+    r.blocks = std::move(start);
+  } else {
+    r = solve_loop(model, start, scoring, deadline, verbose);
+    if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm))
+      r.blocks = std::move(start);
+  }
   r.mip_solves += stage_mips;
   r.cuts += stage_cuts;
   r.columns = model.problem().columns();
