@@ -658,22 +658,16 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         if (scoring.value(found) < scoring.value(start)) start = std::move(found);
       }
       if (wr.optimal) {
-        // No legal partition saves more than V: sum saving * y <= V. If
-        // every saving above the bonus is a multiple of q > bonus * (m - 1)
-        // (robinson: q = N), a partition saving less than V costs at least q
-        // more and saves at most bonus * (m - 1) on |P|: the optimum saves
-        // exactly V, and the row is an equation.
+        // No legal partition saves more than V: sum saving * y <= V. (Under
+        // robinson, whose cost is lexicographic, the optimum saves exactly
+        // V, but as an equation the row makes CBC's heuristics find fewer
+        // solutions, and the LP bound is the same.)
         v = -wr.objective;
         v_proven = true;
         std::vector<std::pair<int, double>> terms;
-        Cost q = 0;
-        for (const auto& [col, w] : model.weighted_links()) {
-          if (w == 0) continue;
-          terms.emplace_back(col, static_cast<double>(w));
-          q = std::gcd(q, w);
-        }
-        const bool lexicographic = q > ug.bonus * static_cast<Cost>(part.size() - 1);
-        model.problem().add_row(std::move(terms), lexicographic ? v : -MipProblem::kInf, v);
+        for (const auto& [col, w] : model.weighted_links())
+          if (w != 0) terms.emplace_back(col, static_cast<double>(w));
+        model.problem().add_row(std::move(terms), -MipProblem::kInf, v);
       }
     }
     // |P| >= a clique of units no two of which may share a block (a row on
