@@ -274,6 +274,32 @@ class PartModel {
   // Splits every block holding two units that may not share a block into
   // single units: what is left is legal (a legal partition stays legal when
   // a block is split into single units, and these blocks are acyclic).
+  // Splits every block holding two units that may not share a block into
+  // groups that may (first fit, in unit order). Not always legal (the groups
+  // may form a cycle): the greedy merges that follow (merge_blocks) skip an
+  // illegal step.
+  std::vector<std::vector<uint32_t>> may_groups(std::vector<std::vector<uint32_t>> blocks) const {
+    std::vector<std::vector<uint32_t>> r;
+    for (auto& b : blocks) {
+      std::vector<std::vector<uint32_t>> groups;
+      for (uint32_t a : b) {
+        bool placed = false;
+        for (auto& grp : groups) {
+          bool ok = true;
+          for (std::size_t i = 0; i < grp.size() && ok; ++i) ok = may_.test(a, grp[i]);
+          if (ok) {
+            grp.push_back(a);
+            placed = true;
+            break;
+          }
+        }
+        if (!placed) groups.push_back({a});
+      }
+      for (auto& grp : groups) r.push_back(std::move(grp));
+    }
+    return r;
+  }
+
   std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
     std::vector<std::vector<uint32_t>> r;
     for (auto& b : blocks) {
@@ -585,7 +611,13 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
     const bool bound = r.status == MipResult::Status::Optimal;
     std::vector<MipCut> cuts = model.separate(r.x, kCutsPerRound, Clock::time_point::max());
     Blocks found = model.blocks_of(r.x);
-    if (!cuts.empty()) found = scoring.improve(model.legal_part(std::move(found)));
+    if (!cuts.empty()) {
+      // Two repairs, the cheaper kept: split the illegal blocks into single
+      // units, or into groups that may share a block, then greedy merges.
+      Blocks split = scoring.improve(model.legal_part(found));
+      Blocks grouped = scoring.improve(model.may_groups(std::move(found)));
+      found = scoring.value(grouped) < scoring.value(split) ? std::move(grouped) : std::move(split);
+    }
     const double found_value = scoring.value(found);
     if (found_value < incumbent_value) {
       incumbent = std::move(found);
