@@ -7,7 +7,7 @@
 // (seeds, models, CBC), how many runs CBC proved optimal, and the cost
 // summed over the runs against greedy's.
 // Usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...]
-//                  [--no-programs] [--program NAME]
+//                  [--no-programs] [--program NAME] [--each] [--verbose]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,10 +27,13 @@
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "tests/random_program.hpp"
+#include "vm/log.hpp"
 
 using namespace arrvm;  // benchmark program
 
 namespace {
+
+bool print_each = false;  // --each: a line per batch
 
 struct Row {
   std::vector<double> times;
@@ -61,6 +64,9 @@ bool measure(const std::vector<Instruction>& batch, const fusion::CostModel& cos
   row->cuts += report.cuts;
   row->cost_ilp += ci;
   row->cost_greedy += cg;
+  if (print_each)
+    std::printf("  batch: %zu instrs, %.4f s, %s, cost %lld, greedy %lld\n", batch.size(), row->times.back(),
+                report.optimal() ? "optimal" : "stopped", ci, cg);
   return true;
 }
 
@@ -132,6 +138,10 @@ int main(int argc, char** argv) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--no-programs")) {
       programs = false;
+    } else if (!std::strcmp(argv[i], "--each")) {
+      print_each = true;
+    } else if (!std::strcmp(argv[i], "--verbose")) {
+      logger().set_level(spdlog::level::debug);  // the per-part summaries and CBC's log
     } else if (!std::strcmp(argv[i], "--program") && has_value) {
       only_program = argv[++i];
     } else if (!std::strcmp(argv[i], "--cost") && has_value) {
@@ -150,7 +160,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...] "
-                   "[--no-programs] [--program NAME]\n");
+                   "[--no-programs] [--program NAME] [--each] [--verbose]\n");
       return 2;
     }
   }

@@ -50,6 +50,22 @@
 //   A model not among these (none exists yet) gets the pairwise form, which
 //   is then only an approximation. Whatever the model, the result is scored
 //   with the exact CostModel and never returned if worse than greedy.
+// With a merge bonus and pairwise savings (robinson), two steps first:
+//   the weighted stage: the same model over the related pairs only (saving
+//          above the bonus) and without leaders, solved alone (the size of
+//          max-locality's model: milliseconds): its optimum V is the largest
+//          saving above the bonus of any legal partition, so the row
+//          sum (saving - bonus) * y <= V is valid. (robinson is lexicographic,
+//          so its optimum saves exactly V; as an equation the row gives the
+//          same LP bound but CBC's heuristics find fewer solutions.) Its
+//          partition with greedy merges on top is the warm start;
+//   |P| >= the size of a clique of units no two of which may share a block
+//          (a row on the leaders). The MIP's objective is then at least
+//          -V + bonus * clique: a warm start that reaches it is optimal, and
+//          CBC does not run.
+//   What is left for CBC is |P| under V, whose LP bound is the clique; the
+//   gap to the optimum comes from the acyclicity of the blocks (fusion/
+//   README.md, "ilp under robinson").
 // Solving (a cutting-plane loop): up to 20 rounds of walk-cut separation on
 //   the LP relaxation (shortest closed walks, link weight 1 - y), then CBC on
 //   the MIP; if its solution's blocks are illegal, their walk cuts are added

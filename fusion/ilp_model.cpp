@@ -1,6 +1,7 @@
 #include "fusion/ilp_model.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -95,6 +96,7 @@ struct MipSolver {
   static MipResult solve(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
                          bool verbose) {
     MipResult result;
+    const auto start = std::chrono::steady_clock::now();
     const int n = p.columns();
     OsiClpSolverInterface solver;
     const int level = verbose ? 1 : 0;
@@ -133,7 +135,13 @@ struct MipSolver {
     }
     result.x.assign(best, best + n);
     result.objective = p.objective_of(result.x);
-    result.status = model.isProvenOptimal() ? MipResult::Status::Optimal : MipResult::Status::Stopped;
+    // CBC can call a search that its time limit cut short (in the root cut
+    // loop) finished, and then its incumbent "optimal": a run that reached
+    // the limit proves nothing.
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool out_of_time = model.isSecondsLimitReached() || elapsed >= seconds;
+    result.status =
+        model.isProvenOptimal() && !out_of_time ? MipResult::Status::Optimal : MipResult::Status::Stopped;
     return result;
   }
 };

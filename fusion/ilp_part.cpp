@@ -41,7 +41,9 @@ class BitMatrix {
 // indices 0..m-1 (ascending global unit order).
 class PartModel {
  public:
-  PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium)
+  // related_only: only the pairs that save more than the merge bonus, and no
+  // leaders: the model of the cost without its |P| term (the weighted stage).
+  PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, bool related_only = false)
       : ug_(ug), part_(part), m_(static_cast<uint32_t>(part.size())) {
     local_.assign(ug.ids.size(), kNone);
     for (uint32_t i = 0; i < m_; ++i) local_[part[i]] = i;
@@ -49,11 +51,45 @@ class PartModel {
       for (uint32_t v : ug.succ[part[a]]) succ_.emplace_back(a, local_[v]);
     build_reach();
     build_may();
-    add_pairs(bohrium);
+    add_pairs(bohrium, related_only);
     add_triangles();
     add_crossings();
-    if (ug.bonus > 0) add_leaders();
+    if (ug.bonus > 0 && !related_only) add_leaders();
     if (bohrium) add_access_terms();
+  }
+
+  // The columns of the pair links with their saving above the bonus.
+  std::vector<std::pair<int, Cost>> weighted_links() const {
+    std::vector<std::pair<int, Cost>> r;
+    for (const auto& [k, y] : y_) r.emplace_back(y, weight_[y]);
+    return r;
+  }
+
+  // The leader columns (empty without a merge bonus).
+  const std::vector<int>& leaders() const { return leaders_; }
+
+  // A large set of units no two of which may share a block (a greedy clique
+  // of the conflict graph): every legal partition has at least this many
+  // blocks.
+  std::size_t conflict_clique() const {
+    std::vector<uint32_t> degree(m_, 0);
+    for (uint32_t a = 0; a < m_; ++a)
+      for (uint32_t b = 0; b < m_; ++b) degree[a] += !may_.test(a, b);
+    std::vector<uint32_t> order(m_);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
+    std::size_t best = m_ > 0 ? 1 : 0;
+    for (uint32_t start : order) {
+      if (degree[start] + 1 <= best) break;
+      std::vector<uint32_t> clique{start};
+      for (uint32_t c : order) {
+        bool all = c != start;
+        for (std::size_t i = 0; i < clique.size() && all; ++i) all = !may_.test(c, clique[i]);
+        if (all) clique.push_back(c);
+      }
+      best = std::max(best, clique.size());
+    }
+    return best;
   }
 
   MipProblem& problem() { return p_; }
@@ -238,6 +274,32 @@ class PartModel {
   // Splits every block holding two units that may not share a block into
   // single units: what is left is legal (a legal partition stays legal when
   // a block is split into single units, and these blocks are acyclic).
+  // Splits every block holding two units that may not share a block into
+  // groups that may (first fit, in unit order). Not always legal (the groups
+  // may form a cycle): the greedy merges that follow (merge_blocks) skip an
+  // illegal step.
+  std::vector<std::vector<uint32_t>> may_groups(std::vector<std::vector<uint32_t>> blocks) const {
+    std::vector<std::vector<uint32_t>> r;
+    for (auto& b : blocks) {
+      std::vector<std::vector<uint32_t>> groups;
+      for (uint32_t a : b) {
+        bool placed = false;
+        for (auto& grp : groups) {
+          bool ok = true;
+          for (std::size_t i = 0; i < grp.size() && ok; ++i) ok = may_.test(a, grp[i]);
+          if (ok) {
+            grp.push_back(a);
+            placed = true;
+            break;
+          }
+        }
+        if (!placed) groups.push_back({a});
+      }
+      for (auto& grp : groups) r.push_back(std::move(grp));
+    }
+    return r;
+  }
+
   std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
     std::vector<std::vector<uint32_t>> r;
     for (auto& b : blocks) {
@@ -330,12 +392,16 @@ class PartModel {
 
   // y[u,w] for the candidate pairs that may share a block. The pairwise
   // models put their saving on y; bohrium's cost is in add_access_terms.
-  void add_pairs(bool bohrium) {
+  void add_pairs(bool bohrium, bool related_only) {
     for (const Pair& pr : ug_.pairs) {
       const uint32_t a = local_[pr.u], b = local_[pr.w];
       if (a == kNone || !may_.test(a, b)) continue;
+      if (related_only && pr.saving <= ug_.bonus) continue;
       const double coef = bohrium ? 0.0 : -static_cast<double>(pr.saving - ug_.bonus);
-      y_.emplace(key(a, b), p_.add_column(0, 1, coef, true));
+      const int col = p_.add_column(0, 1, coef, true);
+      y_.emplace(key(a, b), col);
+      weight_.resize(col + 1, 0);
+      weight_[col] = bohrium ? 0 : pr.saving - ug_.bonus;
     }
   }
 
@@ -414,13 +480,14 @@ class PartModel {
 
   // A column z in [0, 1] with z >= 1 - sum ys and objective weight `weight`;
   // minimization makes z = max(0, 1 - sum ys).
-  void add_max_column(double weight, const std::vector<int>& ys) {
+  int add_max_column(double weight, const std::vector<int>& ys) {
     // Integer, so that CBC sees an integral objective and prunes by whole units.
     const int z = p_.add_column(0, 1, weight, true);
     std::vector<std::pair<int, double>> terms{{z, 1.0}};
     for (int y : ys) terms.emplace_back(y, 1.0);
     p_.add_row(std::move(terms), 1, MipProblem::kInf);
     max_columns_.push_back({z, ys});
+    return z;
   }
 
   // |P| for a model with a merge bonus: a unit leads its block unless it is
@@ -432,7 +499,7 @@ class PartModel {
         auto it = y_.find(key(a, b));
         if (it != y_.end()) ys.push_back(it->second);
       }
-      add_max_column(static_cast<double>(ug_.bonus), ys);
+      leaders_.push_back(add_max_column(static_cast<double>(ug_.bonus), ys));
     }
   }
 
@@ -486,8 +553,18 @@ class PartModel {
   BitMatrix reach_, reached_by_, may_;
   MipProblem p_;
   std::map<uint64_t, int> y_;
+  std::vector<Cost> weight_;  // by column: a link's saving above the bonus
+  std::vector<int> leaders_;
   std::vector<MaxColumn> max_columns_;
 };
+
+// Each unit's block index.
+std::vector<uint32_t> groups(uint32_t units, const Blocks& blocks) {
+  std::vector<uint32_t> group(units);
+  for (uint32_t i = 0; i < blocks.size(); ++i)
+    for (uint32_t a : blocks[i]) group[a] = i;
+  return group;
+}
 
 // How solve_part scores and improves legal blocks of the part.
 struct PartScoring {
@@ -507,12 +584,7 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
   PartResult res;
   Blocks incumbent = warm;
   double incumbent_value = scoring.value(warm);
-  auto group_of = [&](const Blocks& blocks) {
-    std::vector<uint32_t> group(model.unit_count());
-    for (uint32_t i = 0; i < blocks.size(); ++i)
-      for (uint32_t a : blocks[i]) group[a] = i;
-    return group;
-  };
+  auto group_of = [&](const Blocks& blocks) { return groups(model.unit_count(), blocks); };
   bool improved = false;
   for (;;) {
     // Separation rounds get at most a quarter of the time left.
@@ -539,7 +611,13 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
     const bool bound = r.status == MipResult::Status::Optimal;
     std::vector<MipCut> cuts = model.separate(r.x, kCutsPerRound, Clock::time_point::max());
     Blocks found = model.blocks_of(r.x);
-    if (!cuts.empty()) found = scoring.improve(model.legal_part(std::move(found)));
+    if (!cuts.empty()) {
+      // Two repairs, the cheaper kept: split the illegal blocks into single
+      // units, or into groups that may share a block, then greedy merges.
+      Blocks split = scoring.improve(model.legal_part(found));
+      Blocks grouped = scoring.improve(model.may_groups(std::move(found)));
+      found = scoring.value(grouped) < scoring.value(split) ? std::move(grouped) : std::move(split);
+    }
     const double found_value = scoring.value(found);
     if (found_value < incumbent_value) {
       incumbent = std::move(found);
@@ -583,7 +661,68 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
-  PartResult r = solve_loop(model, warm, scoring, deadline, verbose);
+  // With a merge bonus and the pairwise savings (robinson), two stages
+  // before the MIP: the weighted stage bounds the saving above the bonus,
+  // and a conflict clique bounds |P|.
+  Blocks start = warm;
+  int stage_mips = 0, stage_cuts = 0;
+  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
+  if (ug.bonus > 0 && !bohrium && !force_failure) {
+    // The weighted stage: the largest saving above the bonus, V, over legal
+    // partitions, from the model of the related pairs alone (no leaders: the
+    // max-locality model, small and fast). Its partition with greedy merges
+    // on top is the MIP's warm start.
+    PartModel weighted(ug, part, false, true);
+    double v = 0;
+    bool v_proven = weighted.pair_count() == 0;
+    if (weighted.pair_count() > 0) {
+      PartScoring ws;
+      ws.value = [&](const Blocks& blocks) {
+        return weighted.problem().objective_of(weighted.solution_of(groups(weighted.unit_count(), blocks)));
+      };
+      ws.improve = improve;
+      const auto now = Clock::now();
+      const PartResult wr = solve_loop(weighted, warm, ws, now + (deadline - now) / 2, verbose);
+      stage_mips += wr.mip_solves;
+      stage_cuts += wr.cuts;
+      if (!wr.failed) {
+        Blocks found = improve(wr.blocks.empty() ? warm : wr.blocks);
+        if (scoring.value(found) < scoring.value(start)) start = std::move(found);
+      }
+      if (wr.optimal) {
+        // No legal partition saves more than V: sum saving * y <= V. (Under
+        // robinson, whose cost is lexicographic, the optimum saves exactly
+        // V, but as an equation the row makes CBC's heuristics find fewer
+        // solutions, and the LP bound is the same.)
+        v = -wr.objective;
+        v_proven = true;
+        std::vector<std::pair<int, double>> terms;
+        for (const auto& [col, w] : model.weighted_links())
+          if (w != 0) terms.emplace_back(col, static_cast<double>(w));
+        model.problem().add_row(std::move(terms), -MipProblem::kInf, v);
+      }
+    }
+    // |P| >= a clique of units no two of which may share a block (a row on
+    // the leaders); with V, a bound on the cost.
+    const std::size_t clique = model.conflict_clique();
+    std::vector<std::pair<int, double>> terms;
+    for (int z : model.leaders()) terms.emplace_back(z, 1.0);
+    model.problem().add_row(std::move(terms), static_cast<double>(clique), MipProblem::kInf);
+    if (v_proven) bound = -v + static_cast<double>(ug.bonus) * static_cast<double>(clique);
+  }
+  PartResult r;
+  if (scoring.value(start) <= bound + 0.5) {
+    // The warm start reaches the bound: optimal without the MIP.
+    r.optimal = true;
+    r.objective = bound;
+    r.blocks = std::move(start);
+  } else {
+    r = solve_loop(model, start, scoring, deadline, verbose);
+    if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm))
+      r.blocks = std::move(start);
+  }
+  r.mip_solves += stage_mips;
+  r.cuts += stage_cuts;
   r.columns = model.problem().columns();
   r.rows = model.problem().rows();
   r.offset = offset;

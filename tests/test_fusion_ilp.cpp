@@ -204,6 +204,47 @@ TEST_CASE("ilp on seed 003's normalize2: 2 kernels") {
   }
 }
 
+TEST_CASE(
+    "ilp under robinson, 15-30 instructions: a proven optimum is optimal's and has max-locality's cost") {
+  // robinson is lexicographic (max-locality first), and its ilp bounds the
+  // weighted terms with a separate max-locality-like stage: a partition it
+  // proves optimal must have max-locality's optimal cost (ilp under
+  // max-locality, proven), and on up to 20 instructions optimal's cost.
+  const auto robinson = make_cost_model("robinson");
+  const auto locality = make_cost_model("max-locality");
+  Options options;
+  options.time_limit = 1.0;
+  int proven = 0, runs = 0, against_optimal = 0;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    testing::RandomProgramOptions po;
+    po.min_instructions = 15;
+    po.max_instructions = 30;
+    const testing::RandomProgram prog = testing::random_program(300000 + seed, po);
+    const Graph g(prog.batch);
+    INFO("seed " << 300000 + seed << ", " << prog.batch.size() << " instructions");
+    ilp::Report report, locality_report;
+    const Partition p = ilp::fuse_report(g, *robinson, options, &report);
+    REQUIRE(check_partition(g, p) == "");
+    CHECK(report.failed == 0);
+    CHECK(report.inexact == 0);
+    CHECK(robinson->cost(g, p) <= robinson->cost(g, greedy::fuse(g, *robinson, options)));
+    ++runs;
+    if (!report.optimal()) continue;
+    ++proven;
+    const Partition lp = ilp::fuse_report(g, *locality, options, &locality_report);
+    REQUIRE(locality_report.optimal());
+    CHECK(locality->cost(g, p) == locality->cost(g, lp));
+    if (prog.batch.size() <= 20) {
+      ++against_optimal;
+      CHECK(robinson->cost(g, p) == robinson->cost(g, optimal::fuse(g, *robinson, options)));
+    }
+  }
+  MESSAGE(proven << " of " << runs << " robinson batches proven optimal, " << against_optimal
+                 << " compared with optimal");
+  CHECK(proven >= runs / 2);
+  CHECK(against_optimal > 0);
+}
+
 TEST_CASE("ilp with a tiny time limit: legal and no worse than greedy") {
   for (const char* name : {"bohrium", "robinson"}) {
     const auto cost = make_cost_model(name);
