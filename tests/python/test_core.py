@@ -561,9 +561,10 @@ def test_lazy_results_and_flush():
 def test_adopt_shares_numpy_memory():
     x = np.arange(6, dtype=np.float64)
     X = arrvm.adopt(x)
-    X *= 2  # arrvm writes into x's memory
+    X *= 2  # on cpu and ref arrvm writes into x's memory; opencl copied x once
     arrvm.flush()
-    np.testing.assert_array_equal(x, np.arange(6) * 2.0)
+    shares = arrvm.config()['backend'] in ('cpu', 'ref')
+    np.testing.assert_array_equal(x, np.arange(6) * (2.0 if shares else 1.0))
     same(X + 1, np.arange(6) * 2.0 + 1)
     b = np.array([True, False, True])
     same(arrvm.adopt(b) | False, b)
@@ -572,7 +573,7 @@ def test_adopt_shares_numpy_memory():
     del X
     import gc
     gc.collect()
-    assert x.sum() == 30.0  # x stays valid after arrvm let go of it
+    assert x.sum() == (30.0 if shares else 15.0)  # x stays valid after arrvm let go of it
 
 
 def test_ndarray_methods_numpy_has_fall_back():
