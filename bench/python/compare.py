@@ -23,7 +23,9 @@ PY = sys.executable
 
 def sizes(size_class):
     text = open(os.path.join(ROOT, 'bench', 'programs', 'registry.cpp')).read()
-    rows = re.findall(r'\{"(\w+)", "[^"]*", \w+, "[^"]*", \{(\d+), (\d+)\}, \{(\d+), (\d+)\}, \{(\d+), (\d+)\}', text)
+    # Entries may span lines (clang-format wraps the long ones).
+    rows = re.findall(r'\{"(\w+)",\s*"[^"]*",\s*\w+,\s*"[^"]*",\s*\{(\d+), (\d+)\},\s*\{(\d+), (\d+)\},'
+                      r'\s*\{(\d+), (\d+)\}', text)
     col = {'tiny': 1, 'default': 3, 'paper': 5}[size_class]
     return [(r[0], int(r[col]), int(r[col + 1])) for r in rows]
 
