@@ -60,7 +60,83 @@ std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch
 
 }  // namespace
 
+namespace {
+
+// Store-to-load forwarding. An elementwise or generator statement writes an
+// injective view that a later statement reads through an identical view
+// (the program still holds the array, so it is stored): the writer computes
+// into a temporary, an identity statement right after it stores that, and
+// the later reads take the temporary. Fusibility (Def. 12) guarantees the
+// read is of the element the same iteration wrote, and without it the
+// compiler sees the store and the load through different pointers of one
+// base (no vectorization, a load per use).
+void forward_stores(LoweredBlock* b) {
+  LoopKernel& k = b->kernel;
+  std::vector<Stmt> body;
+  body.reserve(k.body.size());
+  std::vector<std::pair<std::size_t, int>> live;  // (view slot written, its temporary)
+  auto forwarded = [&](const Arg& a) -> const std::pair<std::size_t, int>* {
+    if (a.kind != ArgKind::View) return nullptr;
+    for (const auto& f : live) {
+      if (same_elements(b->views[f.first], b->views[a.index])) return &f;
+    }
+    return nullptr;
+  };
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    Stmt st = k.body[s];
+    for (int j = 0; j < st.nin; ++j) {
+      if (const auto* f = forwarded(st.in[j])) st.in[j] = Arg{ArgKind::Temp, f->second, st.in[j].dtype};
+    }
+    // A write of another view of a forwarded base ends its forwarding.
+    if (st.out.kind == ArgKind::View) {
+      std::erase_if(live,
+                    [&](const auto& f) { return b->views[f.first].base == b->views[st.out.index].base; });
+    }
+    const OpKind kind = opcode_kind(st.op);
+    bool read_later = false;
+    if (st.out.kind == ArgKind::View && (kind == OpKind::Elementwise || kind == OpKind::Generator) &&
+        !b->exclusive[st.out.index] && is_injective(b->views[st.out.index])) {
+      const View& w = b->views[st.out.index];
+      for (std::size_t t = s + 1; t < k.body.size() && !read_later; ++t) {
+        const Stmt& later = k.body[t];
+        for (int j = 0; j < later.nin; ++j) {
+          const Arg& a = later.in[j];
+          if (a.kind == ArgKind::View && a.index != st.out.index && same_elements(b->views[a.index], w)) {
+            read_later = true;
+          }
+        }
+      }
+    }
+    if (!read_later) {
+      body.push_back(st);
+      continue;
+    }
+    const int temp = static_cast<int>(k.temps.size());
+    k.temps.push_back(st.out.dtype);
+    const Arg view = st.out;
+    st.out = Arg{ArgKind::Temp, temp, view.dtype};
+    body.push_back(st);
+    Stmt store;
+    store.op = Opcode::Identity;
+    store.out = view;
+    store.in[0] = Arg{ArgKind::Temp, temp, view.dtype};
+    store.nin = 1;
+    body.push_back(store);
+    live.emplace_back(static_cast<std::size_t>(view.index), temp);
+  }
+  k.body = std::move(body);
+}
+
+}  // namespace
+
 LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
+  b = contract_bases(std::move(b), batch, block);
+  forward_stores(&b);
+  return b;
+}
+
+LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
+                            std::span<const uint32_t> block) {
   const bool frees = std::any_of(block.begin(), block.end(),
                                  [&](uint32_t i) { return opcode_kind(batch[i].op) == OpKind::Free; });
   if (!frees) return b;

@@ -143,7 +143,8 @@ struct LoweredBlock {
 // lower() is a pipeline of passes (each in its own file):
 //   verify_block  (loop_verify.cpp)   the block is one kernel, or InternalError
 //   build         (loop_ir.cpp)       one statement per instruction, every array a slot
-//   contract      (loop_contract.cpp) bases created and freed in the block become temporaries
+//   contract      (loop_contract.cpp) bases created and freed in the block become temporaries;
+//                                     a stored value is forwarded to later reads of its view
 //   stride_classes(loop_ir.cpp)       unit / zero inner strides as constants
 //   schedule      (loop_schedule.cpp) the loop nest for the target
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target);
@@ -152,6 +153,9 @@ LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t>
 void verify_block(std::span<const Instruction> batch, std::span<const uint32_t> block);
 LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t> block);
 LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block);
+// contract's first half: only the bases the block creates and frees.
+LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
+                            std::span<const uint32_t> block);
 LoweredBlock stride_classes(LoweredBlock b);
 LoweredBlock schedule(LoweredBlock b, Target target);
 

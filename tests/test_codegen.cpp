@@ -145,13 +145,21 @@ TEST_CASE("lower: an elementwise chain contracts its temporary and runs one para
   CHECK(codegen::pack_args(cpu, true) == std::vector<int64_t>{8, 1, 0, 1, 0, 1, 0, 1});
 }
 
-TEST_CASE("lower: without its free, the temporary stays an array") {
+TEST_CASE("lower: without its free, the temporary stays an array, and its reader takes the value stored") {
   Batch b = elementwise();
   b.instrs.pop_back();
   const codegen::LoweredBlock l = codegen::lower(b.instrs, all(b), Target::Cpu);
   CHECK(l.kernel.views.size() == 5);
-  CHECK(l.kernel.temps.empty());
   CHECK(l.contracted.empty());
+  // Store-to-load forwarding: t = a * x into a temporary, t stored from it,
+  // and c = t + 1 reads the temporary, not t's memory.
+  REQUIRE(l.kernel.temps.size() == 1);
+  REQUIRE(l.kernel.body.size() == 3);
+  CHECK(l.kernel.body[0].out.kind == codegen::ArgKind::Temp);
+  CHECK(l.kernel.body[1].op == Opcode::Identity);
+  CHECK(l.kernel.body[1].out.kind == codegen::ArgKind::View);
+  CHECK(l.kernel.body[1].in[0].kind == codegen::ArgKind::Temp);
+  CHECK(l.kernel.body[2].in[0].kind == codegen::ArgKind::Temp);
 }
 
 TEST_CASE("lower: a reduction is the innermost sequential sweep") {
