@@ -1,0 +1,161 @@
+"""NumPy functions that arrvm builds from its other operations, so the VM
+fuses them and nothing syncs: argmax/argmin (max, ==, where, min), flip
+(views), diag/diagonal (strided views), repeat/tile (broadcasts), pad
+(constant mode). _functions imports this module at its end; each function
+is added to IMPLEMENTED (with the dtype fallback) and to ndarray's methods."""
+import builtins
+
+import numpy as _np
+
+from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _fallback, _into, arange, broadcast_to,
+                         expand_dims, full, isnan, where, zeros)
+from ._ndarray import ndarray, asarray, _is_scalar
+
+
+# ---- argmax / argmin as fused reductions (no sync) ----
+
+def _arg_extreme(name, a, axis=None, out=None, keepdims=False):
+    """NumPy's argmax/argmin from opcodes the VM fuses: the first index whose
+    element equals the max (min) along the axis, or the first NaN (NumPy's
+    rule: a NaN is the extreme): min over where((a == m) | isnan(a), i, n)."""
+    a = asarray(a)
+    if a.dtype == _np.bool_:
+        a = a.astype(_np.int8)
+    if axis is None:
+        flat = a.reshape(-1) if a.ndim != 1 else a
+        r = _arg_extreme(name, flat, 0)
+        if keepdims:
+            r = r.reshape((1,) * a.ndim)
+        return _into(r, out)
+    if not -a.ndim <= axis < a.ndim:
+        raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (axis, a.ndim))
+    axis %= a.ndim
+    n = a.shape[axis]
+    if n == 0:
+        raise ValueError("attempt to get %s of an empty sequence" % name)
+    m = a.max(axis=axis, keepdims=True) if name == 'argmax' else a.min(axis=axis, keepdims=True)
+    hit = a == m
+    if a.dtype.kind == 'f':
+        hit = hit | isnan(a)
+    index = arange(n, dtype=_np.int64).reshape((n,) + (1,) * (a.ndim - axis - 1))
+    r = where(hit, index, n).min(axis=axis, keepdims=keepdims)
+    return _into(r, out)
+
+
+def argmax(a, axis=None, out=None, keepdims=False):
+    return _arg_extreme('argmax', a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=False):
+    return _arg_extreme('argmin', a, axis, out, keepdims)
+
+
+def flip(m, axis=None):
+    """A view with the axes reversed (all axes, or those in `axis`)."""
+    m = asarray(m)
+    axes = range(m.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    key = [slice(None)] * m.ndim
+    for ax in axes:
+        if not -m.ndim <= ax < m.ndim:
+            raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (ax, m.ndim))
+        key[ax % m.ndim] = slice(None, None, -1)
+    return m[tuple(key)]
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The k-th diagonal of a 2-D array: a strided view of a contiguous array
+    (NumPy's is a read-only view), else of a copy. Other ranks and axes run
+    in NumPy."""
+    a = asarray(a)
+    if a.ndim != 2 or (axis1 % 2, axis2 % 2) != (0, 1):
+        return _fallback(_np.diagonal, 'diagonal', (a, offset, axis1, axis2), {})
+    n, m = a.shape
+    length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
+    if length == 0:
+        return zeros((0,), a.dtype)
+    start = offset if offset >= 0 else -offset * m
+    flat = a.reshape(-1) if _contiguous(a) else a.copy().reshape(-1)
+    return flat[start:start + (length - 1) * (m + 1) + 1:m + 1]
+
+
+def diag(v, k=0):
+    """NumPy's diag: the k-th diagonal of a 2-D array, or a 2-D array with
+    the 1-D `v` on its k-th diagonal."""
+    v = asarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = v.shape[0] + builtins.abs(k)
+    r = zeros((n, n), v.dtype)
+    diagonal(r, k)[...] = v
+    return r
+
+
+
+
+# ---- repeat, tile, pad: broadcasts and copies the VM fuses ----
+
+def repeat(a, repeats, axis=None):
+    """Each element `repeats` times along `axis` (flattened if None). An array
+    of repeat counts runs in NumPy."""
+    if not isinstance(repeats, (int, _np.integer)):
+        return _fallback(_np.repeat, 'repeat', (a, repeats, axis), {})
+    a = asarray(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if not -a.ndim <= axis < a.ndim:
+        raise _np.AxisError("axis %d is out of bounds for array of dimension %d" % (axis, a.ndim))
+    axis %= a.ndim
+    if repeats < 0:
+        raise ValueError("repeats may not contain negative values.")
+    shape = a.shape
+    wide = broadcast_to(expand_dims(a, axis + 1), shape[:axis + 1] + (int(repeats),) + shape[axis + 1:])
+    return wide.reshape(shape[:axis] + (shape[axis] * int(repeats),) + shape[axis + 1:])
+
+
+def tile(A, reps):
+    """A repeated reps[i] times along axis i (NumPy's rules for the ranks)."""
+    A = asarray(A)
+    reps = (int(reps),) if isinstance(reps, (int, _np.integer)) else tuple(int(r) for r in reps)
+    d = builtins.max(len(reps), A.ndim)
+    shape = (1,) * (d - A.ndim) + A.shape
+    reps = (1,) * (d - len(reps)) + reps
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [1, s]
+    wide = broadcast_to(A.reshape(tuple(inter)), tuple(x for r, s in zip(reps, shape) for x in (r, s)))
+    return wide.reshape(tuple(r * s for r, s in zip(reps, shape)))
+
+
+def pad(array, pad_width, mode='constant', **kwargs):
+    """NumPy's pad in mode 'constant' with one scalar constant_values; other
+    modes and per-axis constants run in NumPy."""
+    c = kwargs.get('constant_values', 0)
+    if mode != 'constant' or builtins.any(k != 'constant_values' for k in kwargs) or not _is_scalar(c):
+        return _fallback(_np.pad, 'pad', (array, pad_width), dict(kwargs, mode=mode))
+    a = asarray(array)
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (a.ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    out = full(tuple(int(s + lo + hi) for s, (lo, hi) in zip(a.shape, widths)), c, dtype=a.dtype)
+    out[tuple(slice(int(lo), int(lo) + s) for s, (lo, hi) in zip(a.shape, widths))] = a
+    return out
+
+
+ndarray.argmax = lambda self, axis=None, out=None, keepdims=False: argmax(self, axis, out, keepdims)
+ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, axis, out, keepdims)
+ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
+ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
+IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
+                    for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad)})
