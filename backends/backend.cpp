@@ -1,6 +1,7 @@
 #include "backends/backend.hpp"
 
 #include "vm/error.hpp"
+#include "vm/length_class.hpp"
 
 namespace arrvm {
 
@@ -26,6 +27,40 @@ const std::string& BackendStats::label(std::string_view name) const {
     if (n == name) return v;
   }
   throw InternalError("backend " + backend + " has no label '" + std::string(name) + "'");
+}
+
+std::span<const Instruction> Backend::resolve_classes(std::span<const Instruction> batch,
+                                                      std::span<const uint32_t> block, BaseId* pending) {
+  auto compress_in_block = [&](std::size_t upto, BaseId klass) {
+    for (std::size_t q = 0; q < upto; ++q) {
+      const Instruction& c = batch[block[q]];
+      if (c.op == Opcode::Compress && c.out.base == klass) return true;
+    }
+    return false;
+  };
+  bool copied = false;
+  for (std::size_t p = 0; p < block.size(); ++p) {
+    const Instruction& in = batch[block[p]];
+    if (in.length_class < 0 || compress_in_block(p, in.length_class)) continue;
+    int64_t length = 0;
+    if (pending != nullptr) {  // planned ahead: the nominal length, the class reported
+      *pending = in.length_class;
+      length = in.out.rank() == 1 && opcode_kind(in.op) != OpKind::Reduce ? in.out.shape[0]
+                                                                          : in.in[0].view.shape[0];
+    } else {
+      const auto it = lengths_.find(in.length_class);
+      if (it == lengths_.end())
+        throw InternalError(name() + " backend: `" + to_string(in) +
+                            "` of a length class before its compress ran");
+      length = it->second;
+    }
+    if (!copied) {
+      resolved_.assign(batch.begin(), batch.end());
+      copied = true;
+    }
+    resolve_length(resolved_[block[p]], length);
+  }
+  return copied ? std::span<const Instruction>(resolved_) : batch;
 }
 
 }  // namespace arrvm

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,9 +94,27 @@ class Backend {
   };
   const Progress& progress() const { return progress_; }
 
+  // Length classes (vm/length_class.hpp): how many elements each `compress`
+  // that ran kept, by its output base (the class), since the runtime last
+  // cleared the map. An instruction of a class whose compress ran in an
+  // earlier block iterates over that length (resolve_length).
+  std::unordered_map<BaseId, int64_t>& lengths() { return lengths_; }
+
  protected:
+  // The batch to run `block` from: `batch` itself, or a copy (kept until
+  // the next call) in which the block's instructions of a length class
+  // whose compress ran in an earlier block iterate over its length. Those
+  // whose compress is in the block stay: the block's loop runs them inside
+  // the compress's (the transducer rule). With `pending` (a backend that
+  // plans a batch before it runs), they keep their nominal length and
+  // *pending is set to their class: the launch sets the length.
+  std::span<const Instruction> resolve_classes(std::span<const Instruction> batch,
+                                               std::span<const uint32_t> block, BaseId* pending = nullptr);
+
   Profile& profile() { return *profile_; }
   Progress progress_;
+  std::unordered_map<BaseId, int64_t> lengths_;
+  std::vector<Instruction> resolved_;
 
  private:
   Profile own_profile_;

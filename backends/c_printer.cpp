@@ -95,6 +95,19 @@ bool is_sweep_loop(LoopKind kind) {
 
 }  // namespace
 
+std::vector<int> slot_domains(const LoopKernel& k) {
+  std::vector<int> d(k.views.size(), -1);
+  for (const Stmt& st : k.body) {
+    const int own = st.counter >= 0 ? st.counter : st.domain;
+    if (st.out.kind == ArgKind::View) d[st.out.index] = own;
+    for (int j = 0; j < st.nin; ++j) {
+      // (A slot read in two domains is a broadcast: its index does not matter.)
+      if (st.in[j].kind == ArgKind::View && st.domain >= 0) d[st.in[j].index] = st.domain;
+    }
+  }
+  return d;
+}
+
 CPrinter::CPrinter(CDialect dialect) : dialect_(std::move(dialect)) {}
 
 std::vector<std::string> CPrinter::combine_names(const LoopKernel& k) const {
@@ -116,6 +129,10 @@ std::string CPrinter::index_helpers() const {
          "#pragma omp critical(arrvm_bad_index)\n"
          "  if (f < e[0]) { e[0] = f; e[1] = x; }\n"
          "}\n";
+}
+
+std::string CPrinter::counter_result(int c) const {
+  return "K[" + num(c) + "] = c" + num(c) + ";";
 }
 
 std::string CPrinter::bad_index(const LoopKernel&, int err) const {
@@ -169,18 +186,22 @@ void CPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name
     w.line(T + "* Q" + num(j) + " = (" + T + "*)p[" + num(nv + j) + "];");
   }
   if (k.errors > 0) w.line("int64_t* E = (int64_t*)p[" + num(nv + ni) + "];");
+  if (k.counters > 0) w.line("int64_t* K = (int64_t*)p[" + num(nv + ni + (k.errors > 0)) + "];");
 }
 
 void CPrinter::before_loops(Writer&, const LoopKernel&) const {}
 
 void CPrinter::offsets(Writer& w, const LoopKernel& k, int level, int axis) const {
   const int R = k.rank;
+  const std::vector<int> domain = slot_domains(k);
   for (std::size_t v = 0; v < k.views.size(); ++v) {
     const std::string vs = num(static_cast<int64_t>(v)), ax = num(axis);
     const uint8_t cls = level == R - 1 && !k.inner.empty() ? k.inner[v] : uint8_t{kAnyInner};
-    const std::string step = cls == kUnitInner   ? " + i" + ax
+    // A slot of a length class is indexed by its compress's count.
+    const std::string i = domain[v] >= 0 ? "c" + num(domain[v]) : "i" + ax;
+    const std::string step = cls == kUnitInner   ? " + " + i
                              : cls == kZeroInner ? ""
-                                                 : " + i" + ax + " * s" + vs + "_" + ax;
+                                                 : " + " + i + " * s" + vs + "_" + ax;
     w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + step + ";");
   }
 }
@@ -246,6 +267,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   }
 
   before_loops(w, k);
+  for (int c = 0; c < k.counters; ++c) w.line("int64_t c" + num(c) + " = 0;");
   // The loop nest; `groups` remembers, per group of loops opened together,
   // its first loop and its braces.
   std::vector<std::pair<int, int>> groups;
@@ -276,6 +298,13 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
     const OpKind kind = opcode_kind(st.op);
+    if (kind == OpKind::Compress) {  // g<c>: this index's element is kept (and its class's index is c<c>)
+      const std::string parent = st.domain >= 0 ? "g" + num(st.domain) + " && " : "";
+      w.line("const int g" + num(st.counter) + " = " + parent + "(" + operand(st.in[1], R) + " != 0);");
+      w.line("if (g" + num(st.counter) + ") " + operand(st.out, R) + " = " + operand(st.in[0], R) + ";");
+      continue;
+    }
+    if (st.domain >= 0) w.open("if (g" + num(st.domain) + ") {");
     if (kind == OpKind::Reduce || kind == OpKind::Accumulate) {
       const std::string acc = "acc" + num(st.acc), T = c_type(k.accs[st.acc]);
       w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], R) + ");");
@@ -308,6 +337,10 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
       }
       w.line(operand(st.out, R) + " = (" + c_type(st.out.dtype) + ")" + call + ");");
     }
+    if (st.domain >= 0) w.close();
+  }
+  for (const Stmt& st : k.body) {
+    if (st.counter >= 0) w.line("c" + num(st.counter) + " += g" + num(st.counter) + ";");
   }
   for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
     for (int b = 0; b < it->second; ++b) w.close();
@@ -323,6 +356,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
       reduction_result(w, k, st, acc);
     }
   }
+  for (int c = 0; c < k.counters; ++c) w.line(counter_result(c));
   w.close();
   return w.str();
 }

@@ -34,6 +34,10 @@ class Writer {
   int depth_ = 0;
 };
 
+// Per view slot: the compress counter that indexes it (a slot of a length
+// class in the block of its compress), or -1 (the loop's index).
+std::vector<int> slot_domains(const LoopKernel& k);
+
 class CPrinter {
  public:
   explicit CPrinter(CDialect dialect = CDialect{});
@@ -53,6 +57,8 @@ class CPrinter {
   // loops were opened (the printer continues with the rest) and, in
   // *braces, how many braces to close for them.
   virtual int open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const;
+  // After the loops: the count of compress counter `c` (K[c]).
+  virtual std::string counter_result(int c) const;
   // A bad index `x` at flat position `f` for error slot `err`.
   virtual std::string bad_index(const LoopKernel& k, int err) const;
   // The index helpers (arrvm_flat, the bad-index record).

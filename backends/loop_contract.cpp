@@ -121,6 +121,7 @@ void forward_stores(LoweredBlock* b) {
     store.out = view;
     store.in[0] = Arg{ArgKind::Temp, temp, view.dtype};
     store.nin = 1;
+    store.domain = st.domain;
     body.push_back(store);
     live.emplace_back(static_cast<std::size_t>(view.index), temp);
   }

@@ -55,6 +55,8 @@ std::string LoopKernel::signature() const {
     }
     if (st.acc >= 0) s += 'a' + std::to_string(st.acc);
     if (st.err >= 0) s += 'e' + std::to_string(st.err);
+    if (st.domain >= 0) s += 'g' + std::to_string(st.domain);
+    if (st.counter >= 0) s += 'k' + std::to_string(st.counter);
     s += ")";
   }
   if (sweep_axis >= 0) s += " sweep" + std::to_string(sweep_axis);
@@ -69,6 +71,7 @@ std::string LoopKernel::signature() const {
     for (DType t : accs) s += std::string(dtype_name(t)) + ",";
   }
   if (errors > 0) s += " e" + std::to_string(errors);
+  if (counters > 0) s += " k" + std::to_string(counters);
   if (std::any_of(inner.begin(), inner.end(), [](uint8_t c) { return c != kAnyInner; })) {
     s += " u";
     for (uint8_t c : inner) s += static_cast<char>('0' + c);
@@ -114,6 +117,7 @@ const Dims& iteration_shape(const Instruction& in) {
     case OpKind::Reduce:
     case OpKind::Accumulate:
     case OpKind::Scatter:
+    case OpKind::Compress:
       return in.in[0].view.shape;
     default:
       return in.out.shape;
@@ -145,6 +149,7 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
     return static_cast<int>(r.consts.size()) - 1;
   };
   bool have_shape = false;
+  std::unordered_map<BaseId, int> counter_of;  // length class -> the counter of its compress in the block
   for (uint32_t i : block) {
     const Instruction& in = batch[i];
     if (is_control(in.op)) continue;
@@ -156,7 +161,22 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
     Stmt st;
     st.op = in.op;
     st.nin = in.nin;
+    if (in.length_class >= 0) {
+      const auto it = counter_of.find(in.length_class);
+      if (it == counter_of.end())
+        throw InternalError("lowering: `" + to_string(in) +
+                            "` of a length class whose compress is elsewhere");
+      st.domain = it->second;
+    }
     switch (opcode_kind(in.op)) {
+      case OpKind::Compress:
+        st.in[0] = view_arg(in.in[0].view, false);
+        st.in[1] = view_arg(in.in[1].view, false);
+        st.counter = k.counters++;
+        counter_of[in.out.base] = st.counter;
+        r.kept.push_back(in.out.base);
+        st.out = view_arg(in.out, true);
+        break;
       case OpKind::Reduce:
         k.sweep_axis = in.axis;
         st.in[0] = view_arg(in.in[0].view, false);
@@ -242,6 +262,7 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
     const Instruction& in = batch[i];
     w.push_back(uint64_t{static_cast<uint16_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 16 |
                 uint64_t{static_cast<uint8_t>(in.axis + 1)} << 24);
+    if (in.length_class >= 0) w.push_back(uint64_t{1} << 62 | base_number(in.length_class));
     put_view(in.out);
     for (int j = 0; j < in.nin; ++j) {
       const Operand& o = in.in[j];
@@ -276,6 +297,7 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
   for (const View& v : b.views) r.views.push_back(origin(v.base));
   for (const View& v : b.indexed) r.indexed.push_back(origin(v.base));
   for (BaseId id : b.contracted) r.contracted.push_back(origin(id));
+  for (BaseId id : b.kept) r.kept.push_back(origin(id));
   for (uint32_t i : b.error_instr) {
     r.errors.push_back(static_cast<uint32_t>(std::find(block.begin(), block.end(), i) - block.begin()));
   }
@@ -283,7 +305,7 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
     const Instruction& in = batch[block[p]];
     const OpKind kind = opcode_kind(in.op);
     if (is_control(in.op) || kind == OpKind::Reduce || kind == OpKind::Accumulate || kind == OpKind::Gather ||
-        kind == OpKind::Scatter) {
+        kind == OpKind::Scatter || kind == OpKind::Compress) {
       continue;
     }
     for (int k = 0; k < in.nin; ++k) {
@@ -305,6 +327,7 @@ void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction
   for (std::size_t j = 0; j < b->indexed.size(); ++j) b->indexed[j].base = base(binding.indexed[j]);
   for (std::size_t c = 0; c < b->contracted.size(); ++c) b->contracted[c] = base(binding.contracted[c]);
   for (std::size_t e = 0; e < b->error_instr.size(); ++e) b->error_instr[e] = block[binding.errors[e]];
+  for (std::size_t c = 0; c < b->kept.size(); ++c) b->kept[c] = base(binding.kept[c]);
   for (std::size_t c = 0; c < b->consts.size(); ++c) {
     const Binding::Origin& o = binding.consts[c];
     const Instruction& in = batch[block[o.pos]];

@@ -42,6 +42,12 @@ struct Stmt {
   int seed_slot = -1;
   int acc = -1;  // the accumulator of a reduction or scan
   int err = -1;  // the error slot of a gather or scatter
+  // Length classes (the transducer rule): a statement of a class whose
+  // compress is in the block runs only where that compress keeps an element,
+  // at the compress's running count: `domain` is that compress's counter
+  // (-1: every index of the loop). A compress owns counter `counter`.
+  int domain = -1;
+  int counter = -1;
 };
 
 // A gather's source or a scatter's target: a view of any
@@ -82,6 +88,7 @@ struct LoopKernel {
   std::vector<IndexedSlot> indexed;  // gather sources and scatter targets
   std::vector<DType> accs;           // accumulators of reductions and scans
   int errors = 0;                    // error slots, one per gather or scatter
+  int counters = 0;                  // one per compress: the loop is serial, the counts are written out
   // Per view slot: the stride along the innermost loop's axis (the sweep
   // axis, else the last), when the launch fixes it: kUnitInner (1, or an
   // axis of length 1) or kZeroInner (0, a broadcast), printed as a constant
@@ -101,6 +108,8 @@ enum : uint8_t { kAnyInner = 0, kUnitInner = 1, kZeroInner = 2 };
 
 // Launch argument layout (int64 array `a`): a[0..rank) = shape,
 // a[rank] = 1 to run the outer loop in parallel, then per view slot v:
+// (a kernel with counters also takes, after the error words, a pointer to
+// one int64 per counter: the number of elements each compress kept)
 // a[rank + 1 + v * (rank + 1)] = offset, followed by its rank strides; then
 // per indexed slot j at indexed_arg_index(kernel, j): offset, number of
 // elements, rank sizes, rank strides. Pointers: the view slots, then the
@@ -124,6 +133,7 @@ struct LoweredBlock {
   std::vector<View> indexed;
   std::vector<bool> exclusive;
   std::vector<uint32_t> error_instr;
+  std::vector<BaseId> kept;  // per counter: its compress's output base (Backend::lengths)
 };
 
 // ---- One lowering for every backend -----------------------------------------
@@ -202,7 +212,7 @@ struct Binding {
     int32_t operand;  // its input operand, kOut for the output, kSeed for a random's seed
   };
   static constexpr int32_t kOut = -1, kSeed = -2;
-  std::vector<Origin> views, indexed, contracted, consts;
+  std::vector<Origin> views, indexed, contracted, consts, kept;
   std::vector<uint32_t> errors;  // positions in the block
 };
 Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,

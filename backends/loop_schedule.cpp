@@ -25,10 +25,14 @@ LoweredBlock schedule(LoweredBlock b, Target target) {
   const int R = k.rank, A = k.sweep_axis;
   k.loops.clear();
   for (int ax = 0; ax < R; ++ax) {
-    if (ax != A) k.loops.push_back({ax, target == Target::OpenCl ? LoopKind::WorkItems : LoopKind::Serial});
+    const bool items = target == Target::OpenCl && k.counters == 0;
+    if (ax != A) k.loops.push_back({ax, items ? LoopKind::WorkItems : LoopKind::Serial});
   }
   if (A >= 0) k.loops.push_back({A, LoopKind::Sweep});
   if (R == 0) return b;
+  // A compress keeps a running count: the loop runs in order, on one thread
+  // (one work item). (A parallel compress needs a prefix sum of the counts.)
+  if (k.counters > 0) return b;
   const bool scan = k.has(OpKind::Accumulate);
   if (target == Target::OpenCl) {
     if (A >= 0 && R == 1 && !scan && !k.has(OpKind::Scatter)) k.loops[0].kind = LoopKind::ParallelSweep;

@@ -101,6 +101,7 @@ std::vector<Instruction> loop_batch(int target) {
 
 std::vector<Instruction> random_batch(int target) {
   testing::RandomProgramOptions o;
+  o.filters = false;  // the batches measured before filters existed
   o.min_instructions = o.max_instructions = target;
   std::vector<Instruction> b = testing::random_program(42, o).batch;
   if (static_cast<int>(b.size()) > target) b.resize(static_cast<std::size_t>(target));

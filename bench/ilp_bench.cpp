@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
       Row row;
       for (int k = 0; k < count; ++k) {
         testing::RandomProgramOptions po;
+        po.filters = false;  // the batches measured before filters existed
         po.min_instructions = po.max_instructions = n;
         if (!measure(testing::random_program(1000 + k, po).batch, *cost, options, &row)) return 1;
       }

@@ -38,6 +38,7 @@ double since(Clock::time_point t0) {
 
 std::vector<Instruction> random_batch(uint64_t seed, int n) {
   testing::RandomProgramOptions o;
+  o.filters = false;  // the batches measured before filters existed
   o.min_instructions = o.max_instructions = n;
   std::vector<Instruction> b = testing::random_program(seed, o).batch;
   if (static_cast<int>(b.size()) > n) b.resize(static_cast<std::size_t>(n));

@@ -194,8 +194,12 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
   w.assign(header_.begin(), header_.end());
   w.push_back(batch.size());
   for (const Instruction& in : batch) {
+    // Bit 16: the instruction iterates over a length class (a word follows
+    // naming it); ordinary instructions' words are as before length classes.
+    const bool klass = in.length_class >= 0;
     w.push_back(uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
-                uint64_t{static_cast<uint32_t>(in.axis)} << 32);
+                uint64_t{klass} << 16 | uint64_t{static_cast<uint32_t>(in.axis)} << 32);
+    if (klass) w.push_back(rename(in.length_class));
     put_view(in.out, w);
     for (int k = 0; k < in.nin; ++k) {
       const Operand& o = in.in[k];

@@ -9,6 +9,7 @@
 #include "engine/calibrate.hpp"
 #include "engine/fusion_stage.hpp"
 #include "vm/error.hpp"
+#include "vm/length_class.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
 #include "vm/trace.hpp"
@@ -136,10 +137,25 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
 
 void Runtime::issue(Instruction instr) {
   validate_instruction(instr, bases_, issued_);
+  // Length classes (vm/length_class.hpp): the trace keeps the instruction as
+  // the frontend wrote it, so a replay that flushes elsewhere sees the same.
+  LengthEffect length_effect;
+  const bool classes = bases_.filtered_count() != 0 || instr.op == Opcode::Compress;
+  if (classes) {
+    Instruction classed = instr;
+    length_effect = apply_length_classes(classed, bases_, issued_);
+    if (trace_) trace_->instruction(instr);
+    instr = classed;
+  }
   // Accepted: from here on the instruction is part of the stream.
   const uint64_t origin = issued_++;
   ++profile_.instructions;
-  if (trace_ && instr.op != Opcode::Sync) trace_->instruction(instr);
+  if (trace_ && !classes && instr.op != Opcode::Sync) trace_->instruction(instr);
+  if (classes) {
+    record_length_class(instr, length_effect, bases_);
+    if (length_effect.writes_whole && length_effect.out_class >= 0 && length_effect.out_length < 0)
+      pending_lengths_.push_back(instr.out.base);
+  }
   if (!poisoned_.empty()) propagate_poison(instr);
   if (instr.op == Opcode::Free) {
     bases_.remove(instr.out.base);
@@ -258,6 +274,32 @@ void Runtime::flush() {
   if (observer_) observer_->on_flush(batch_, partition);
   batch_.clear();
   batch_origin_.clear();
+  resolve_lengths();
+}
+
+// The members of length classes whose compress ran in this flush learn
+// their length (a compress that failed leaves its class poisoned, length 0).
+void Runtime::resolve_lengths() {
+  auto& lengths = backend_->lengths();
+  for (BaseId id : pending_lengths_) {
+    const BaseInfo* b = bases_.find(id);
+    if (b == nullptr || b->klass < 0 || b->length >= 0) continue;
+    const auto it = lengths.find(b->klass);
+    bases_.set_class(id, b->klass, it == lengths.end() ? 0 : it->second);
+  }
+  pending_lengths_.clear();
+  lengths.clear();
+}
+
+int64_t Runtime::length(BaseId id) {
+  const BaseInfo* b = &live_base(bases_, id, "length");
+  if (b->klass < 0) return b->nelem;
+  if (b->length < 0) {
+    flush();
+    rethrow_if_poisoned(id);
+    b = &live_base(bases_, id, "length");
+  }
+  return b->length;
 }
 
 // Backends name the failing instruction by its text (`in `gather b3[...]``);

@@ -83,6 +83,12 @@ class Runtime {
   // Issues `free` for a base.
   void free_base(BaseId id);
 
+  // How many elements a base holds: its size, or for a member of a length
+  // class (the output of a `compress` and what is computed from it,
+  // vm/length_class.hpp) the number the compress kept, running what is
+  // pending first if that is not known yet.
+  int64_t length(BaseId id);
+
   std::size_t pending() const { return batch_.size(); }
   // For each instruction of the batch being flushed: the stream position
   // (instructions_issued() before it was issued) of the instruction it comes
@@ -97,6 +103,7 @@ class Runtime {
   // Logs the flush that just ran (at info; counters since `before`).
   void log_flush(const Profile& before, const Partition& partition) const;
   void append(const Instruction& instr, uint64_t origin);
+  void resolve_lengths();
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);
   void propagate_poison(const Instruction& instr);
   void rethrow_if_poisoned(BaseId id) const;
@@ -111,7 +118,8 @@ class Runtime {
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
-  uint64_t issued_ = 0;  // instructions accepted so far (names them in errors)
+  std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
+  uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
   Profile profile_;
   bool profile_reported_ = false;

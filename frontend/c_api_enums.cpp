@@ -97,6 +97,7 @@ constexpr CName<arrvm_opcode> kCOpcodes[] = {
     {ARRVM_OP_SCATTER, "scatter"},
     {ARRVM_OP_FREE, "free"},
     {ARRVM_OP_SYNC, "sync"},
+    {ARRVM_OP_COMPRESS, "compress"},
 };
 
 struct InternalName {

@@ -98,6 +98,10 @@ void BlockSummary::add(const Graph& g, uint32_t i) {
   if (a.reduce_out != kNone) reduce_outs.push_back(a.reduce_out);
   if (a.gather_src != kNone) gather_srcs.push_back(a.gather_src);
   if (a.scatter_target != kNone) scatter_targets.push_back(a.scatter_target);
+  if (g.has_filters()) {
+    sorted_insert(domains, a.domain);
+    if (a.kind == OpKind::Compress) sorted_insert(filters, i);
+  }
 }
 
 void BlockSummary::absorb(const BlockSummary& o) {
@@ -115,6 +119,8 @@ void BlockSummary::absorb(const BlockSummary& o) {
   reduce_outs.insert(reduce_outs.end(), o.reduce_outs.begin(), o.reduce_outs.end());
   gather_srcs.insert(gather_srcs.end(), o.gather_srcs.begin(), o.gather_srcs.end());
   scatter_targets.insert(scatter_targets.end(), o.scatter_targets.begin(), o.scatter_targets.end());
+  sorted_union(domains, o.domains);
+  sorted_union(filters, o.filters);
 }
 
 bool BlockSummary::is_new(uint32_t base) const {
@@ -153,6 +159,10 @@ bool special_conflict(const Graph& g, const BlockSummary& p, const BlockSummary&
 }  // namespace
 
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
+  return blocks_fusible_but_rule9(g, a, b) && transducers_closed(a, b);
+}
+
+bool blocks_fusible_but_rule9(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
   if (a.shape != kNone && b.shape != kNone && a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
   // Rule 7: a scatter meets a sweep only along the last axis.
@@ -181,6 +191,21 @@ bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b
     }
   }
   return !special_conflict(g, a, b) && !special_conflict(g, b, a);
+}
+
+// The transducer rule (seed 003 §3.6; fusion/README.md): instructions of
+// different length classes share a block only inside the loop of the
+// compress that makes the class: in the union, at most one domain (the
+// top: the block's loop runs over its length) lacks its compress.
+bool transducers_closed(const BlockSummary& a, const BlockSummary& b) {
+  if (a.domains.empty() || b.domains.empty()) return true;
+  if (a.domains.size() == 1 && a.domains == b.domains) return true;
+  std::vector<uint32_t> domains = a.domains, filters = a.filters;
+  sorted_union(domains, b.domains);
+  sorted_union(filters, b.filters);
+  int tops = 0;
+  for (uint32_t d : domains) tops += d == kNone || !sorted_contains(filters, d);
+  return tops <= 1;
 }
 
 }  // namespace arrvm::fusion

@@ -51,6 +51,10 @@ struct BlockSummary {
   bool scatter = false;              // a member is a scatter (rule 7)
   bool special = false;              // a member is not elementwise (rule 8)
   std::vector<ArrayId> reduce_outs, gather_srcs, scatter_targets;
+  // Length classes: the members' domains (Access::domain, kNone for a fixed
+  // length) and the compresses among the members, both sorted (the
+  // transducer rule: one domain is the top, every other one's compress is a member).
+  std::vector<uint32_t> domains, filters;
 
   static BlockSummary of(const Graph& g, uint32_t instr);
   void add(const Graph& g, uint32_t instr);
@@ -63,5 +67,11 @@ struct BlockSummary {
 // cross pair is Graph::fusible. Cost: O(s * v) where s is the number of
 // arrays of the smaller block and v the arrays of one base in the larger.
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b);
+
+// The transducer rule alone (rule 9, part of blocks_fusible): whether the
+// union of the two blocks is closed under length classes; and every rule
+// but it.
+bool transducers_closed(const BlockSummary& a, const BlockSummary& b);
+bool blocks_fusible_but_rule9(const Graph& g, const BlockSummary& a, const BlockSummary& b);
 
 }  // namespace arrvm::fusion

@@ -360,6 +360,10 @@ std::string check_partition(const Graph& g, const Partition& p) {
                    ", " + std::to_string(b[m]);
           }
         }
+        if (!transducers_closed(before, one)) {
+          return "block " + std::to_string(k) + " iterates over instruction " + std::to_string(b[m]) +
+                 "'s length class without the compress that makes it (the transducer rule)";
+        }
         return "block " + std::to_string(k) + " is not fusible at instruction " + std::to_string(b[m]);
       }
       before.absorb(one);

@@ -42,12 +42,13 @@ bool covers(const View& w, const View& x) {
 }
 
 // The shape an instruction iterates over. A scatter loops over its values
-// (the target is indexed), a reduction or scan over its input.
+// (the target is indexed), a reduction, scan or compress over its input.
 const Dims& iteration_shape(const Instruction& in) {
   switch (opcode_kind(in.op)) {
     case OpKind::Reduce:
     case OpKind::Accumulate:
     case OpKind::Scatter:
+    case OpKind::Compress:
       return in.in[0].view.shape;
     default:
       return in.out.shape;
@@ -95,10 +96,21 @@ void Graph::build_accesses() {
     if (users.empty() || users.back() != i) users.push_back(i);
     touch_base(arrays_[a].base, i);
   };
+  std::unordered_map<BaseId, uint32_t> compress_into;  // class (output base) -> its latest compress
   for (uint32_t i = 0; i < n; ++i) {
     const Instruction& in = batch_[i];
     Access& a = access_[i];
     a.kind = opcode_kind(in.op);
+    if (in.length_class >= 0) {
+      const auto it = compress_into.find(in.length_class);
+      if (it == compress_into.end())
+        throw InternalError("graph: `" + to_string(in) + "` of a length class with no compress before it");
+      a.domain = it->second;
+    }
+    if (a.kind == OpKind::Compress) {
+      compress_into[in.out.base] = i;
+      filters_ = true;
+    }
     if (a.is_control()) {
       a.control_base = base_of(in.out.base);
       if (a.kind == OpKind::Free) a.del_base = a.control_base;

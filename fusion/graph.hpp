@@ -45,6 +45,10 @@ struct Access {
   ArrayId reduce_out = kNone;     // a reduction's output
   ArrayId gather_src = kNone;     // a gather's source
   ArrayId scatter_target = kNone;
+  // Length classes (vm/length_class.hpp): the compress (batch index) whose
+  // kept elements this instruction iterates over; kNone: a fixed length.
+  // The transducer rule (fusion/README.md) keeps blocks closed under it.
+  uint32_t domain = kNone;
 
   std::span<const ArrayId> read_ids() const { return {reads.data(), static_cast<std::size_t>(nreads)}; }
   bool is_control() const { return kind == OpKind::Free || kind == OpKind::Sync; }
@@ -64,6 +68,8 @@ class Graph {
   std::size_t size() const { return access_.size(); }
   const Instruction& instruction(uint32_t i) const { return batch_[i]; }
   const Access& access(uint32_t i) const { return access_[i]; }
+  // Whether the batch has a compress (length classes: the transducer rule).
+  bool has_filters() const { return filters_; }
 
   std::size_t array_count() const { return arrays_.size(); }
   const ArrayInfo& array(ArrayId a) const { return arrays_[a]; }
@@ -116,6 +122,7 @@ class Graph {
   std::vector<std::vector<uint32_t>> base_users_, array_users_;
   std::vector<uint32_t> creator_, releaser_;
   std::size_t new_bases_ = 0;
+  bool filters_ = false;
 };
 
 }  // namespace arrvm::fusion

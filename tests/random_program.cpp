@@ -7,6 +7,7 @@
 
 #include "engine/runtime.hpp"
 #include "vm/error.hpp"
+#include "vm/length_class.hpp"
 #include "vm/validate.hpp"
 
 namespace arrvm::testing {
@@ -245,12 +246,15 @@ class Generator {
   }
 
   bool emit(Instruction in) {
+    LengthEffect classes;
     try {
       validate_instruction(in, registry_, p_.batch.size());
+      classes = apply_length_classes(in, registry_, p_.batch.size());
     } catch (const Error&) {
       pending_temp_.reset();
       return false;
     }
+    record_length_class(in, classes, registry_);
     // NumPy's overlap rule, as the Runtime applies it: a copy of each input
     // that shares elements with the output, freed after the instruction.
     std::vector<BaseId> copies;
@@ -265,6 +269,70 @@ class Generator {
     pending_temp_.reset();
     for (BaseId tmp : copies) emit_free(tmp);
     return true;
+  }
+
+  // A filter (seed 003): a mask of a 6-element view, the compress into a new
+  // base, then what iterates over its length class: an elementwise op, a
+  // reduction, a scan, another filter; the mask (often) and the filtered
+  // array (sometimes) freed, so fusion can contract them.
+  void filter(int limit) {
+    if (static_cast<int>(p_.batch.size()) + 3 > limit) return;
+    const Dims six{6};
+    const View values = input_view(six);
+    auto compress = [&](const View& vals, const Operand& cmp) -> BaseId {
+      const BaseId m = add_base(DType::Bool, 6);
+      Instruction c;
+      c.op = chance(0.5) ? Opcode::Greater : Opcode::LessEqual;
+      c.add_input(Operand::of(vals));
+      c.add_input(cmp);
+      c.out = contiguous_view(m, DType::Bool, six);
+      if (!emit(c)) return -1;
+      const BaseId out = add_base(dtype_, 6);
+      Instruction f;
+      f.op = Opcode::Compress;
+      f.add_input(Operand::of(vals));
+      f.add_input(Operand::of(contiguous_view(m, DType::Bool, six)));
+      f.out = contiguous_view(out, dtype_, six);
+      const bool ok = emit(f);
+      if (chance(0.8)) emit_free(m);
+      return ok ? out : -1;
+    };
+    const BaseId kept = compress(values, Operand::of(Scalar::of_int(dtype_, pick(5) - 2)));
+    if (kept < 0) return;
+    std::vector<BaseId> members{kept};
+    for (int k = pick(4); k > 0 && static_cast<int>(p_.batch.size()) + 2 <= limit; --k) {
+      const View from = contiguous_view(members[pick(static_cast<int>(members.size()))], dtype_, six);
+      const int r = pick(4);
+      if (r == 0) {  // elementwise over the class, with a constant or a broadcast element
+        Instruction e;
+        e.op = chance(0.5) ? Opcode::Add : Opcode::Multiply;
+        e.add_input(Operand::of(from));
+        e.add_input(chance(0.5) ? Operand::of(Scalar::of_int(dtype_, pick(5) - 2))
+                                : Operand::of(persistent_view(Dims{})));
+        const BaseId out = add_base(dtype_, 6);
+        e.out = contiguous_view(out, dtype_, six);
+        if (emit(e)) members.push_back(out);
+      } else if (r == 1) {  // a reduction over the kept elements
+        Instruction red;
+        red.op = chance(0.5) ? Opcode::AddReduce : Opcode::MultiplyReduce;
+        red.add_input(Operand::of(from));
+        red.out = chance(0.5) ? persistent_view(Dims{}) : output_view(Dims{});
+        emit(red);
+      } else if (r == 2) {  // a scan: a member of the class
+        Instruction sc;
+        sc.op = Opcode::AddAccumulate;
+        sc.add_input(Operand::of(from));
+        const BaseId out = add_base(dtype_, 6);
+        sc.out = contiguous_view(out, dtype_, six);
+        if (emit(sc)) members.push_back(out);
+      } else {  // a filter of the filtered
+        const BaseId again = compress(from, Operand::of(Scalar::of_int(dtype_, pick(3) - 1)));
+        if (again >= 0) members.push_back(again);
+      }
+    }
+    for (BaseId id : members) {
+      if (chance(0.4)) emit_free(id);
+    }
   }
 
   void emit_free(BaseId id) {
@@ -301,8 +369,10 @@ class Generator {
       emit(reduction());
     } else if (r < 92) {
       emit(scan());
-    } else {
+    } else if (r < 96 || !o_.filters) {
       gather(limit);
+    } else {
+      filter(limit);
     }
   }
 

@@ -2,7 +2,9 @@
 // a few persistent bases with initial data, temporaries created and freed in
 // the batch, elementwise ops with constants and broadcast inputs, slices with
 // offsets, steps and negative strides, 2-D views and transposes, range,
-// reductions (also into 0-d views), scans, gathers, frees and syncs. Every
+// reductions (also into 0-d views), scans, gathers, filters (compress, with
+// elementwise ops, reductions, scans and filters over their length class),
+// frees and syncs. Every
 // instruction is normalized by vm/validate (a rejected candidate is redrawn),
 // so a program is exactly what a Runtime would hand to fusion. Deterministic:
 // the same seed gives the same program on every platform.
@@ -22,6 +24,7 @@ struct RandomProgramOptions {
   int persistent_bases = 3;  // 12 elements each
   double p_sync = 0.05;
   double p_free = 0.5;  // chance a dead temporary is freed
+  bool filters = true;  // compress and its length classes (not run by the mpi backend)
 };
 
 struct BaseSpec {

@@ -77,12 +77,14 @@ TEST_CASE("ilp = optimal on random batches, every cost model; same results on re
   const std::vector<std::string> models = cost_model_names();
   Options options;
   options.time_limit = 20.0;  // never reached on these sizes: both must be exact
-  int compared_exhaustive = 0, proven = 0, total = 0, beat_greedy = 0;
+  int compared_exhaustive = 0, proven = 0, total = 0, beat_greedy = 0, with_filters = 0, unproven_filters = 0,
+      filters_exhaustive = 0;
   for (int seed = 0; seed < batches; ++seed) {
     testing::RandomProgramOptions po;
     po.max_instructions = seed % 3 == 0 ? 14 : 9;
     const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(100000 + seed), po);
     const Graph g(prog.batch);
+    with_filters += g.has_filters();
     const bool execute = seed % 10 == 0;
     const std::vector<std::vector<uint8_t>> expected =
         execute ? run_on_ref(prog, singleton_partition(prog.batch.size()))
@@ -98,22 +100,35 @@ TEST_CASE("ilp = optimal on random batches, every cost model; same results on re
       ++total;
       proven += report.optimal();
       const Cost c = cost->cost(g, p);
-      CHECK(c == cost->cost(g, optimal::fuse(g, *cost, options)));
       const Cost greedy_cost = cost->cost(g, greedy::fuse(g, *cost, options));
       CHECK(c <= greedy_cost);
       beat_greedy += c < greedy_cost;
-      if (prog.batch.size() <= 9) {
-        ++compared_exhaustive;
-        CHECK(c == testing::exhaustive_optimum(g, *cost).cost);
-      }
       // The partition computes what unfused execution computes.
       if (execute && p.blocks.size() < prog.batch.size()) CHECK(run_on_ref(prog, p) == expected);
+      // A batch with a compress is not proven (rule 9 is not in the
+      // formulation: fusion/ilp.cpp); every other run is.
+      // (Its result still equals exhaustive search on these small batches.)
+      if (!report.optimal()) {
+        CHECK(g.has_filters());
+        ++unproven_filters;
+      } else {
+        CHECK(c == cost->cost(g, optimal::fuse(g, *cost, options)));
+      }
+      if (prog.batch.size() <= 9) {
+        ++compared_exhaustive;
+        filters_exhaustive += g.has_filters();
+        CHECK(c == testing::exhaustive_optimum(g, *cost).cost);
+      }
     }
   }
   MESSAGE(total << " (batch, model) runs, " << compared_exhaustive << " also against exhaustive search, "
-                << proven << " proven optimal by CBC, " << beat_greedy << " cheaper than greedy");
+                << proven << " proven optimal by CBC, " << beat_greedy << " cheaper than greedy; "
+                << with_filters << " batches with a compress, " << unproven_filters
+                << " runs of them not proven, " << filters_exhaustive << " compared with exhaustive search");
+  CHECK(filters_exhaustive > 0);
+  CHECK(with_filters > batches / 20);
   CHECK(beat_greedy > 0);  // the solver does more than return its warm start
-  CHECK(proven == total);
+  CHECK(proven + unproven_filters == total);
   CHECK(compared_exhaustive >= 2 * batches);
   CHECK(total == static_cast<int>(models.size()) * batches);
 }
@@ -219,6 +234,7 @@ TEST_CASE(
     testing::RandomProgramOptions po;
     po.min_instructions = 15;
     po.max_instructions = 30;
+    po.filters = false;  // a batch with a compress is never proven (rule 9: fusion/ilp.cpp)
     const testing::RandomProgram prog = testing::random_program(300000 + seed, po);
     const Graph g(prog.batch);
     INFO("seed " << 300000 + seed << ", " << prog.batch.size() << " instructions");
@@ -232,7 +248,10 @@ TEST_CASE(
     if (!report.optimal()) continue;
     ++proven;
     const Partition lp = ilp::fuse_report(g, *locality, options, &locality_report);
-    REQUIRE(locality_report.optimal());
+    if (!locality_report.optimal()) {  // a pair that needs a compress in its block (rule 9)
+      CHECK(g.has_filters());
+      continue;
+    }
     CHECK(locality->cost(g, p) == locality->cost(g, lp));
     if (prog.batch.size() <= 20) {
       ++against_optimal;

@@ -29,6 +29,7 @@ testing::RandomProgram renumbered(testing::RandomProgram p, BaseId shift) {
   for (testing::BaseSpec& b : p.bases) b.id += shift;
   for (Instruction& in : p.batch) {
     in.out.base += shift;
+    if (in.length_class >= 0) in.length_class += shift;
     in.seed += 7;
     for (int j = 0; j < in.nin; ++j) {
       Operand& o = in.in[j];
@@ -127,7 +128,9 @@ TEST_CASE("block_key: equal for renumbered bases and other constants, different 
     std::vector<uint32_t> one{0};
     for (uint32_t i = 0; i < s1.batch.size(); ++i) {
       one[0] = i;
-      if (!codegen::has_work(s1.batch, one)) continue;
+      // (An instruction of a length class alone runs over its compress's
+      // length, which the backend resolves first.)
+      if (!codegen::has_work(s1.batch, one) || s1.batch[i].length_class >= 0) continue;
       codegen::LoweredBlock b = codegen::lower(s1.batch, one, codegen::Target::Cpu);
       const codegen::Binding binding = codegen::binding_of(b, s1.batch, one);
       codegen::rebind(&b, binding, s2.batch, one);
@@ -139,6 +142,7 @@ TEST_CASE("block_key: equal for renumbered bases and other constants, different 
       CHECK(b.contracted == want.contracted);
       CHECK(b.consts == want.consts);
       CHECK(b.error_instr == want.error_instr);
+      CHECK(b.kept == want.kept);
       CHECK(b.kernel.signature() == want.kernel.signature());
       ++rebound;
     }

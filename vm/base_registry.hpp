@@ -14,6 +14,12 @@ namespace arrvm {
 struct BaseInfo {
   DType dtype;
   int64_t nelem;
+  // Length classes (vm/length_class.hpp): the base whose `compress` this
+  // base's length comes from (-1: an ordinary base), and that length once a
+  // flush has run it (-1 while pending). A whole view of such a base
+  // denotes its first `length` elements.
+  BaseId klass = -1;
+  int64_t length = -1;
 };
 
 // Live base arrays. Ids are handed out in increasing order and never reused,
@@ -22,14 +28,20 @@ struct BaseInfo {
 class BaseRegistry {
  public:
   BaseId add(DType dtype, int64_t nelem);
-  void remove(BaseId id) { live_.erase(id); }
+  void remove(BaseId id);
   const BaseInfo* find(BaseId id) const;
+  BaseInfo* find(BaseId id);
   bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.count(id); }
   std::size_t live_count() const { return live_.size(); }
+  // Length classes (vm/length_class.hpp): sets a live base's class and
+  // length; how many live bases belong to a class.
+  void set_class(BaseId id, BaseId klass, int64_t length);
+  std::size_t filtered_count() const { return filtered_; }
 
  private:
   std::unordered_map<BaseId, BaseInfo> live_;
   BaseId next_ = 0;
+  std::size_t filtered_ = 0;
 };
 
 }  // namespace arrvm

@@ -60,6 +60,11 @@ struct Instruction {
   int nin = 0;
   int axis = 0;       // reductions and scans
   uint64_t seed = 0;  // random
+  // Set by the VM (vm/length_class.hpp), never by a frontend: the base of
+  // the `compress` whose run-time length this instruction iterates over
+  // (its views of that length class have the class's capacity as their
+  // nominal length), or -1 for an ordinary instruction.
+  BaseId length_class = -1;
 
   const Operand& input(int i) const { return in[i]; }
   void add_input(const Operand& o) { in[nin++] = o; }

@@ -29,6 +29,8 @@ enum class OpKind : uint8_t {
   Scatter,      // flat(out)[in1[i]] = in0[i]
   Free,         // releases a base
   Sync,         // the frontend wants a base's contents
+  Compress,     // out[0..L) = the in0[i] where in1[i], in order; L known only when it runs
+                // (length classes: vm/length_class.hpp)
 };
 
 // Which dtypes an opcode accepts (enforced by vm/validate.cpp).
@@ -45,6 +47,7 @@ enum class TypeRule : uint8_t {
   Numeric,    // generators: integer or float output
   Index,      // gather/scatter: values of one dtype, int64 indices
   Control,    // free, sync
+  Filter,     // compress: values of the output dtype, a bool mask
 };
 
 std::string_view opcode_name(Opcode op);

@@ -92,6 +92,9 @@ std::string check_types(const Instruction& in, TypeRule rule) {
     case TypeRule::Numeric:
       if (is_numeric(out) || (in.op == Opcode::Random && is_bool(out))) return "";
       return "cannot generate " + std::string(dtype_name(out));
+    case TypeRule::Filter:
+      if (in.in[0].dtype() != out) return inputs_msg("the output dtype, then bool");
+      return in.in[1].dtype() == DType::Bool ? "" : "mask (input 1) must be bool";
     case TypeRule::Index:
     case TypeRule::Control:
       return "";
@@ -237,6 +240,25 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
                  " does not broadcast to indices shape " + to_string(idx.shape));
         }
         instr.in[0].view = b;
+      }
+      break;
+    }
+    case OpKind::Compress: {
+      require_views(instr, reject);
+      const View& data = instr.in[0].view;
+      const View& mask = instr.in[1].view;
+      if (data.rank() != 1 || mask.rank() != 1 || instr.out.rank() != 1)
+        reject("compress takes 1-D views (values, mask and output)");
+      if (mask.shape != data.shape) {
+        reject("mask shape " + to_string(mask.shape) + " must equal values shape " + to_string(data.shape));
+      }
+      // The output is a whole base with room for every element: how many
+      // it receives is known only when the compress runs.
+      const BaseInfo* b = bases.find(instr.out.base);
+      if (instr.out.offset != 0 || instr.out.shape[0] != b->nelem ||
+          (b->nelem > 1 && instr.out.stride[0] != 1) || b->nelem < data.shape[0]) {
+        reject("the output must be a whole 1-D base of at least " + std::to_string(data.shape[0]) +
+               " elements");
       }
       break;
     }

@@ -120,13 +120,17 @@ class CpuBackend final : public Backend {
   void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
                  std::size_t index) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
+    batch = resolve_classes(batch, block);
     codegen::check_empty_axes(batch, block);
     Lowered* e = nullptr;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
       e = lowered_for(batch, block, structure, index);
     }
-    if (!codegen::launches(e->b)) return;  // nothing to do (ref writes nothing either)
+    if (!codegen::launches(e->b)) {  // nothing to do (ref writes nothing either)
+      for (BaseId c : e->b.kept) lengths_[c] = 0;
+      return;
+    }
     launch(batch, &e->b, &e->fn);
   }
 
@@ -181,7 +185,8 @@ class CpuBackend final : public Backend {
     const codegen::LoopKernel& k = b->kernel;
     // Scratch kept across launches: no heap allocation per launch.
     std::vector<void*>& ptrs = ptrs_;
-    ptrs.assign(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
+    ptrs.assign(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0) + (k.counters > 0 ? 1 : 0),
+                nullptr);
     // Written slots first, so a base written and read in one block is
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b->views.size(); ++v) {
@@ -207,7 +212,9 @@ class CpuBackend final : public Backend {
     std::vector<int64_t>& errors = errors_;
     errors.assign(2 * static_cast<std::size_t>(k.errors), 0);
     for (int e = 0; e < k.errors; ++e) errors[2 * e] = kNoError;
-    if (k.errors > 0) ptrs.back() = errors.data();
+    if (k.errors > 0) ptrs[b->views.size() + b->indexed.size()] = errors.data();
+    counts_.assign(static_cast<std::size_t>(k.counters), 0);
+    if (k.counters > 0) ptrs.back() = counts_.data();
     const bool parallel = b->shape.product() >= kParallelThreshold;
     codegen::pack_args(*b, parallel, &args_);
     const std::vector<int64_t>& args = args_;
@@ -226,6 +233,7 @@ class CpuBackend final : public Backend {
       ScopedSpan span(profile(), nullptr, "kernel", "kernel", {{"elements", b->shape.product()}});
       fn(ptrs.data(), args.data(), b->consts.data());
     }
+    for (int c = 0; c < k.counters; ++c) lengths_[b->kept[c]] = counts_[c];
     for (int e = 0; e < k.errors; ++e) {
       if (errors[2 * e] == kNoError) continue;
       const Instruction& in = batch[b->error_instr[e]];
@@ -241,6 +249,8 @@ class CpuBackend final : public Backend {
   bool writes_all(const codegen::LoweredBlock& b, std::size_t v) {
     const View& w = b.views[v];
     if (w.nelem() != memory_.find(w.base).nelem || !is_injective(w)) return false;
+    // A compress and its class write only the elements kept.
+    if (b.kernel.counters > 0 && codegen::slot_domains(b.kernel)[v] >= 0) return false;
     for (std::size_t u = 0; u < b.views.size(); ++u) {
       if (!b.kernel.written[u] && b.views[u].base == w.base) return false;
     }
@@ -312,7 +322,7 @@ class CpuBackend final : public Backend {
   uint64_t memo_hits_ = 0;
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
-  std::vector<int64_t> errors_, args_;
+  std::vector<int64_t> errors_, args_, counts_;
   // Kept lowerings by BlockKey hash (a collision replaces the entry) and by
   // partition structure id and block index; both cleared when either holds
   // kMaxLowered.

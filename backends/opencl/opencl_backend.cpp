@@ -316,6 +316,7 @@ class OpenClBackend final : public Backend {
     std::string error;                   // Fail: ref's Error, raised when the block's turn comes
     std::vector<Kernel> kernels;         // Loop, Tree: 1; Scan: 3
     std::size_t block_index = 0;         // the partition block it belongs to
+    BaseId klass = -1;  // Loop: a length class whose compress ran before: the loop's length (1-D)
   };
 
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
@@ -349,6 +350,7 @@ class OpenClBackend final : public Backend {
       ++work;
     }
     if (work == 0) return false;
+    batch = resolve_classes(batch, block, &st->klass);
     try {
       codegen::check_empty_axes(batch, block);
     } catch (const Error& e) {
@@ -356,7 +358,7 @@ class OpenClBackend final : public Backend {
       st->error = e.what();
       return true;
     }
-    if (work == 1) {
+    if (work == 1 && st->klass < 0) {
       const Instruction& in = *single;
       const OpKind k = opcode_kind(in.op);
       const View& src = in.in[0].view;
@@ -460,12 +462,20 @@ class OpenClBackend final : public Backend {
   // indices the last write wins; a written view that is not injective).
   void run_loop(std::span<const Instruction> batch, Step& st) {
     codegen::LoweredBlock& b = st.lowered;
-    if (!codegen::launches(b)) return;  // nothing to do (ref writes nothing either)
+    if (st.klass >= 0) {  // over the length its compress kept (planned with the nominal one)
+      const auto it = lengths_.find(st.klass);
+      if (it == lengths_.end()) throw InternalError("opencl backend: a length class before its compress ran");
+      b.shape[0] = it->second;
+    }
+    if (!codegen::launches(b)) {  // nothing to do (ref writes nothing either)
+      for (BaseId c : b.kept) lengths_[c] = 0;
+      return;
+    }
     ++profile().kernels_launched;
     profile().arrays_contracted += b.contracted.size();
     const codegen::LoopKernel& k = b.kernel;
     std::vector<cl_mem> mems(b.views.size() + b.indexed.size() + (k.errors > 0 ? 1 : 0), nullptr);
-    bool sequential = k.has(OpKind::Scatter);
+    bool sequential = k.has(OpKind::Scatter) || k.counters > 0;
     // Written slots first, so a base written and read in one block is
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b.views.size(); ++v) {
@@ -500,6 +510,11 @@ class OpenClBackend final : public Backend {
             "clEnqueueFillBuffer(index error records)");
       mems.back() = errors.get();
     }
+    Mem counts;  // per compress: the elements kept (the kernel's K)
+    if (k.counters > 0) {
+      counts = new_buffer(static_cast<std::size_t>(k.counters) * sizeof(int64_t), "compress counts");
+      mems.push_back(counts.get());
+    }
     std::vector<Mem> partial_mems;
     for (int s : partials) {
       partial_mems.push_back(new_buffer(g.global * dtype_size(k.accs[k.body[s].acc]), "reduction partials"));
@@ -507,6 +522,13 @@ class OpenClBackend final : public Backend {
     }
     launch(kern, mems, codegen::pack_args(b, !sequential), b.consts, g, total, sequential);
     if (k.errors > 0) check_errors(batch, b, errors.get(), g.global);
+    if (k.counters > 0) {  // the next blocks need the lengths: one wait
+      std::vector<int64_t> kept(static_cast<std::size_t>(k.counters));
+      check(clEnqueueReadBuffer(queue_.get(), counts.get(), CL_TRUE, 0, kept.size() * sizeof(int64_t),
+                                kept.data(), 0, nullptr, nullptr),
+            "reading the compress counts");
+      for (int c = 0; c < k.counters; ++c) lengths_[b.kept[c]] = kept[c];
+    }
     for (std::size_t r = 0; r < partials.size(); ++r) {
       const codegen::Stmt& red = k.body[partials[r]];
       cl_kernel tree = kernel(st.kernels[1 + r]);

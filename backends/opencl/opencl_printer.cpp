@@ -46,6 +46,7 @@ void OpenClPrinter::signature(Writer& w, const LoopKernel& k, const std::string&
               num(static_cast<int64_t>(j)) + ", ";
   }
   if (k.errors > 0) params += "__global int64_t* E, ";
+  if (k.counters > 0) params += "__global int64_t* K, ";
   for (int s : partial_reductions(k)) {
     const int acc = k.body[s].acc;
     params += "__global " + std::string(codegen::c_type(k.accs[acc])) + "* R" + num(acc) + ", ";
@@ -61,6 +62,7 @@ void OpenClPrinter::before_loops(Writer& w, const LoopKernel& k) const {
 }
 
 int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
+  if (k.loops[first].kind == LoopKind::Serial) return CPrinter::open_loops(w, k, first, braces);
   if (k.loops[first].kind == LoopKind::Sweep) {
     const std::string i = "i" + num(k.loops[first].axis);
     w.open("for (int64_t " + i + " = 0; " + i + " < n" + num(k.loops[first].axis) + "; ++" + i + ") {");

@@ -8,6 +8,7 @@
 
 #include "backends/ref/ref_kernels.hpp"
 #include "vm/error.hpp"
+#include "vm/length_class.hpp"
 
 namespace arrvm {
 
@@ -67,13 +68,23 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
   }
 
   void release(BaseId id) override { buffers_.erase(id); }
+  void kept(BaseId out, int64_t n) override { lengths_[out] = n; }
 
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     progress_ = {};
     for (const Block& block : partition.blocks) {
       for (uint32_t i : block) {
         ARRVM_ASSERT(i < batch.size());
-        ref::run_instruction(batch[i], *this);
+        if (batch[i].length_class < 0) {
+          ref::run_instruction(batch[i], *this);
+          continue;
+        }
+        // An instruction of a length class: over the length its compress kept.
+        const auto it = lengths_.find(batch[i].length_class);
+        if (it == lengths_.end()) throw InternalError("ref backend: a length class before its compress");
+        Instruction resolved = batch[i];
+        resolve_length(resolved, it->second);
+        ref::run_instruction(resolved, *this);
       }
       ++progress_.done;
     }

@@ -369,6 +369,31 @@ struct Kernel<OpKind::Scatter> {
   }
 };
 
+// compress: the values where the mask is true, in order, to the front of
+// the output; the number kept is the length of the output's class.
+template <>
+struct Kernel<OpKind::Compress> {
+  template <Opcode Op, TypeRule R, int Arity>
+  static void run(const Instruction& instr, MemoryAccess& mem) {
+    if (instr.in[0].is_const || instr.in[1].is_const) invalid(instr, "compress takes views");
+    const Dims& shape = instr.in[0].view.shape;
+    bool unused_b = false;
+    const In<bool> mask = in_operand<bool>(instr, instr.in[1], 1, mem, &unused_b);
+    int64_t kept = 0;
+    visit_dtype(instr.out.dtype, [&](auto t) {
+      using T = decltype(t);
+      T unused{};
+      const In<T> v = in_operand<T>(instr, instr.in[0], 1, mem, &unused);
+      const Out<T> o = out_operand<T>(instr, instr.out, mem);
+      for_each_index<2>(shape, {v.offset, mask.offset}, {&v.stride, &mask.stride},
+                        [&](const std::array<int64_t, 2>& x) {
+                          if (mask.at(x[1])) o.p[o.offset + kept++ * o.stride[0]] = v.at(x[0]);
+                        });
+    });
+    mem.kept(instr.out.base, kept);
+  }
+};
+
 template <>
 struct Kernel<OpKind::Free> {
   template <Opcode Op, TypeRule R, int Arity>

@@ -24,12 +24,16 @@ class MemoryAccess {
   // The base's memory; `data` is nullptr if it was never written.
   virtual BaseMemory for_read(BaseId id) = 0;
   virtual void release(BaseId id) = 0;
+  // A compress into `out` kept `n` elements (the length of its class).
+  virtual void kept(BaseId out, int64_t n) = 0;
 };
 
 // Executes one (normalized, validated) instruction. Throws Error for a
 // run-time error of the program (a gather/scatter index out of range; nothing
 // is written then) and InternalError for an instruction the validator should
 // have rejected (a dtype the opcode does not take, a view outside its base).
+// An instruction of a pending length class (Instruction::length_class)
+// needs its length resolved first (vm/length_class.hpp: resolve_length).
 void run_instruction(const Instruction& instr, MemoryAccess& mem);
 
 }  // namespace arrvm::ref
