@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 
+#include "vm/base_map.hpp"
 #include "vm/dtype.hpp"
 #include "vm/instruction.hpp"
 
@@ -21,14 +21,18 @@ struct BaseInfo {
 // live was freed (this keeps a long loop's registry at constant size).
 class BaseRegistry {
  public:
-  BaseId add(DType dtype, int64_t nelem);
+  BaseId add(DType dtype, int64_t nelem) {
+    const BaseId id = next_++;
+    live_[id] = BaseInfo{dtype, nelem};
+    return id;
+  }
   void remove(BaseId id) { live_.erase(id); }
-  const BaseInfo* find(BaseId id) const;
-  bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.count(id); }
+  const BaseInfo* find(BaseId id) const { return live_.find(id); }
+  bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.contains(id); }
   std::size_t live_count() const { return live_.size(); }
 
  private:
-  std::unordered_map<BaseId, BaseInfo> live_;
+  BaseMap<BaseInfo> live_;  // (flat: no allocation per base)
   BaseId next_ = 0;
 };
 
