@@ -155,9 +155,16 @@ MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& co
   header_.push_back(rules.sweeps_alone ? 1 : 0);
 }
 
-uint32_t MergeKeyBuilder::rename(BaseId id) {
+inline uint32_t MergeKeyBuilder::rename(BaseId id) {
   const std::size_t mask = slots_.size() - 1;
-  std::size_t i = static_cast<std::size_t>((static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+  // A batch's bases are mostly ids issued close together: the low bits pick
+  // the slot as they are (neighbouring ids, neighbouring slots: the table,
+  // 16 bytes a slot and 8 slots an instruction, is larger than the caches
+  // and a scattering hash missed them on every lookup), the bits above the
+  // table's size are scrambled into it so that ids a multiple of the size
+  // apart do not pile up in one run.
+  const auto u = static_cast<uint64_t>(id);
+  std::size_t i = static_cast<std::size_t>(u + ((u >> slot_bits_) * 0x9e3779b97f4a7c15ull >> 32)) & mask;
   while (true) {
     Slot& s = slots_[i];
     if (s.generation != generation_) {
@@ -169,20 +176,27 @@ uint32_t MergeKeyBuilder::rename(BaseId id) {
   }
 }
 
-void MergeKeyBuilder::put_view(const View& v, std::vector<uint64_t>& w) {
+namespace {
+
+// One view's words at `w` (see the file comment); returns the end.
+inline uint64_t* put_view_words(uint64_t* w, uint32_t base, const View& v) {
   const int r = v.rank();
-  w.push_back(uint64_t{rename(v.base)} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
-              uint64_t{static_cast<uint8_t>(r)} << 40);
-  w.push_back(static_cast<uint64_t>(v.offset));
-  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.shape[k]));
-  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.stride[k]));
+  *w++ = uint64_t{base} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
+         uint64_t{static_cast<uint8_t>(r)} << 40;
+  *w++ = static_cast<uint64_t>(v.offset);
+  for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.shape[k]);
+  for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.stride[k]);
+  return w;
 }
+
+}  // namespace
 
 void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
   // At most 4 distinct bases per instruction; a table at most half full.
   const std::size_t want = std::bit_ceil(8 * batch.size() + 16);
   if (slots_.size() < want) {
     slots_.assign(want, Slot{});
+    slot_bits_ = std::countr_zero(want);
     generation_ = 0;
   }
   if (++generation_ == 0) {  // wrapped: stale slots could look current
@@ -190,24 +204,37 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
     generation_ = 1;
   }
   next_index_ = 0;
-  std::vector<uint64_t>& w = key->words;
-  w.assign(header_.begin(), header_.end());
-  w.push_back(batch.size());
+  // The words go to a scratch buffer through a pointer (a push_back per
+  // word cost more than the words), with room checked once an instruction
+  // for the most one can take (its word, four views of kMaxRank), and are
+  // then copied to the key.
+  constexpr std::size_t kMaxWordsPerInstruction = 1 + 4 * (2 + 2 * kMaxRank);
+  if (scratch_.size() < header_.size() + 1 + kMaxWordsPerInstruction) {
+    scratch_.resize(header_.size() + 1 + 64 * kMaxWordsPerInstruction);
+  }
+  uint64_t* w = std::copy(header_.begin(), header_.end(), scratch_.data());
+  *w++ = batch.size();
   for (const Instruction& in : batch) {
-    w.push_back(uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
-                uint64_t{static_cast<uint32_t>(in.axis)} << 32);
-    put_view(in.out, w);
+    if (static_cast<std::size_t>(scratch_.data() + scratch_.size() - w) < kMaxWordsPerInstruction) {
+      const std::size_t used = static_cast<std::size_t>(w - scratch_.data());
+      scratch_.resize(2 * scratch_.size());
+      w = scratch_.data() + used;
+    }
+    *w++ = uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
+           uint64_t{static_cast<uint32_t>(in.axis)} << 32;
+    w = put_view_words(w, rename(in.out.base), in.out);
     for (int k = 0; k < in.nin; ++k) {
       const Operand& o = in.in[k];
       if (o.is_const) {
-        w.push_back(kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32);
+        *w++ = kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32;
       } else {
-        put_view(o.view, w);
+        w = put_view_words(w, rename(o.view.base), o.view);
       }
     }
   }
+  key->words.assign(scratch_.data(), w);
   key->instructions = static_cast<uint32_t>(batch.size());
-  key->hash = hash_words(w);
+  key->hash = hash_words(key->words);
 }
 
 // --- the cache ----------------------------------------------------------
