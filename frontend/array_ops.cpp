@@ -4,6 +4,7 @@
 #include "arrvm/arrvm.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -125,13 +126,14 @@ Prepared prepared(const Array& a) {
 // `out_dtype`, or straight into `target` when it has that dtype and shape
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
-Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
+Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target) {
   const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
   Instruction instr;
   instr.op = op;
   // Each operand's view is built once, straight into the instruction.
-  for (const Prepared& p : ins) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const Prepared& p = ins[k];
     if (p.is_const) {
       instr.add_input(Operand::of(p.constant));
       continue;
@@ -155,13 +157,17 @@ Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* t
     return *target;
   }
   Array r = new_array(*rt, out_dtype, shape);
-  instr.out = view_of(r);
+  instr.out = contiguous_view(ArrayAccess::base(r).id, out_dtype, shape);  // view_of(r), not read back
   runtime_of(r).issue(instr);
   if (target) {
     write_into(*target, r);
     return *target;
   }
   return r;
+}
+
+Array emit(Opcode op, DType out_dtype, std::initializer_list<Prepared> ins, const Array* target) {
+  return emit(op, out_dtype, ins.begin(), ins.size(), target);
 }
 
 enum class Division { None, True, Floor };
@@ -248,9 +254,9 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
       b.scalar->kind() == HostScalar::Kind::Int && b.scalar->as_int() < 0) {
     throw Error("Integers to negative integer powers are not allowed.");
   }
-  std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
+  const Prepared ins[2] = {prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
-  return emit(plan.op, plan.out, std::move(ins), target);
+  return emit(plan.op, plan.out, ins, 2, target);
 }
 
 // NumPy's float floor_divide (npy_divmod): (x - remainder(x, y)) / y rounded
