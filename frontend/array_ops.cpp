@@ -127,21 +127,25 @@ Prepared prepared(const Array& a) {
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
 Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target) {
+  ARRVM_ASSERT(n <= 3);
   const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
   Instruction instr;
   instr.op = op;
-  // Each operand's view is built once, straight into the instruction.
+  // Each operand's view is built once, straight into the instruction (no
+  // temporary View or Operand: copies of them were most of emit's time).
   for (std::size_t k = 0; k < n; ++k) {
     const Prepared& p = ins[k];
+    Operand& o = instr.in[instr.nin++];
     if (p.is_const) {
-      instr.add_input(Operand::of(p.constant));
+      o.is_const = true;
+      o.constant = p.constant;
       continue;
     }
     const Array& a = p.array();
     if (rt && *rt != runtime_ptr(a)) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    instr.add_input(Operand::of(view_of(a)));
-    const Dims& s = instr.in[instr.nin - 1].view.shape;
+    ArrayAccess::view_into(a, &o.view);
+    const Dims& s = o.view.shape;
     if (!rt) {
       shape = s;
     } else if (!(s == shape)) {
@@ -157,7 +161,11 @@ Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const
     return *target;
   }
   Array r = new_array(*rt, out_dtype, shape);
-  instr.out = contiguous_view(ArrayAccess::base(r).id, out_dtype, shape);  // view_of(r), not read back
+  // view_of(r), made from what r was made of, in place
+  instr.out.base = ArrayAccess::base(r).id;
+  instr.out.dtype = out_dtype;
+  instr.out.shape = shape;
+  instr.out.stride = row_major_strides(shape);
   runtime_of(r).issue(instr);
   if (target) {
     write_into(*target, r);
