@@ -170,7 +170,12 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       reject(std::string(bases.was_freed(instr.out.base) ? "base is already freed: b" : "unknown base b") +
              std::to_string(instr.out.base));
     }
-    instr.out = contiguous_view(instr.out.base, b->dtype, Dims{b->nelem});
+    // contiguous_view(base, dtype, {nelem}), in place (a temporary View
+    // copied in was most of a free's validation)
+    instr.out.dtype = b->dtype;
+    instr.out.offset = 0;
+    instr.out.shape = Dims{b->nelem};
+    instr.out.stride = Dims{1};
     return;
   }
 
