@@ -17,8 +17,8 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
+#include "vm/base_map.hpp"
 #include "vm/error.hpp"
 #include "vm/profile.hpp"
 #include "vm/view.hpp"
@@ -39,21 +39,35 @@ class HostMemory {
     for (const Pooled& p : pool_) std::free(p.data);
   }
 
+  // Frees a buffer: std::free, or the user's deleter for adopted memory
+  // (held behind a pointer: a Buffer is made and dropped for every base,
+  // and a std::function in it cost more than the rest of the Buffer).
+  struct Deleter {
+    std::shared_ptr<std::function<void(void*)>> user;
+    void operator()(void* p) const {
+      if (user) {
+        (*user)(p);
+      } else {
+        std::free(p);
+      }
+    }
+  };
+
   struct Buffer {
     DType dtype = DType::Float64;
     int64_t nelem = 0;
-    std::unique_ptr<void, std::function<void(void*)>> data{nullptr, std::free};  // null until first written
-    bool adopted = false;  // data is the user's (Array::adopt): not counted as allocated
+    std::unique_ptr<void, Deleter> data;  // null until first written
+    bool adopted = false;                 // data is the user's (Array::adopt): not counted as allocated
 
     std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
   };
 
   void declare(BaseId id, DType dtype, int64_t nelem) {
     ARRVM_ASSERT(nelem >= 0);
-    Buffer b;
+    Buffer& b = buffers_[id];  // (in place: a Buffer's deleter is a std::function)
+    if (b.data || b.adopted) b = Buffer{};
     b.dtype = dtype;
     b.nelem = nelem;
-    buffers_[id] = std::move(b);
   }
 
   void track(Profile* profile) { profile_ = profile; }
@@ -68,14 +82,15 @@ class HostMemory {
       for (int64_t i = 0; i < b.nelem; ++i) p[i] = p[i] != 0;
     }
     if (!deleter) deleter = [](void*) {};
-    b.data = std::unique_ptr<void, std::function<void(void*)>>(data, std::move(deleter));
+    b.data = std::unique_ptr<void, Deleter>(
+        data, Deleter{std::make_shared<std::function<void(void*)>>(std::move(deleter))});
     b.adopted = true;
   }
 
   void release(BaseId id) {
-    auto it = buffers_.find(id);
-    if (it == buffers_.end()) return;
-    Buffer& b = it->second;
+    Buffer* found = buffers_.find(id);
+    if (found == nullptr) return;
+    Buffer& b = *found;
     if (b.data && !b.adopted) {
       if (profile_ != nullptr) profile_->deallocated(b.bytes());
       const std::size_t rounded = round_up(b.bytes());
@@ -89,13 +104,13 @@ class HostMemory {
         }
       }
     }
-    buffers_.erase(it);
+    buffers_.erase(id);
   }
 
   Buffer& find(BaseId id) {
-    auto it = buffers_.find(id);
-    if (it == buffers_.end()) throw InternalError("host memory: unknown base b" + std::to_string(id));
-    return it->second;
+    Buffer* b = buffers_.find(id);
+    if (b == nullptr) throw InternalError("host memory: unknown base b" + std::to_string(id));
+    return *b;
   }
 
   // The base's memory, allocating on first use: zero-filled, unless the
@@ -153,7 +168,7 @@ class HostMemory {
     pooled_ = 0;
   }
 
-  std::unordered_map<BaseId, Buffer> buffers_;
+  BaseMap<Buffer> buffers_;  // (flat: no allocation per base)
   Profile* profile_ = nullptr;
   std::deque<Pooled> pool_;  // oldest first
   std::size_t pooled_ = 0;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 
 #include "cache/disk_entry.hpp"
 #include "vm/error.hpp"
@@ -21,11 +22,25 @@ constexpr uint64_t kConstFlag = uint64_t{1} << 63;
 constexpr uint64_t kProvisionalFlag = 1;
 
 // FxHash-style word mixing with a final avalanche: one multiply per word,
-// which keeps hashing well under the 1 us/instruction budget of a hit. The
+// which keeps hashing well under the 1 us/instruction budget of a hit. Four
+// lanes over interleaved words, joined at the end: one chain of multiplies
+// was latency-bound (about 5 cycles a word, a third of building a key). The
 // hash only locates a candidate; the full key is compared.
 uint64_t hash_words(const std::vector<uint64_t>& w) {
-  uint64_t h = 0x243f6a8885a308d3ull;
-  for (uint64_t x : w) h = (std::rotl(h, 5) ^ x) * 0x517cc1b727220a95ull;
+  constexpr uint64_t k = 0x517cc1b727220a95ull;
+  uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull, c = 0xa4093822299f31d0ull,
+           d = 0x082efa98ec4e6c89ull;
+  const std::size_t n = w.size();
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = (std::rotl(a, 5) ^ w[i]) * k;
+    b = (std::rotl(b, 5) ^ w[i + 1]) * k;
+    c = (std::rotl(c, 5) ^ w[i + 2]) * k;
+    d = (std::rotl(d, 5) ^ w[i + 3]) * k;
+  }
+  for (; i < n; ++i) a = (std::rotl(a, 5) ^ w[i]) * k;
+  uint64_t h = a;
+  for (uint64_t x : {b, c, d, static_cast<uint64_t>(n)}) h = (std::rotl(h, 5) ^ x) * k;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
@@ -155,9 +170,16 @@ MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& co
   header_.push_back(rules.sweeps_alone ? 1 : 0);
 }
 
-uint32_t MergeKeyBuilder::rename(BaseId id) {
+inline uint32_t MergeKeyBuilder::rename(BaseId id) {
   const std::size_t mask = slots_.size() - 1;
-  std::size_t i = static_cast<std::size_t>((static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+  // A batch's bases are mostly ids issued close together: the low bits pick
+  // the slot as they are (neighbouring ids, neighbouring slots: the table,
+  // 16 bytes a slot and 8 slots an instruction, is larger than the caches
+  // and a scattering hash missed them on every lookup), the bits above the
+  // table's size are scrambled into it so that ids a multiple of the size
+  // apart do not pile up in one run.
+  const auto u = static_cast<uint64_t>(id);
+  std::size_t i = static_cast<std::size_t>(u + ((u >> slot_bits_) * 0x9e3779b97f4a7c15ull >> 32)) & mask;
   while (true) {
     Slot& s = slots_[i];
     if (s.generation != generation_) {
@@ -169,20 +191,27 @@ uint32_t MergeKeyBuilder::rename(BaseId id) {
   }
 }
 
-void MergeKeyBuilder::put_view(const View& v, std::vector<uint64_t>& w) {
+namespace {
+
+// One view's words at `w` (see the file comment); returns the end.
+inline uint64_t* put_view_words(uint64_t* w, uint32_t base, const View& v) {
   const int r = v.rank();
-  w.push_back(uint64_t{rename(v.base)} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
-              uint64_t{static_cast<uint8_t>(r)} << 40);
-  w.push_back(static_cast<uint64_t>(v.offset));
-  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.shape[k]));
-  for (int k = 0; k < r; ++k) w.push_back(static_cast<uint64_t>(v.stride[k]));
+  *w++ = uint64_t{base} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
+         uint64_t{static_cast<uint8_t>(r)} << 40;
+  *w++ = static_cast<uint64_t>(v.offset);
+  for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.shape[k]);
+  for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.stride[k]);
+  return w;
 }
+
+}  // namespace
 
 void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
   // At most 4 distinct bases per instruction; a table at most half full.
   const std::size_t want = std::bit_ceil(8 * batch.size() + 16);
   if (slots_.size() < want) {
     slots_.assign(want, Slot{});
+    slot_bits_ = std::countr_zero(want);
     generation_ = 0;
   }
   if (++generation_ == 0) {  // wrapped: stale slots could look current
@@ -190,28 +219,41 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
     generation_ = 1;
   }
   next_index_ = 0;
-  std::vector<uint64_t>& w = key->words;
-  w.assign(header_.begin(), header_.end());
-  w.push_back(batch.size());
+  // The words go to a scratch buffer through a pointer (a push_back per
+  // word cost more than the words), with room checked once an instruction
+  // for the most one can take (its word, four views of kMaxRank), and are
+  // then copied to the key.
+  constexpr std::size_t kMaxWordsPerInstruction = 2 + 4 * (2 + 2 * kMaxRank);
+  if (scratch_.size() < header_.size() + 1 + kMaxWordsPerInstruction) {
+    scratch_.resize(header_.size() + 1 + 64 * kMaxWordsPerInstruction);
+  }
+  uint64_t* w = std::copy(header_.begin(), header_.end(), scratch_.data());
+  *w++ = batch.size();
   for (const Instruction& in : batch) {
+    if (static_cast<std::size_t>(scratch_.data() + scratch_.size() - w) < kMaxWordsPerInstruction) {
+      const std::size_t used = static_cast<std::size_t>(w - scratch_.data());
+      scratch_.resize(2 * scratch_.size());
+      w = scratch_.data() + used;
+    }
     // Bit 16: the instruction iterates over a length class (a word follows
     // naming it); ordinary instructions' words are as before length classes.
     const bool klass = in.length_class >= 0;
-    w.push_back(uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
-                uint64_t{klass} << 16 | uint64_t{static_cast<uint32_t>(in.axis)} << 32);
-    if (klass) w.push_back(rename(in.length_class));
-    put_view(in.out, w);
+    *w++ = uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
+           uint64_t{klass} << 16 | uint64_t{static_cast<uint32_t>(in.axis)} << 32;
+    if (klass) *w++ = rename(in.length_class);
+    w = put_view_words(w, rename(in.out.base), in.out);
     for (int k = 0; k < in.nin; ++k) {
       const Operand& o = in.in[k];
       if (o.is_const) {
-        w.push_back(kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32);
+        *w++ = kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32;
       } else {
-        put_view(o.view, w);
+        w = put_view_words(w, rename(o.view.base), o.view);
       }
     }
   }
+  key->words.assign(scratch_.data(), w);
   key->instructions = static_cast<uint32_t>(batch.size());
-  key->hash = hash_words(w);
+  key->hash = hash_words(key->words);
 }
 
 // --- the cache ----------------------------------------------------------

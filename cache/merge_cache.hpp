@@ -78,9 +78,9 @@ class MergeKeyBuilder {
 
  private:
   uint32_t rename(BaseId id);
-  void put_view(const View& v, std::vector<uint64_t>& w);
 
   std::vector<uint64_t> header_;
+  std::vector<uint64_t> scratch_;  // the words being built
   // BaseId -> first-appearance index: open addressing, cleared by bumping
   // the generation instead of touching every slot.
   struct Slot {
@@ -89,6 +89,7 @@ class MergeKeyBuilder {
     uint32_t generation = 0;
   };
   std::vector<Slot> slots_;
+  int slot_bits_ = 0;  // log2(slots_.size())
   uint32_t generation_ = 0;
   uint32_t next_index_ = 0;
 };

@@ -135,22 +135,41 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
   return shared;
 }
 
-void Runtime::issue(Instruction instr) {
-  validate_instruction(instr, bases_, issued_);
-  // Length classes (vm/length_class.hpp): the trace keeps the instruction as
-  // the frontend wrote it, so a replay that flushes elsewhere sees the same.
+void Runtime::issue(const Instruction& instr) {
+  batch_.push_back(instr);
+  accept_last();
+}
+
+// Validates the instruction just put at the end of the batch in place (no
+// copy of it: an Instruction is ~800 bytes) and takes it into the stream, or
+// removes it again and throws.
+void Runtime::accept_last() {
   LengthEffect length_effect;
-  const bool classes = bases_.filtered_count() != 0 || instr.op == Opcode::Compress;
-  if (classes) {
-    Instruction classed = instr;
-    length_effect = apply_length_classes(classed, bases_, issued_);
-    if (trace_) trace_->instruction(instr);
-    instr = classed;
+  bool classes = false;
+  try {
+    Instruction& in = batch_.back();
+    validate_instruction(in, bases_, issued_);
+    // Length classes (vm/length_class.hpp): the trace keeps the instruction
+    // as the frontend wrote it, so a replay that flushes elsewhere sees the same.
+    classes = bases_.filtered_count() != 0 || in.op == Opcode::Compress;
+    if (classes) {
+      Instruction classed = in;
+      length_effect = apply_length_classes(classed, bases_, issued_);
+      if (trace_ && in.op != Opcode::Sync) trace_->instruction(in);
+      in = classed;
+    }
+  } catch (...) {
+    batch_.pop_back();
+    throw;
   }
   // Accepted: from here on the instruction is part of the stream.
   const uint64_t origin = issued_++;
+  batch_origin_.push_back(origin);
   ++profile_.instructions;
-  if (trace_ && !classes && instr.op != Opcode::Sync) trace_->instruction(instr);
+  const Instruction& instr = batch_.back();
+  const bool is_sync = instr.op == Opcode::Sync;
+  const BaseId synced = instr.out.base;
+  if (trace_ && !classes && !is_sync) trace_->instruction(instr);
   if (classes) {
     record_length_class(instr, length_effect, bases_);
     if (length_effect.writes_whole && length_effect.out_class >= 0 && length_effect.out_length < 0)
@@ -165,17 +184,24 @@ void Runtime::issue(Instruction instr) {
   // copy of each input that truly shares elements with the output (exact
   // test) goes first, and is freed right after, so fusion can contract it
   // where the views allow.
-  BaseId temps[3];
-  int ntemps = 0;
-  for (int i = 0; i < instr.nin; ++i) {
-    if (input_needs_copy(instr, i)) temps[ntemps++] = copy_input(&instr, i, origin);
+  int first = -1;
+  for (int i = 0; i < instr.nin && first < 0; ++i) {
+    if (input_needs_copy(instr, i)) first = i;
   }
-  const bool is_sync = instr.op == Opcode::Sync;
-  const BaseId synced = instr.out.base;
-  append(instr, origin);
-  for (int t = 0; t < ntemps; ++t) {
-    bases_.remove(temps[t]);
-    append(control(Opcode::Free, temps[t]), origin);
+  if (first >= 0) {
+    Instruction moved = instr;  // (`instr` dies here: the batch grows)
+    batch_.pop_back();
+    batch_origin_.pop_back();
+    BaseId temps[3];
+    int ntemps = 0;
+    for (int i = first; i < moved.nin; ++i) {
+      if (input_needs_copy(moved, i)) temps[ntemps++] = copy_input(&moved, i, origin);
+    }
+    append(moved, origin);
+    for (int t = 0; t < ntemps; ++t) {
+      bases_.remove(temps[t]);
+      append(control(Opcode::Free, temps[t]), origin);
+    }
   }
   if (is_sync) {
     flush();
@@ -401,7 +427,11 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
 }
 
 void Runtime::free_base(BaseId id) {
-  issue(control(Opcode::Free, id));
+  // Built in place at the end of the batch (issue() would copy it there).
+  Instruction& s = batch_.emplace_back();
+  s.op = Opcode::Free;
+  s.out.base = id;
+  accept_last();
 }
 
 }  // namespace arrvm

@@ -68,7 +68,7 @@ class Runtime {
   // to the iteration shape) and appends it to the batch; flushes on `sync`
   // and when the batch is full. A rejected instruction throws Error naming it
   // and leaves the VM exactly as it was.
-  void issue(Instruction instr);
+  void issue(const Instruction& instr);
 
   // Runs everything pending. A run-time failure (an index out of range, a
   // failed compile) does not throw here: it poisons the arrays the failing
@@ -102,6 +102,7 @@ class Runtime {
   void record_sync(BaseId id);
   // Logs the flush that just ran (at info; counters since `before`).
   void log_flush(const Profile& before, const Partition& partition) const;
+  void accept_last();  // validates and takes in the batch's last instruction (issue)
   void append(const Instruction& instr, uint64_t origin);
   void resolve_lengths();
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);

@@ -89,16 +89,20 @@ const BaseOwner& ArrayAccess::base(const Array& a) {
 }
 
 View ArrayAccess::view(const Array& a) {
-  const BaseOwner& b = base(a);
   View v;
-  v.base = b.id;
-  v.dtype = b.dtype;
-  v.offset = a.offset_;
-  for (std::size_t i = 0; i < a.shape_.size(); ++i) {
-    v.shape.push_back(a.shape_[i]);
-    v.stride.push_back(a.stride_[i]);
-  }
+  view_into(a, &v);
   return v;
+}
+
+void ArrayAccess::view_into(const Array& a, View* v) {
+  const BaseOwner& b = base(a);
+  v->base = b.id;
+  v->dtype = b.dtype;
+  v->offset = a.offset_;
+  for (std::size_t i = 0; i < a.shape_.size(); ++i) {
+    v->shape.push_back(a.shape_[i]);
+    v->stride.push_back(a.stride_[i]);
+  }
 }
 
 Array ArrayAccess::make(std::shared_ptr<BaseOwner> base, int64_t offset, const Dims& shape,

@@ -41,6 +41,9 @@ struct ArrayAccess {
   static const BaseOwner& base(const Array& a);
   static const std::shared_ptr<BaseOwner>& base_ptr(const Array& a) { return a.base_; }
   static View view(const Array& a);
+  // view(a) written into `*v`, a default-constructed View (emit builds
+  // operands in place in the instruction).
+  static void view_into(const Array& a, View* v);
   // A view on a's base with another geometry (the caller keeps it in bounds).
   static Array rebased(const Array& a, int64_t offset, const Dims& shape, const Dims& stride);
   static Array make(std::shared_ptr<BaseOwner> base, int64_t offset, const Dims& shape, const Dims& stride);

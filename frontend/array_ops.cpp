@@ -4,6 +4,7 @@
 #include "arrvm/arrvm.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -125,21 +126,26 @@ Prepared prepared(const Array& a) {
 // `out_dtype`, or straight into `target` when it has that dtype and shape
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
-Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* target) {
+Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target) {
+  ARRVM_ASSERT(n <= 3);
   const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
   Instruction instr;
   instr.op = op;
-  // Each operand's view is built once, straight into the instruction.
-  for (const Prepared& p : ins) {
+  // Each operand's view is built once, straight into the instruction (no
+  // temporary View or Operand: copies of them were most of emit's time).
+  for (std::size_t k = 0; k < n; ++k) {
+    const Prepared& p = ins[k];
+    Operand& o = instr.in[instr.nin++];
     if (p.is_const) {
-      instr.add_input(Operand::of(p.constant));
+      o.is_const = true;
+      o.constant = p.constant;
       continue;
     }
     const Array& a = p.array();
     if (rt && *rt != runtime_ptr(a)) throw Error(name_of(op) + ": the arrays belong to different Vms");
-    instr.add_input(Operand::of(view_of(a)));
-    const Dims& s = instr.in[instr.nin - 1].view.shape;
+    ArrayAccess::view_into(a, &o.view);
+    const Dims& s = o.view.shape;
     if (!rt) {
       shape = s;
     } else if (!(s == shape)) {
@@ -155,13 +161,21 @@ Array emit(Opcode op, DType out_dtype, std::vector<Prepared> ins, const Array* t
     return *target;
   }
   Array r = new_array(*rt, out_dtype, shape);
-  instr.out = view_of(r);
+  // view_of(r), made from what r was made of, in place
+  instr.out.base = ArrayAccess::base(r).id;
+  instr.out.dtype = out_dtype;
+  instr.out.shape = shape;
+  instr.out.stride = row_major_strides(shape);
   runtime_of(r).issue(instr);
   if (target) {
     write_into(*target, r);
     return *target;
   }
   return r;
+}
+
+Array emit(Opcode op, DType out_dtype, std::initializer_list<Prepared> ins, const Array* target) {
+  return emit(op, out_dtype, ins.begin(), ins.size(), target);
 }
 
 enum class Division { None, True, Floor };
@@ -248,9 +262,9 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
       b.scalar->kind() == HostScalar::Kind::Int && b.scalar->as_int() < 0) {
     throw Error("Integers to negative integer powers are not allowed.");
   }
-  std::vector<Prepared> ins{prepare(a, plan.in), prepare(b, plan.in)};
+  const Prepared ins[2] = {prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
-  return emit(plan.op, plan.out, std::move(ins), target);
+  return emit(plan.op, plan.out, ins, 2, target);
 }
 
 // NumPy's float floor_divide (npy_divmod): (x - remainder(x, y)) / y rounded

@@ -158,6 +158,53 @@ TEST_CASE("batches differing only in constant values and base ids share an entry
   CHECK_FALSE(key_of(a) == key_of(strided));
 }
 
+// The key's renaming table puts neighbouring ids in neighbouring slots:
+// bases whose ids are far apart, or a multiple of any table size apart,
+// must still be told apart (and renamed as they first appear).
+TEST_CASE("the key renames bases by first appearance whatever their ids") {
+  const std::vector<Instruction> a = axpy(2.0, 0);
+  auto remap = [&](BaseId (*f)(BaseId)) {
+    std::vector<Instruction> r = a;
+    for (Instruction& in : r) {
+      in.out.base = f(in.out.base);
+      for (int k = 0; k < in.nin; ++k) {
+        if (!in.in[k].is_const) in.in[k].view.base = f(in.in[k].view.base);
+      }
+    }
+    return r;
+  };
+  const std::vector<Instruction> far = remap([](BaseId id) { return (BaseId{1} << 40) + 12345 * id; });
+  const std::vector<Instruction> colliding = remap([](BaseId id) { return id << 24; });
+  CHECK(key_of(a) == key_of(far));
+  CHECK(key_of(a) == key_of(colliding));
+  // Two bases made one is another key.
+  std::vector<Instruction> merged = a;
+  merged[1].out.base = merged[1].in[0].view.base = merged[0].out.base;
+  CHECK_FALSE(key_of(a) == key_of(merged));
+
+  // A long batch: 3000 instructions over ids spread in runs and strides.
+  std::vector<Instruction> big, shifted;
+  for (int i = 0; i < 1000; ++i) {
+    for (const Instruction& in : a) {
+      Instruction x = in, y = in;
+      auto id = [&](BaseId b) { return b * 1000 + i; };
+      auto id2 = [&](BaseId b) { return (b * 1000 + i) * 4096 + 7; };
+      x.out.base = id(in.out.base);
+      y.out.base = id2(in.out.base);
+      for (int k = 0; k < in.nin; ++k) {
+        if (in.in[k].is_const) continue;
+        x.in[k].view.base = id(in.in[k].view.base);
+        y.in[k].view.base = id2(in.in[k].view.base);
+      }
+      big.push_back(x);
+      shifted.push_back(y);
+    }
+  }
+  CHECK(key_of(big) == key_of(shifted));
+  shifted[2999].out.base = shifted[0].out.base;
+  CHECK_FALSE(key_of(big) == key_of(shifted));
+}
+
 TEST_CASE("a view offset that changes which views overlap changes the key and the partition") {
   const auto same_view = shifted_read(0), overlapping = shifted_read(2), disjoint = shifted_read(4);
   CHECK_FALSE(key_of(same_view) == key_of(overlapping));

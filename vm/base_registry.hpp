@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 
+#include "vm/base_map.hpp"
 #include "vm/dtype.hpp"
 #include "vm/instruction.hpp"
 
@@ -27,19 +27,34 @@ struct BaseInfo {
 // live was freed (this keeps a long loop's registry at constant size).
 class BaseRegistry {
  public:
-  BaseId add(DType dtype, int64_t nelem);
-  void remove(BaseId id);
-  const BaseInfo* find(BaseId id) const;
-  BaseInfo* find(BaseId id);
-  bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.count(id); }
+  BaseId add(DType dtype, int64_t nelem) {
+    const BaseId id = next_++;
+    live_[id] = BaseInfo{dtype, nelem};
+    return id;
+  }
+  void remove(BaseId id) {
+    const BaseInfo* b = live_.find(id);
+    if (b == nullptr) return;
+    if (b->klass >= 0) --filtered_;
+    live_.erase(id);
+  }
+  const BaseInfo* find(BaseId id) const { return live_.find(id); }
+  BaseInfo* find(BaseId id) { return live_.find(id); }
+  bool was_freed(BaseId id) const { return id >= 0 && id < next_ && !live_.contains(id); }
   std::size_t live_count() const { return live_.size(); }
   // Length classes (vm/length_class.hpp): sets a live base's class and
   // length; how many live bases belong to a class.
-  void set_class(BaseId id, BaseId klass, int64_t length);
+  void set_class(BaseId id, BaseId klass, int64_t length) {
+    BaseInfo* b = live_.find(id);
+    if (b == nullptr) return;
+    filtered_ += (klass >= 0) - (b->klass >= 0);
+    b->klass = klass;
+    b->length = klass >= 0 ? length : -1;
+  }
   std::size_t filtered_count() const { return filtered_; }
 
  private:
-  std::unordered_map<BaseId, BaseInfo> live_;
+  BaseMap<BaseInfo> live_;  // (flat: no allocation per base)
   BaseId next_ = 0;
   std::size_t filtered_ = 0;
 };

@@ -30,16 +30,34 @@ bool checked_mul(int64_t a, int64_t b, int64_t* r) {
   return !__builtin_mul_overflow(a, b, r);
 }
 
-// Resolves a view's base, fills in its dtype and checks its bounds.
-void resolve_view(View& v, const BaseRegistry& bases, const char* role, const Rejection& reject) {
+// True if check_view_bounds has nothing to say (what it checks, without
+// building a message: this runs for every view of every instruction).
+bool view_in_bounds(const View& v, int64_t nelem) {
+  if (v.shape.size() != v.stride.size()) return false;
+  int64_t lo = v.offset, hi = v.offset, count = 1;
+  for (int i = 0; i < v.rank(); ++i) {
+    if (v.shape[i] < 0 || !checked_mul(count, v.shape[i], &count)) return false;
+  }
+  if (count == 0) return true;
+  for (int i = 0; i < v.rank(); ++i) {
+    int64_t span;
+    if (!checked_mul(v.shape[i] - 1, v.stride[i], &span)) return false;
+    if (!checked_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) return false;
+  }
+  return lo >= 0 && hi < nelem;
+}
+
+// Resolves a view's base, fills in its dtype and checks its bounds. `operand`
+// names it in a rejection (-1: the output); the name is built only then.
+void resolve_view(View& v, const BaseRegistry& bases, int operand, const Rejection& reject) {
   const BaseInfo* b = bases.find(v.base);
   if (b == nullptr) {
-    reject(std::string(role) + (bases.was_freed(v.base) ? " uses freed base b" : " uses unknown base b") +
+    reject(operand_name(operand) + (bases.was_freed(v.base) ? " uses freed base b" : " uses unknown base b") +
            std::to_string(v.base));
   }
   v.dtype = b->dtype;
-  const std::string bad = check_view_bounds(v, b->nelem);
-  if (!bad.empty()) reject(std::string(role) + " view " + bad);
+  if (view_in_bounds(v, b->nelem)) return;
+  reject(operand_name(operand) + " view " + check_view_bounds(v, b->nelem));
 }
 
 bool is_numeric(DType t) {
@@ -155,11 +173,16 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       reject(std::string(bases.was_freed(instr.out.base) ? "base is already freed: b" : "unknown base b") +
              std::to_string(instr.out.base));
     }
-    instr.out = contiguous_view(instr.out.base, b->dtype, Dims{b->nelem});
+    // contiguous_view(base, dtype, {nelem}), in place (a temporary View
+    // copied in was most of a free's validation)
+    instr.out.dtype = b->dtype;
+    instr.out.offset = 0;
+    instr.out.shape = Dims{b->nelem};
+    instr.out.stride = Dims{1};
     return;
   }
 
-  resolve_view(instr.out, bases, "output", reject);
+  resolve_view(instr.out, bases, -1, reject);
   for (int i = 0; i < instr.nin; ++i) {
     Operand& o = instr.in[i];
     if (o.is_const) {
@@ -168,7 +191,7 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       }
       continue;
     }
-    resolve_view(o.view, bases, operand_name(i).c_str(), reject);
+    resolve_view(o.view, bases, i, reject);
   }
   if (!is_injective(instr.out)) reject("output view " + to_string(instr.out) + " may write an element twice");
 
@@ -178,6 +201,12 @@ void validate_instruction(Instruction& instr, const BaseRegistry& bases, uint64_
       for (int i = 0; i < instr.nin; ++i) {
         Operand& o = instr.in[i];
         if (o.is_const) continue;
+        if (o.view.shape == instr.out.shape) {  // most operands: only extents of 1 change (stride 0)
+          for (int k = 0; k < o.view.rank(); ++k) {
+            if (o.view.shape[k] == 1) o.view.stride[k] = 0;
+          }
+          continue;
+        }
         View b;
         if (!broadcast_to(o.view, instr.out.shape, &b)) {
           reject(operand_name(i) + " shape " + to_string(o.view.shape) +

@@ -11,17 +11,8 @@ Dims::Dims(std::initializer_list<int64_t> v) {
   for (int64_t x : v) push_back(x);
 }
 
-Dims Dims::filled(int rank, int64_t value) {
-  Dims d;
-  for (int i = 0; i < rank; ++i) d.push_back(value);
-  return d;
-}
-
-void Dims::push_back(int64_t v) {
-  if (rank_ >= kMaxRank) {
-    throw Error("rank exceeds the maximum of " + std::to_string(kMaxRank));
-  }
-  d_[rank_++] = v;
+void Dims::rank_overflow() {
+  throw Error("rank exceeds the maximum of " + std::to_string(kMaxRank));
 }
 
 Dims Dims::without(int axis) const {
@@ -30,20 +21,6 @@ Dims Dims::without(int axis) const {
     if (i != axis) r.push_back(d_[i]);
   }
   return r;
-}
-
-int64_t Dims::product() const {
-  int64_t p = 1;
-  for (int i = 0; i < rank_; ++i) p *= d_[i];
-  return p;
-}
-
-bool Dims::operator==(const Dims& o) const {
-  if (rank_ != o.rank_) return false;
-  for (int i = 0; i < rank_; ++i) {
-    if (d_[i] != o.d_[i]) return false;
-  }
-  return true;
 }
 
 std::string to_string(const Dims& d) {
@@ -55,33 +32,12 @@ std::string to_string(const Dims& d) {
   return s + "]";
 }
 
-Dims row_major_strides(const Dims& shape) {
-  Dims s = Dims::filled(shape.size(), 0);
-  int64_t acc = 1;
-  for (int i = shape.size() - 1; i >= 0; --i) {
-    s[i] = acc;
-    // Overflow only for a shape with a zero extent (a larger product is
-    // rejected before), whose strides address nothing.
-    if (__builtin_mul_overflow(acc, shape[i], &acc)) acc = 0;
-  }
-  return s;
-}
-
 View make_view(BaseId base, int64_t offset, const Dims& shape, const Dims& stride) {
   View v;
   v.base = base;
   v.offset = offset;
   v.shape = shape;
   v.stride = stride;
-  return v;
-}
-
-View contiguous_view(BaseId base, DType dtype, const Dims& shape) {
-  View v;
-  v.base = base;
-  v.dtype = dtype;
-  v.shape = shape;
-  v.stride = row_major_strides(shape);
   return v;
 }
 

@@ -18,7 +18,11 @@ class Dims {
  public:
   Dims() = default;
   Dims(std::initializer_list<int64_t> v);
-  static Dims filled(int rank, int64_t value);
+  static Dims filled(int rank, int64_t value) {
+    Dims d;
+    for (int i = 0; i < rank; ++i) d.push_back(value);
+    return d;
+  }
 
   int size() const { return rank_; }
   bool empty() const { return rank_ == 0; }
@@ -29,13 +33,28 @@ class Dims {
   int64_t* begin() { return d_.data(); }
   int64_t* end() { return d_.data() + rank_; }
   const int64_t* data() const { return d_.data(); }
-  void push_back(int64_t v);  // throws Error past kMaxRank
+  void push_back(int64_t v) {  // throws Error past kMaxRank
+    if (rank_ >= kMaxRank) rank_overflow();
+    d_[rank_++] = v;
+  }
   Dims without(int axis) const;
-  int64_t product() const;  // 1 for rank 0
-  bool operator==(const Dims& o) const;
+  int64_t product() const {  // 1 for rank 0
+    int64_t p = 1;
+    for (int i = 0; i < rank_; ++i) p *= d_[i];
+    return p;
+  }
+  bool operator==(const Dims& o) const {
+    if (rank_ != o.rank_) return false;
+    for (int i = 0; i < rank_; ++i) {
+      if (d_[i] != o.d_[i]) return false;
+    }
+    return true;
+  }
   bool operator!=(const Dims& o) const { return !(*this == o); }
 
  private:
+  [[noreturn]] static void rank_overflow();
+
   std::array<int64_t, kMaxRank> d_{};
   int rank_ = 0;
 };
@@ -56,9 +75,29 @@ struct View {
 // A view from its parts (dtype is filled in by validation).
 View make_view(BaseId base, int64_t offset, const Dims& shape, const Dims& stride);
 
+// Row-major strides of `shape` (inline, as contiguous_view: both run for
+// every instruction issued).
+inline Dims row_major_strides(const Dims& shape) {
+  Dims s = Dims::filled(shape.size(), 0);
+  int64_t acc = 1;
+  for (int i = shape.size() - 1; i >= 0; --i) {
+    s[i] = acc;
+    // Overflow only for a shape with a zero extent (a larger product is
+    // rejected before), whose strides address nothing.
+    if (__builtin_mul_overflow(acc, shape[i], &acc)) acc = 0;
+  }
+  return s;
+}
+
 // A row-major contiguous view of a whole base (offset 0).
-View contiguous_view(BaseId base, DType dtype, const Dims& shape);
-Dims row_major_strides(const Dims& shape);
+inline View contiguous_view(BaseId base, DType dtype, const Dims& shape) {
+  View v;
+  v.base = base;
+  v.dtype = dtype;
+  v.shape = shape;
+  v.stride = row_major_strides(shape);
+  return v;
+}
 
 // Lowest and highest element offset the view touches; false if it is empty.
 bool element_range(const View& v, int64_t* lo, int64_t* hi);

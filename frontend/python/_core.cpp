@@ -168,13 +168,29 @@ bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>
 // by the C++ type's name, hashing it, on every call).
 const py::detail::type_info* g_array_tinfo = nullptr;
 
+// A new Python arrvm.ndarray owning `a`: what pybind11's cast with
+// return_value_policy::move does for it (type_caster_generic::cast, then
+// class_::init_instance), without the two lookups that cost the most of it
+// and find nothing for a new array: the search of the registered instances
+// for the value's address, and the type's record, found by hashing the C++
+// type's name on every call. The instance is registered and holds its value
+// in the class's holder (std::unique_ptr) as pybind11's own are, so that
+// pybind11 deallocates it as any other.
 py::object wrap(Array a) {
   if (!g_array_tinfo) return py::cast(std::move(a));
-  auto move = [](const void* p) -> void* {
-    return new Array(std::move(*const_cast<Array*>(static_cast<const Array*>(p))));
-  };
-  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
-      &a, py::return_value_policy::move, py::handle(), g_array_tinfo, nullptr, move));
+  auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(g_array_tinfo->type));
+  if (!obj) throw py::error_already_set();
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  inst->owned = true;
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(g_array_tinfo);
+  v_h.value_ptr() = new Array(std::move(a));
+  py::detail::register_instance(inst, v_h.value_ptr(), g_array_tinfo);
+  v_h.set_instance_registered();
+  using Holder = std::unique_ptr<Array>;
+  static_assert(std::is_same_v<py::class_<Array>::holder_type, Holder>, "py::class_<Array>'s holder");
+  new (std::addressof(v_h.holder<Holder>())) Holder(v_h.value_ptr<Array>());
+  v_h.set_holder_constructed();
+  return obj;
 }
 
 // ufunc `name` on (a[, b]) into a new array or `out` (None: new). Returns the
