@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <set>
 
+#include "fusion/ilp_blocks_search.hpp"
 #include "fusion/ilp_model.hpp"
 
 namespace arrvm::fusion::ilp {
@@ -20,22 +24,8 @@ constexpr std::size_t kMaxCrossingChecks = 4'000'000;
 // Walk-cut separation on the LP relaxation before each MIP solve.
 constexpr int kCutRounds = 20;
 constexpr std::size_t kCutsPerRound = 200;
-
-// A square bit matrix (rows of 64-bit words).
-class BitMatrix {
- public:
-  explicit BitMatrix(std::size_t n = 0) : words_((n + 63) / 64), bits_(n * words_, 0) {}
-  bool test(uint32_t a, uint32_t b) const { return (bits_[a * words_ + b / 64] >> (b % 64)) & 1; }
-  void set(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] |= uint64_t{1} << (b % 64); }
-  void reset(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] &= ~(uint64_t{1} << (b % 64)); }
-  uint64_t* row(uint32_t a) { return bits_.data() + a * words_; }
-  const uint64_t* row(uint32_t a) const { return bits_.data() + a * words_; }
-  std::size_t words() const { return words_; }
-
- private:
-  std::size_t words_;
-  std::vector<uint64_t> bits_;
-};
+// States the fewest-blocks search may expand before CBC takes over.
+constexpr long kMaxSearchStates = 200'000;
 
 // One independent part as a MIP over pair variables only. Units are local
 // indices 0..m-1 (ascending global unit order).
@@ -90,6 +80,14 @@ class PartModel {
       best = std::max(best, clique.size());
     }
     return best;
+  }
+
+  // The fewest-blocks search's view of the part (fusion/ilp_blocks_search.hpp).
+  FewestBlocksProblem blocks_problem(Cost v) const {
+    FewestBlocksProblem fb{m_, &succ_, &may_, {}, v};
+    for (const auto& [k, y] : y_)
+      if (weight_[y] > 0) fb.weighted.push_back({static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), weight_[y]});
+    return fb;
   }
 
   MipProblem& problem() { return p_; }
@@ -272,9 +270,6 @@ class PartModel {
   }
 
   // Splits every block holding two units that may not share a block into
-  // single units: what is left is legal (a legal partition stays legal when
-  // a block is split into single units, and these blocks are acyclic).
-  // Splits every block holding two units that may not share a block into
   // groups that may (first fit, in unit order). Not always legal (the groups
   // may form a cycle): the greedy merges that follow (merge_blocks) skip an
   // illegal step.
@@ -300,6 +295,8 @@ class PartModel {
     return r;
   }
 
+  // Splits every block holding two units that may not share a block into
+  // single units: what is left is legal (these blocks are acyclic).
   std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
     std::vector<std::vector<uint32_t>> r;
     for (auto& b : blocks) {
@@ -637,6 +634,27 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
   return res;
 }
 
+// Robinson's |P| at the weighted optimum V (bound = -V + bonus * clique, or
+// -inf when V is not known): the fewest-blocks search, when it proves its
+// result (checked against the exact cost), else nothing and CBC runs.
+std::optional<PartResult> fewest_blocks_at(const PartModel& model, double bound, Cost bonus,
+                                           const PartScoring& scoring, Clock::time_point deadline) {
+  if (bound == -MipProblem::kInf) return std::nullopt;
+  const double v = static_cast<double>(bonus) * static_cast<double>(model.conflict_clique()) - bound;
+  const auto now = Clock::now();
+  FewestBlocksResult fb =
+      fewest_blocks(model.blocks_problem(std::llround(v)), now + (deadline - now) / 2, kMaxSearchStates);
+  if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "fb: units %u proven %d states %ld why %s clique %zu blocks %zu\n", model.unit_count(), fb.proven, fb.states, fb.why.c_str(), model.conflict_clique(), fb.blocks.size());
+  if (!fb.proven) return std::nullopt;
+  const double value = -v + static_cast<double>(bonus) * static_cast<double>(fb.blocks.size());
+  if (std::abs(scoring.value(fb.blocks) - value) > 0.5) return std::nullopt;
+  PartResult r;
+  r.optimal = true;
+  r.objective = value;
+  r.blocks = std::move(fb.blocks);
+  return r;
+}
+
 }  // namespace
 
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
@@ -716,6 +734,8 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
     r.optimal = true;
     r.objective = bound;
     r.blocks = std::move(start);
+  } else if (std::optional<PartResult> found = fewest_blocks_at(model, bound, ug.bonus, scoring, deadline)) {
+    r = std::move(*found);
   } else {
     r = solve_loop(model, start, scoring, deadline, verbose);
     if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm))
