@@ -3,6 +3,9 @@
 #include "fusion/ilp_blocks_search.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <tuple>
@@ -36,24 +39,38 @@ struct Items {
   std::vector<std::vector<uint32_t>> units;  // by item, in topological order of the items
   std::vector<Bits> preds;                   // direct predecessors (items)
   BitMatrix compat;                          // may share a block
+  std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
+  Cost budget = 0;                           // weight the remaining choices may still lose
   std::vector<uint32_t> cls;                 // class: component of compat
   std::vector<std::vector<uint32_t>> members;  // by class, items in topological order
-  std::vector<char> clique;                    // by class: every two items compatible
+  std::vector<uint32_t> shapeless;             // items of only free/sync, topological order
   std::vector<uint32_t> height;                // longest chain starting at the item, in its class
   std::string problem;                         // not empty: the items could not be formed
 };
 
-// Groups (units joined by weighted pairs), then items (groups reaching each
-// other both ways), topologically ordered.
-Items make_items(const FewestBlocksProblem& p) {
-  Items it;
-  const uint32_t m = p.units;
-  std::vector<uint32_t> uf(m);
-  std::iota(uf.begin(), uf.end(), 0u);
-  for (const WeightedPair& w : p.weighted) {
-    const uint32_t a = root(uf, w.a), b = root(uf, w.b);
-    if (a != b) uf[std::max(a, b)] = std::min(a, b);
+// Reachability (bit rows) of a graph given as successor lists, cycles allowed.
+std::vector<Bits> reachability(const std::vector<std::vector<uint32_t>>& succ) {
+  const std::size_t n = succ.size(), words = (n + 63) / 64;
+  std::vector<Bits> reach(n, Bits(words, 0));
+  for (uint32_t s = 0; s < n; ++s) {
+    std::vector<uint32_t> stack{s};
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      for (uint32_t w : succ[v]) {
+        if (has(reach[s], w)) continue;
+        put(reach[s], w);
+        stack.push_back(w);
+      }
+    }
   }
+  return reach;
+}
+
+// Items from the units joined in `uf`: groups that reach each other both
+// ways are one item. Items in topological order; item_of by unit.
+uint32_t form_items(const FewestBlocksProblem& p, std::vector<uint32_t>& uf, std::vector<uint32_t>* item_of) {
+  const uint32_t m = p.units;
   std::vector<uint32_t> group(m, kNone);
   uint32_t groups = 0;
   for (uint32_t u = 0; u < m; ++u)
@@ -62,40 +79,21 @@ Items make_items(const FewestBlocksProblem& p) {
   std::vector<std::vector<uint32_t>> gsucc(groups);
   for (const auto& [a, b] : *p.edges)
     if (group[a] != group[b]) gsucc[group[a]].push_back(group[b]);
-  // Reachability between groups (the group graph may have cycles).
-  const std::size_t gw = (groups + 63) / 64;
-  std::vector<Bits> greach(groups, Bits(gw, 0));
-  for (uint32_t s = 0; s < groups; ++s) {
-    std::vector<uint32_t> stack{s};
-    while (!stack.empty()) {
-      const uint32_t v = stack.back();
-      stack.pop_back();
-      for (uint32_t w : gsucc[v]) {
-        if (has(greach[s], w)) continue;
-        put(greach[s], w);
-        stack.push_back(w);
-      }
-    }
-  }
-  std::vector<uint32_t> item_of(groups, kNone);
-  std::vector<std::vector<uint32_t>> item_groups;
+  const std::vector<Bits> greach = reachability(gsucc);
+  std::vector<uint32_t> item_of_group(groups, kNone);
+  uint32_t n = 0;
   for (uint32_t g = 0; g < groups; ++g) {
-    if (item_of[g] != kNone) continue;
-    item_of[g] = static_cast<uint32_t>(item_groups.size());
-    item_groups.push_back({g});
-    for (uint32_t h = g + 1; h < groups; ++h) {
-      if (item_of[h] == kNone && has(greach[g], h) && has(greach[h], g)) {
-        item_of[h] = item_of[g];
-        item_groups.back().push_back(h);
-      }
-    }
+    if (item_of_group[g] != kNone) continue;
+    item_of_group[g] = n;
+    for (uint32_t h = g + 1; h < groups; ++h)
+      if (item_of_group[h] == kNone && has(greach[g], h) && has(greach[h], g)) item_of_group[h] = n;
+    ++n;
   }
-  const uint32_t n = static_cast<uint32_t>(item_groups.size());
   // Topological order of the items (Kahn).
   std::vector<std::vector<uint32_t>> isucc(n);
   std::vector<uint32_t> indeg(n, 0), order;
   for (const auto& [a, b] : *p.edges) {
-    const uint32_t x = item_of[group[a]], y = item_of[group[b]];
+    const uint32_t x = item_of_group[group[a]], y = item_of_group[group[b]];
     if (x != y) {
       isucc[x].push_back(y);
       ++indeg[y];
@@ -108,77 +106,112 @@ Items make_items(const FewestBlocksProblem& p) {
       if (--indeg[y] == 0) order.push_back(y);
   std::vector<uint32_t> pos(n);
   for (uint32_t i = 0; i < n; ++i) pos[order[i]] = i;
-  it.n = n;
-  it.units.assign(n, {});
-  for (uint32_t u = 0; u < m; ++u) it.units[pos[item_of[group[u]]]].push_back(u);
-  const std::size_t words = (n + 63) / 64;
-  it.preds.assign(n, Bits(words, 0));
-  for (const auto& [a, b] : *p.edges) {
-    const uint32_t x = pos[item_of[group[a]]], y = pos[item_of[group[b]]];
-    if (x != y) put(it.preds[y], x);
-  }
+  item_of->assign(m, 0);
+  for (uint32_t u = 0; u < m; ++u) (*item_of)[u] = pos[item_of_group[group[u]]];
+  return n;
+}
+
+// The items: units joined by every pair that weighs more than the weight
+// the optimum may still lose (the total minus V, minus what pairs between
+// items that may not share a block lose anyway), to a fixpoint.
+Items make_items(const FewestBlocksProblem& p, Cost total) {
+  Items it;
+  const uint32_t m = p.units;
+  std::vector<uint32_t> uf(m), item_of;
+  std::iota(uf.begin(), uf.end(), 0u);
+  auto join = [&](uint32_t a, uint32_t b) {
+    a = root(uf, a);
+    b = root(uf, b);
+    if (a == b) return false;
+    uf[std::max(a, b)] = std::min(a, b);
+    return true;
+  };
   auto all_may = [&](const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys) {
     for (uint32_t a : xs)
       for (uint32_t b : ys)
         if (a != b && !p.may->test(a, b)) return false;
     return true;
   };
-  it.compat = BitMatrix(n);
-  for (uint32_t x = 0; x < n; ++x) {
-    if (!all_may(it.units[x], it.units[x])) {
-      it.problem = "a group of weighted pairs may not share a block";
-      return it;
-    }
-    for (uint32_t y = x + 1; y < n; ++y) {
-      if (all_may(it.units[x], it.units[y])) {
-        it.compat.set(x, y);
-        it.compat.set(y, x);
+  Cost budget = total - p.v;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const WeightedPair& w : p.weighted)
+      if (w.weight > budget) changed |= join(w.a, w.b);
+    const uint32_t n = form_items(p, uf, &item_of);
+    it = Items{};
+    it.n = n;
+    it.units.assign(n, {});
+    for (uint32_t u = 0; u < m; ++u) it.units[item_of[u]].push_back(u);
+    it.compat = BitMatrix(n);
+    for (uint32_t x = 0; x < n; ++x) {
+      if (!all_may(it.units[x], it.units[x])) {
+        it.problem = "units that must share a block may not";
+        return it;
       }
-    }
-  }
-  // Classes: components of compat.
-  it.cls.assign(n, kNone);
-  uint32_t classes = 0;
-  for (uint32_t s = 0; s < n; ++s) {
-    if (it.cls[s] != kNone) continue;
-    std::vector<uint32_t> stack{s};
-    it.cls[s] = classes;
-    while (!stack.empty()) {
-      const uint32_t v = stack.back();
-      stack.pop_back();
-      for (uint32_t w = 0; w < n; ++w) {
-        if (it.cls[w] == kNone && it.compat.test(v, w)) {
-          it.cls[w] = classes;
-          stack.push_back(w);
+      for (uint32_t y = x + 1; y < n; ++y) {
+        if (all_may(it.units[x], it.units[y])) {
+          it.compat.set(x, y);
+          it.compat.set(y, x);
         }
       }
     }
-    ++classes;
+    it.weight.assign(std::size_t{n} * n, 0);
+    Cost lost = 0;
+    for (const WeightedPair& w : p.weighted) {
+      const uint32_t x = item_of[w.a], y = item_of[w.b];
+      if (x == y) continue;
+      if (!it.compat.test(x, y)) {
+        lost += w.weight;
+      } else {
+        it.weight[std::size_t{x} * n + y] += w.weight;
+        it.weight[std::size_t{y} * n + x] += w.weight;
+      }
+    }
+    budget = total - p.v - lost;
+    if (budget < 0) {
+      it.problem = "the items lose more than the weighted optimum allows";
+      return it;
+    }
+    for (uint32_t x = 0; x < n; ++x)
+      for (uint32_t y = x + 1; y < n; ++y)
+        if (it.weight[std::size_t{x} * n + y] > budget) changed |= join(it.units[x][0], it.units[y][0]);
   }
-  it.members.assign(classes, {});
-  for (uint32_t x = 0; x < n; ++x) it.members[it.cls[x]].push_back(x);
-  it.clique.assign(classes, 1);
-  for (uint32_t c = 0; c < classes; ++c) {
-    const auto& ms = it.members[c];
-    for (std::size_t i = 0; i < ms.size() && it.clique[c]; ++i)
-      for (std::size_t j = i + 1; j < ms.size() && it.clique[c]; ++j)
-        it.clique[c] = it.compat.test(ms[i], ms[j]);
-  }
-  // Reachability between items (topological indices) and chain heights.
-  std::vector<Bits> reach(n, Bits(words, 0));
-  for (uint32_t y = 0; y < n; ++y)
-    for (uint32_t x = 0; x < y; ++x)
-      if (has(it.preds[y], x)) put(reach[x], y);
-  for (uint32_t x = n; x-- > 0;) {
-    for (uint32_t y = x + 1; y < n; ++y) {
-      if (!has(reach[x], y) || !has(it.preds[y], x)) continue;
-      for (std::size_t k = 0; k < words; ++k) reach[x][k] |= reach[y][k];
+  it.budget = budget;
+  const uint32_t n = it.n;
+  const std::size_t words = (n + 63) / 64;
+  it.preds.assign(n, Bits(words, 0));
+  std::vector<std::vector<uint32_t>> isucc(n);
+  for (const auto& [a, b] : *p.edges) {
+    const uint32_t x = item_of[a], y = item_of[b];
+    if (x != y && !has(it.preds[y], x)) {
+      put(it.preds[y], x);
+      isucc[x].push_back(y);
     }
   }
+  // Classes: iteration shapes (items of two shapes never share a block);
+  // items of only free/sync have none (kNone) and may join any block.
+  std::map<uint32_t, uint32_t> class_of_shape;
+  it.cls.assign(n, kNone);
+  for (uint32_t x = 0; x < n; ++x) {
+    for (uint32_t u : it.units[x]) {
+      if (p.shape[u] == kNone) continue;
+      it.cls[x] = class_of_shape.emplace(p.shape[u], class_of_shape.size()).first->second;
+      break;
+    }
+  }
+  it.members.assign(class_of_shape.size(), {});
+  for (uint32_t x = 0; x < n; ++x)
+    if (it.cls[x] == kNone) {
+      it.shapeless.push_back(x);
+    } else {
+      it.members[it.cls[x]].push_back(x);
+    }
+  // Chain heights, in reverse topological order.
+  const std::vector<Bits> reach = reachability(isucc);
   it.height.assign(n, 1);
   for (uint32_t x = n; x-- > 0;)
     for (uint32_t y = x + 1; y < n; ++y)
-      if (has(reach[x], y) && it.cls[y] == it.cls[x] && !it.compat.test(x, y))
+      if (has(reach[x], y) && it.cls[x] != kNone && it.cls[y] == it.cls[x] && !it.compat.test(x, y))
         it.height[x] = std::max(it.height[x], it.height[y] + 1);
   return it;
 }
@@ -190,16 +223,15 @@ class Search {
 
   FewestBlocksResult run() {
     FewestBlocksResult res;
-    Bits start(words_, 0);
-    add_state(std::move(start), 0, kNone, Bits());
+    add_state(Bits(words_ + 1, 0), 0, kNone, Bits());
     while (!open_.empty()) {
       const auto [f, neg_g, s] = open_.top();
       open_.pop();
       if (states_[s].closed) continue;
       states_[s].closed = true;
-      if (complete(states_[s].placed)) {
+      if (complete(states_[s].key)) {
         res.proven = !inexact_;
-        if (!res.proven) res.why = "too many maximal blocks";
+        if (!res.proven) res.why = "too many blocks to choose from";
         for (uint32_t t = s; states_[t].parent != kNone; t = states_[t].parent) {
           std::vector<uint32_t> block;
           for (uint32_t x = 0; x < it_.n; ++x)
@@ -211,134 +243,162 @@ class Search {
         res.states = expanded_;
         return res;
       }
-      if (++expanded_ > max_states_ || ((expanded_ & 255) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
+      if (++expanded_ > max_states_ ||
+          ((expanded_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
         res.why = expanded_ > max_states_ ? "state limit" : "time limit";
         res.states = expanded_;
         return res;
       }
       expand(s);
     }
-    res.why = "no complete partition";  // cannot happen: single items always complete
+    res.why = "no complete partition";  // cannot happen: the weighted optimum is one
     res.states = expanded_;
     return res;
   }
 
  private:
+  // key: the items placed, then one word: the weight lost so far.
   struct State {
-    Bits placed, block;  // items placed; the block that led here
+    Bits key, block;  // the block that led here
     uint32_t parent, g;
     bool closed = false;
   };
 
-  bool complete(const Bits& placed) const {
+  bool complete(const Bits& key) const {
     for (uint32_t x = 0; x < it_.n; ++x)
-      if (!has(placed, x)) return false;
+      if (!has(key, x)) return false;
     return true;
   }
 
   uint32_t bound(const Bits& placed) const {
     std::vector<uint32_t> best(it_.members.size(), 0);
     for (uint32_t x = 0; x < it_.n; ++x)
-      if (!has(placed, x)) best[it_.cls[x]] = std::max(best[it_.cls[x]], it_.height[x]);
+      if (!has(placed, x) && it_.cls[x] != kNone) best[it_.cls[x]] = std::max(best[it_.cls[x]], it_.height[x]);
     return std::accumulate(best.begin(), best.end(), 0u);
   }
 
-  void add_state(Bits placed, uint32_t g, uint32_t parent, Bits block) {
-    auto found = index_.find(placed);
+  void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
+    auto found = index_.find(key);
     if (found != index_.end()) {
       State& st = states_[found->second];
       if (st.closed || st.g <= g) return;
       st.g = g;
       st.parent = parent;
       st.block = std::move(block);
-      open_.emplace(g + bound(st.placed), -static_cast<int64_t>(g), found->second);
+      open_.emplace(g + bound(st.key), -static_cast<int64_t>(g), found->second);
       return;
     }
     const uint32_t id = static_cast<uint32_t>(states_.size());
-    const uint32_t h = bound(placed);
-    index_.emplace(placed, id);
-    states_.push_back({std::move(placed), std::move(block), parent, g});
+    const uint32_t h = bound(key);
+    index_.emplace(key, id);
+    states_.push_back({std::move(key), std::move(block), parent, g});
     open_.emplace(g + h, -static_cast<int64_t>(g), id);
   }
 
-  // x may join `block` after `placed`: its predecessors are placed or in
-  // the block, and it may share a block with every item of it.
-  bool includable(uint32_t x, const Bits& placed, const Bits& block, const std::vector<uint32_t>& in) const {
+  Cost w(uint32_t x, uint32_t y) const { return it_.weight[std::size_t{x} * it_.n + y]; }
+
+  // x may join `in` after `placed`: its predecessors are placed or in the
+  // block, and it may share a block with every item of it.
+  bool includable(uint32_t x, const Bits& placed, const Bits& block) const {
     for (std::size_t k = 0; k < words_; ++k)
       if (it_.preds[x][k] & ~(placed[k] | block[k])) return false;
-    for (uint32_t y : in)
+    for (uint32_t y : in_)
       if (!it_.compat.test(x, y)) return false;
     return true;
   }
 
   void expand(uint32_t s) {
-    const Bits placed = states_[s].placed;
+    const Bits key = states_[s].key;
     const uint32_t g = states_[s].g;
-    for (uint32_t c = 0; c < it_.members.size(); ++c) {
-      std::vector<uint32_t> cand;
-      for (uint32_t x : it_.members[c])
-        if (!has(placed, x)) cand.push_back(x);
-      if (cand.empty()) continue;
-      std::vector<Bits> blocks;
-      if (it_.clique[c]) {
-        Bits block(words_, 0);
-        bool any = false;
-        for (uint32_t x : cand) {
-          if (includable(x, placed, block, {})) {
-            put(block, x);
-            any = true;
-          }
-        }
-        if (any) blocks.push_back(std::move(block));
-      } else {
-        Bits block(words_, 0);
-        std::vector<uint32_t> in;
-        long steps = 0;
-        maximal_blocks(cand, 0, placed, block, in, &blocks, &steps);
+    const Cost lost = static_cast<Cost>(key[words_]);
+    // One class at a time, with the items of no shape; those alone when
+    // no other is left.
+    bool shaped = false;
+    for (uint32_t c = 0; c <= it_.members.size(); ++c) {
+      cand_.clear();
+      if (c < it_.members.size()) {
+        for (uint32_t x : it_.members[c])
+          if (!has(key, x)) cand_.push_back(x);
+        if (cand_.empty()) continue;
+        shaped = true;
+      } else if (shaped) {
+        break;
       }
-      for (Bits& block : blocks) {
-        Bits next = placed;
-        for (std::size_t k = 0; k < words_; ++k) next[k] |= block[k];
-        add_state(std::move(next), g + 1, s, std::move(block));
+      for (uint32_t x : it_.shapeless)
+        if (!has(key, x)) cand_.push_back(x);
+      std::sort(cand_.begin(), cand_.end());
+      if (cand_.empty()) continue;
+      found_.clear();
+      Bits block(words_, 0);
+      in_.clear();
+      out_.clear();
+      steps_ = 0;
+      blocks(0, key, block, 0, it_.budget - lost);
+      for (auto& [b, loss] : found_) {
+        Bits next = key;
+        for (std::size_t k = 0; k < words_; ++k) next[k] |= b[k];
+        next[words_] = static_cast<uint64_t>(lost + loss);
+        add_state(std::move(next), g + 1, s, std::move(b));
       }
     }
   }
 
-  // Every maximal block among cand[i..] given the items `in` chosen so far
-  // (topological order: a candidate's predecessors among them come first).
-  void maximal_blocks(const std::vector<uint32_t>& cand, std::size_t i, const Bits& placed, Bits& block,
-                      std::vector<uint32_t>& in, std::vector<Bits>* out, long* steps) {
-    if (++*steps > kMaxSteps || out->size() >= kMaxBlocks) {
+  // Every block of candidates cand_[i..] (one class, topological order) on
+  // top of the items in_ chosen and out_ left out so far, that loses at most
+  // `left` (pairs between the block and the rest of the class) and that no
+  // left-out item could join without losing more than it keeps (some
+  // optimal sequence has only such blocks: moving that item into the block
+  // loses no more and leaves every prefix a downset).
+  void blocks(std::size_t i, const Bits& placed, Bits& block, Cost loss, Cost left) {
+    if (++steps_ > kMaxSteps || found_.size() >= kMaxBlocks) {
       inexact_ = true;
       return;
     }
-    if (i == cand.size()) {
-      if (in.empty()) return;
-      for (uint32_t x : cand)
-        if (!has(block, x) && includable(x, placed, block, in)) return;  // not maximal
-      out->push_back(block);
+    if (i == cand_.size()) {
+      if (in_.empty()) return;
+      for (uint32_t x : out_) {
+        if (!includable(x, placed, block)) continue;
+        Cost keep = 0, lose = 0;
+        for (uint32_t y : in_) keep += w(x, y);
+        for (uint32_t y : out_)
+          if (y != x) lose += w(x, y);
+        if (keep >= lose) return;
+      }
+      found_.emplace_back(block, loss);
       return;
     }
-    const uint32_t x = cand[i];
-    if (includable(x, placed, block, in)) {
-      put(block, x);
-      in.push_back(x);
-      maximal_blocks(cand, i + 1, placed, block, in, out, steps);
-      in.pop_back();
-      block[x / 64] &= ~(uint64_t{1} << (x % 64));
+    const uint32_t x = cand_[i];
+    if (includable(x, placed, block)) {
+      Cost more = 0;
+      for (uint32_t y : out_) more += w(x, y);
+      if (loss + more <= left) {
+        put(block, x);
+        in_.push_back(x);
+        blocks(i + 1, placed, block, loss + more, left);
+        in_.pop_back();
+        block[x / 64] &= ~(uint64_t{1} << (x % 64));
+      }
     }
-    maximal_blocks(cand, i + 1, placed, block, in, out, steps);
+    Cost more = 0;
+    for (uint32_t y : in_) more += w(x, y);
+    if (loss + more <= left) {
+      out_.push_back(x);
+      blocks(i + 1, placed, block, loss + more, left);
+      out_.pop_back();
+    }
   }
 
-  static constexpr long kMaxSteps = 4096;
-  static constexpr std::size_t kMaxBlocks = 64;
+  static constexpr long kMaxSteps = 20000;
+  static constexpr std::size_t kMaxBlocks = 256;
 
   const Items& it_;
   const std::size_t words_;
   const std::chrono::steady_clock::time_point deadline_;
   const long max_states_;
-  long expanded_ = 0;
+  long expanded_ = 0, steps_ = 0;
   bool inexact_ = false;
+  std::vector<uint32_t> cand_, in_, out_;
+  std::vector<std::pair<Bits, Cost>> found_;
   std::vector<State> states_;
   std::unordered_map<Bits, uint32_t, BitsHash> index_;
   // (f, -g, state): smallest f first, deepest first among equal f.
@@ -354,16 +414,25 @@ FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::stea
   FewestBlocksResult res;
   Cost total = 0;
   for (const WeightedPair& w : p.weighted) total += w.weight;
-  if (total != p.v) {
-    res.why = "the weighted optimum separates weighted pairs";
+  if (total < p.v) {
+    res.why = "V above the total weight";
     return res;
   }
-  const Items it = make_items(p);
+  const Items it = make_items(p, total);
   if (!it.problem.empty()) {
     res.why = it.problem;
     return res;
   }
   res = Search(it, deadline, max_states).run();
+  if (std::getenv("ARRVM_FB_DEBUG")) {
+    uint32_t h = 0;
+    for (const auto& ms : it.members) {
+      uint32_t b = 0;
+      for (uint32_t x : ms) b = std::max(b, it.height[x]);
+      h += b;
+    }
+    std::fprintf(stderr, "  items %u classes %zu budget %lld total %lld root h %u\n", it.n, it.members.size(), (long long)it.budget, (long long)total, h);
+  }
   if (!res.proven) res.blocks.clear();
   return res;
 }

@@ -62,6 +62,7 @@ struct FewestBlocksProblem {
   uint32_t units = 0;
   const std::vector<std::pair<uint32_t, uint32_t>>* edges = nullptr;  // dependency edges between units
   const BitMatrix* may = nullptr;  // may(a, b): a and b may share a legal block
+  std::vector<uint32_t> shape;     // by unit: iteration shape, kNone for only free/sync
   std::vector<WeightedPair> weighted;  // pairs that may share a block and save above the bonus
   Cost v = 0;                          // the proven largest weighted saving of a legal partition
 };
