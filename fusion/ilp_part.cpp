@@ -95,16 +95,6 @@ class PartModel {
   std::size_t pair_count() const { return y_.size(); }
   uint32_t unit_count() const { return m_; }
 
-  // Σ over the part's units of their block cost minus what the MIP counts,
-  // so that objective + offset = the part's share of the exact cost.
-  Cost offset(const CostModel& cost, bool bohrium) const {
-    if (bohrium) return 0;
-    Cost c = 0;
-    for (uint32_t u : part_)
-      c += cost.block_cost(ug_.units->graph(), ug_.units->summary(ug_.ids[u])) - ug_.bonus;
-    return c;
-  }
-
   // The MIP solution for a grouping of the units: y = "same group".
   std::vector<double> solution_of(const std::vector<uint32_t>& group) const {
     std::vector<double> x(p_.columns(), 0.0);
@@ -635,25 +625,32 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
   return res;
 }
 
-// Robinson's |P| at the weighted optimum V (bound = -V + bonus * clique, or
-// -inf when V is not known): the fewest-blocks search, when it proves its
-// result (checked against the exact cost), else nothing and CBC runs.
-std::optional<PartResult> fewest_blocks_at(const PartModel& model, double bound, Cost bonus,
+// Robinson's |P| at the weighted optimum V, from the weighted stage's model
+// (its pairs are the weighted ones): the fewest-blocks search, when it
+// proves its result (checked against the exact cost), else nothing and CBC
+// runs.
+std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Cost bonus,
                                            const PartScoring& scoring, Clock::time_point deadline) {
-  if (bound == -MipProblem::kInf) return std::nullopt;
-  const double v = static_cast<double>(bonus) * static_cast<double>(model.conflict_clique()) - bound;
   const auto now = Clock::now();
-  FewestBlocksResult fb =
-      fewest_blocks(model.blocks_problem(std::llround(v)), now + (deadline - now) / 2, kMaxSearchStates);
-  if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "fb: units %u proven %d states %ld why %s clique %zu blocks %zu\n", model.unit_count(), fb.proven, fb.states, fb.why.c_str(), model.conflict_clique(), fb.blocks.size());
+  FewestBlocksResult fb = fewest_blocks(weighted.blocks_problem(v), now + (deadline - now) / 2, kMaxSearchStates);
+  if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "fb: units %u proven %d states %ld why %s blocks %zu\n", weighted.unit_count(), fb.proven, fb.states, fb.why.c_str(), fb.blocks.size());
   if (!fb.proven) return std::nullopt;
-  const double value = -v + static_cast<double>(bonus) * static_cast<double>(fb.blocks.size());
+  const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
   if (std::abs(scoring.value(fb.blocks) - value) > 0.5) return std::nullopt;
   PartResult r;
   r.optimal = true;
   r.objective = value;
   r.blocks = std::move(fb.blocks);
   return r;
+}
+
+// The sum over the part's units of their block cost minus what the MIP
+// counts, so that objective + offset = the part's share of the exact cost.
+Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost, bool bohrium) {
+  Cost c = 0;
+  for (uint32_t u : part)
+    if (!bohrium) c += cost.block_cost(ug.units->graph(), ug.units->summary(ug.ids[u])) - ug.bonus;
+  return c;
 }
 
 }  // namespace
@@ -663,37 +660,24 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
                       bool verbose, bool force_failure) {
-  PartModel model(ug, part, bohrium);
-  if (model.pair_count() == 0 && !force_failure) {
-    PartResult r;
-    for (uint32_t a = 0; a < part.size(); ++a) r.blocks.push_back({a});
-    r.optimal = true;
-    r.offset = model.offset(cost, bohrium);
-    r.objective = static_cast<double>(exact_cost(r.blocks) - r.offset);
-    return r;
-  }
-  if (force_failure) {
-    const int col = model.problem().add_column(0, 1, 0, true);
-    model.problem().add_row({{col, 1.0}}, 2, MipProblem::kInf);
-  }
-  const Cost offset = model.offset(cost, bohrium);
+  const Cost offset = part_offset(ug, part, cost, bohrium);
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
-  // With a merge bonus and the pairwise savings (robinson), two stages
-  // before the MIP: the weighted stage bounds the saving above the bonus,
-  // and a conflict clique bounds |P|.
+  // With a merge bonus and the pairwise savings (robinson), first the
+  // weighted stage: the largest saving above the bonus, V, over legal
+  // partitions, from the model of the related pairs alone (no leaders: the
+  // max-locality model, small and fast). Its partition with greedy merges on
+  // top is the MIP's warm start. Then the fewest blocks at V by the search of
+  // fusion/ilp_blocks_search.hpp; if it gives up, the MIP with V and a
+  // conflict clique as bounds.
+  const bool robinson = ug.bonus > 0 && !bohrium && !force_failure;
   Blocks start = warm;
   int stage_mips = 0, stage_cuts = 0;
-  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
-  if (ug.bonus > 0 && !bohrium && !force_failure) {
-    // The weighted stage: the largest saving above the bonus, V, over legal
-    // partitions, from the model of the related pairs alone (no leaders: the
-    // max-locality model, small and fast). Its partition with greedy merges
-    // on top is the MIP's warm start.
+  std::optional<Cost> v;  // V, when proven
+  if (robinson) {
     PartModel weighted(ug, part, false, true);
-    double v = 0;
-    bool v_proven = weighted.pair_count() == 0;
+    if (weighted.pair_count() == 0) v = 0;
     if (weighted.pair_count() > 0) {
       PartScoring ws;
       ws.value = [&](const Blocks& blocks) {
@@ -708,18 +692,43 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         Blocks found = improve(wr.blocks.empty() ? warm : wr.blocks);
         if (scoring.value(found) < scoring.value(start)) start = std::move(found);
       }
-      if (wr.optimal) {
-        // No legal partition saves more than V: sum saving * y <= V. (Under
-        // robinson, whose cost is lexicographic, the optimum saves exactly
-        // V, but as an equation the row makes CBC's heuristics find fewer
-        // solutions, and the LP bound is the same.)
-        v = -wr.objective;
-        v_proven = true;
-        std::vector<std::pair<int, double>> terms;
-        for (const auto& [col, w] : model.weighted_links())
-          if (w != 0) terms.emplace_back(col, static_cast<double>(w));
-        model.problem().add_row(std::move(terms), -MipProblem::kInf, v);
+      if (wr.optimal) v = std::llround(-wr.objective);
+    }
+    if (v) {
+      if (std::optional<PartResult> found = fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline)) {
+        found->mip_solves = stage_mips;
+        found->cuts = stage_cuts;
+        found->columns = weighted.problem().columns();
+        found->rows = weighted.problem().rows();
+        found->offset = offset;
+        return std::move(*found);
       }
+    }
+  }
+  PartModel model(ug, part, bohrium);
+  if (model.pair_count() == 0 && !force_failure) {
+    PartResult r;
+    for (uint32_t a = 0; a < part.size(); ++a) r.blocks.push_back({a});
+    r.optimal = true;
+    r.offset = offset;
+    r.objective = static_cast<double>(exact_cost(r.blocks) - r.offset);
+    return r;
+  }
+  if (force_failure) {
+    const int col = model.problem().add_column(0, 1, 0, true);
+    model.problem().add_row({{col, 1.0}}, 2, MipProblem::kInf);
+  }
+  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
+  if (robinson) {
+    if (v) {
+      // No legal partition saves more than V: sum saving * y <= V. (Under
+      // robinson, whose cost is lexicographic, the optimum saves exactly V,
+      // but as an equation the row makes CBC's heuristics find fewer
+      // solutions, and the LP bound is the same.)
+      std::vector<std::pair<int, double>> terms;
+      for (const auto& [col, w] : model.weighted_links())
+        if (w != 0) terms.emplace_back(col, static_cast<double>(w));
+      model.problem().add_row(std::move(terms), -MipProblem::kInf, static_cast<double>(*v));
     }
     // |P| >= a clique of units no two of which may share a block (a row on
     // the leaders); with V, a bound on the cost.
@@ -727,7 +736,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
     std::vector<std::pair<int, double>> terms;
     for (int z : model.leaders()) terms.emplace_back(z, 1.0);
     model.problem().add_row(std::move(terms), static_cast<double>(clique), MipProblem::kInf);
-    if (v_proven) bound = -v + static_cast<double>(ug.bonus) * static_cast<double>(clique);
+    if (v) bound = static_cast<double>(ug.bonus * static_cast<Cost>(clique) - *v);
   }
   PartResult r;
   if (scoring.value(start) <= bound + 0.5) {
@@ -735,8 +744,6 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
     r.optimal = true;
     r.objective = bound;
     r.blocks = std::move(start);
-  } else if (std::optional<PartResult> found = fewest_blocks_at(model, bound, ug.bonus, scoring, deadline)) {
-    r = std::move(*found);
   } else {
     r = solve_loop(model, start, scoring, deadline, verbose);
     if (r.blocks.empty() && !r.failed && scoring.value(start) < scoring.value(warm))
