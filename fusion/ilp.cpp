@@ -200,11 +200,13 @@ class PartSolver {
       return r;
     };
     const PartResult r = solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve,
-                                    part_deadline, verbose_, options_.ilp_force_failure);
+                                    part_deadline, verbose_, options_.ilp_force_failure,
+                                    !options_.ilp_no_block_search);
     rep_.columns += r.columns;
     rep_.rows += r.rows;
     rep_.mip_solves += r.mip_solves;
     rep_.cuts += r.cuts;
+    rep_.block_searches += r.by_search;
     if (r.failed) {
       ++rep_.failed;
       logger().warn("fuser 'ilp': CBC failed on a part of {} units ({}); using the greedy partition",

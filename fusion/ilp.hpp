@@ -103,6 +103,7 @@ struct Report {
   int columns = 0, rows = 0;  // summed over parts (rows include the cuts)
   int mip_solves = 0;         // CBC runs, summed over parts (one more per round of illegal blocks)
   int cuts = 0;               // walk cuts added, summed over parts
+  int block_searches = 0;     // parts the fewest-blocks search proved optimal (robinson), without CBC
   bool searched = false;      // false: the limit struck before the parts were formed (greedy returned)
   bool optimal() const { return searched && failed == 0 && too_large == 0 && proven_optimal == parts; }
 };

@@ -133,12 +133,12 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
     return true;
   };
   Cost budget = total - p.v;
+  for (const WeightedPair& w : p.weighted)
+    if (w.weight > budget) join(w.a, w.b);
   for (bool changed = true; changed;) {
     changed = false;
-    for (const WeightedPair& w : p.weighted)
-      if (w.weight > budget) changed |= join(w.a, w.b);
     const uint32_t n = form_items(p, uf, &item_of);
-    it = Items{};
+    it = Items();
     it.n = n;
     it.units.assign(n, {});
     for (uint32_t u = 0; u < m; ++u) it.units[item_of[u]].push_back(u);

@@ -638,7 +638,7 @@ std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Co
   const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
   if (std::abs(scoring.value(fb.blocks) - value) > 0.5) return std::nullopt;
   PartResult r;
-  r.optimal = true;
+  r.optimal = r.by_search = true;
   r.objective = value;
   r.blocks = std::move(fb.blocks);
   return r;
@@ -659,7 +659,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
-                      bool verbose, bool force_failure) {
+                      bool verbose, bool force_failure, bool block_search) {
   const Cost offset = part_offset(ug, part, cost, bohrium);
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
@@ -694,7 +694,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
       }
       if (wr.optimal) v = std::llround(-wr.objective);
     }
-    if (v) {
+    if (v && block_search) {
       if (std::optional<PartResult> found = fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline)) {
         found->mip_solves = stage_mips;
         found->cuts = stage_cuts;
