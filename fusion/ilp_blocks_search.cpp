@@ -40,11 +40,14 @@ struct Items {
   std::vector<Bits> preds;                   // direct predecessors (items)
   BitMatrix compat;                          // may share a block
   std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
+  std::vector<std::vector<std::pair<uint32_t, Cost>>> partners;  // by item: the positive weights
   Cost budget = 0;                           // weight the remaining choices may still lose
   std::vector<uint32_t> cls;                 // class: component of compat
   std::vector<std::vector<uint32_t>> members;  // by class, items in topological order
   std::vector<uint32_t> shapeless;             // items of only free/sync, topological order
   std::vector<uint32_t> height;                // longest chain starting at the item, in its class
+  std::vector<std::vector<uint32_t>> by_height;  // by class, items by decreasing height
+  std::vector<std::vector<uint32_t>> cands;      // by class, its items and the shapeless ones, ascending
   std::string problem;                         // not empty: the items could not be formed
 };
 
@@ -178,6 +181,10 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
   }
   it.budget = budget;
   const uint32_t n = it.n;
+  it.partners.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x)
+    for (uint32_t y = 0; y < n; ++y)
+      if (it.weight[std::size_t{x} * n + y] > 0) it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
   const std::size_t words = (n + 63) / 64;
   it.preds.assign(n, Bits(words, 0));
   std::vector<std::vector<uint32_t>> isucc(n);
@@ -213,6 +220,15 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
     for (uint32_t y = x + 1; y < n; ++y)
       if (has(reach[x], y) && it.cls[x] != kNone && it.cls[y] == it.cls[x] && !it.compat.test(x, y))
         it.height[x] = std::max(it.height[x], it.height[y] + 1);
+  for (const std::vector<uint32_t>& ms : it.members) {
+    it.by_height.push_back(ms);
+    std::stable_sort(it.by_height.back().begin(), it.by_height.back().end(),
+                     [&](uint32_t x, uint32_t y) { return it.height[x] > it.height[y]; });
+    it.cands.push_back(ms);
+    it.cands.back().insert(it.cands.back().end(), it.shapeless.begin(), it.shapeless.end());
+    std::sort(it.cands.back().begin(), it.cands.back().end());
+  }
+  it.cands.push_back(it.shapeless);
   return it;
 }
 
@@ -265,16 +281,22 @@ class Search {
   };
 
   bool complete(const Bits& key) const {
-    for (uint32_t x = 0; x < it_.n; ++x)
-      if (!has(key, x)) return false;
-    return true;
+    std::size_t placed = 0;
+    for (std::size_t k = 0; k < words_; ++k) placed += static_cast<std::size_t>(__builtin_popcountll(key[k]));
+    return placed == it_.n;
   }
 
+  // Per class, the largest chain height among the items not placed.
   uint32_t bound(const Bits& placed) const {
-    std::vector<uint32_t> best(it_.members.size(), 0);
-    for (uint32_t x = 0; x < it_.n; ++x)
-      if (!has(placed, x) && it_.cls[x] != kNone) best[it_.cls[x]] = std::max(best[it_.cls[x]], it_.height[x]);
-    return std::accumulate(best.begin(), best.end(), 0u);
+    uint32_t h = 0;
+    for (const std::vector<uint32_t>& by_height : it_.by_height) {
+      for (uint32_t x : by_height) {
+        if (has(placed, x)) continue;
+        h += it_.height[x];
+        break;
+      }
+    }
+    return h;
   }
 
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
@@ -315,19 +337,34 @@ class Search {
     // no other is left.
     bool shaped = false;
     for (uint32_t c = 0; c <= it_.members.size(); ++c) {
+      if (c == it_.members.size() && shaped) break;
       cand_.clear();
-      if (c < it_.members.size()) {
-        for (uint32_t x : it_.members[c])
-          if (!has(key, x)) cand_.push_back(x);
-        if (cand_.empty()) continue;
-        shaped = true;
-      } else if (shaped) {
-        break;
+      bool own = false;
+      for (uint32_t x : it_.cands[c]) {
+        if (has(key, x)) continue;
+        cand_.push_back(x);
+        own |= it_.cls[x] != kNone;
       }
-      for (uint32_t x : it_.shapeless)
-        if (!has(key, x)) cand_.push_back(x);
-      std::sort(cand_.begin(), cand_.end());
+      if (c < it_.members.size() && !own) continue;
+      shaped |= own;
+      // Only the items whose predecessors are placed or candidates can join
+      // the block; what the others weigh with a candidate is lost if it does.
+      Bits reachable(key.begin(), key.end() - 1);
+      std::size_t kept = 0;
+      for (uint32_t x : cand_) {
+        bool ok = true;
+        for (std::size_t k = 0; k < words_ && ok; ++k) ok = (it_.preds[x][k] & ~reachable[k]) == 0;
+        if (!ok) continue;
+        put(reachable, x);
+        cand_[kept++] = x;
+      }
+      cand_.resize(kept);
       if (cand_.empty()) continue;
+      for (uint32_t x : cand_) {
+        rest_[x] = 0;
+        for (const auto& [y, wy] : it_.partners[x])
+          if (!has(reachable, y)) rest_[x] += wy;
+      }
       found_.clear();
       Bits block(words_, 0);
       in_.clear();
@@ -358,7 +395,7 @@ class Search {
       if (in_.empty()) return;
       for (uint32_t x : out_) {
         if (!includable(x, placed, block)) continue;
-        Cost keep = 0, lose = 0;
+        Cost keep = 0, lose = rest_[x];
         for (uint32_t y : in_) keep += w(x, y);
         for (uint32_t y : out_)
           if (y != x) lose += w(x, y);
@@ -369,7 +406,7 @@ class Search {
     }
     const uint32_t x = cand_[i];
     if (includable(x, placed, block)) {
-      Cost more = 0;
+      Cost more = rest_[x];
       for (uint32_t y : out_) more += w(x, y);
       if (loss + more <= left) {
         put(block, x);
@@ -398,6 +435,7 @@ class Search {
   long expanded_ = 0, steps_ = 0;
   bool inexact_ = false;
   std::vector<uint32_t> cand_, in_, out_;
+  std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
   std::vector<std::pair<Bits, Cost>> found_;
   std::vector<State> states_;
   std::unordered_map<Bits, uint32_t, BitsHash> index_;
