@@ -262,6 +262,7 @@ class Search {
       if (++expanded_ > max_states_ ||
           ((expanded_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
         res.why = expanded_ > max_states_ ? "state limit" : "time limit";
+        if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "  stopped at f %u g %u lost %llu\n", f, states_[s].g, (unsigned long long)states_[s].key[words_]);
         res.states = expanded_;
         return res;
       }
@@ -299,20 +300,26 @@ class Search {
     return h;
   }
 
+  // A state (items placed, weight lost) is dropped when another with the
+  // same items placed lost no more with no more blocks.
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
-    auto found = index_.find(key);
-    if (found != index_.end()) {
-      State& st = states_[found->second];
-      if (st.closed || st.g <= g) return;
-      st.g = g;
-      st.parent = parent;
-      st.block = std::move(block);
-      open_.emplace(g + bound(st.key), -static_cast<int64_t>(g), found->second);
-      return;
+    const uint64_t lost = key[words_];
+    std::vector<uint32_t>& same = index_[Bits(key.begin(), key.end() - 1)];
+    for (uint32_t id : same)
+      if (states_[id].key[words_] <= lost && states_[id].g <= g) return;
+    std::size_t kept = 0;
+    for (uint32_t id : same) {
+      State& st = states_[id];
+      if (!st.closed && lost <= st.key[words_] && g <= st.g) {
+        st.closed = true;  // dominated before its expansion
+      } else {
+        same[kept++] = id;
+      }
     }
+    same.resize(kept);
     const uint32_t id = static_cast<uint32_t>(states_.size());
+    same.push_back(id);
     const uint32_t h = bound(key);
-    index_.emplace(key, id);
     states_.push_back({std::move(key), std::move(block), parent, g});
     open_.emplace(g + h, -static_cast<int64_t>(g), id);
   }
@@ -438,7 +445,7 @@ class Search {
   std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
   std::vector<std::pair<Bits, Cost>> found_;
   std::vector<State> states_;
-  std::unordered_map<Bits, uint32_t, BitsHash> index_;
+  std::unordered_map<Bits, std::vector<uint32_t>, BitsHash> index_;  // by items placed
   // (f, -g, state): smallest f first, deepest first among equal f.
   std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>, std::vector<std::tuple<uint32_t, int64_t, uint32_t>>,
                       std::greater<>>
