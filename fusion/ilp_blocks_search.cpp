@@ -70,48 +70,14 @@ std::vector<Bits> reachability(const std::vector<std::vector<uint32_t>>& succ) {
   return reach;
 }
 
-// Items from the units joined in `uf`: groups that reach each other both
-// ways are one item. Items in topological order; item_of by unit.
+// Items from the units joined in `uf`, topologically ordered (condense);
+// item_of by unit.
 uint32_t form_items(const FewestBlocksProblem& p, std::vector<uint32_t>& uf, std::vector<uint32_t>* item_of) {
-  const uint32_t m = p.units;
-  std::vector<uint32_t> group(m, kNone);
-  uint32_t groups = 0;
-  for (uint32_t u = 0; u < m; ++u)
-    if (root(uf, u) == u) group[u] = groups++;
-  for (uint32_t u = 0; u < m; ++u) group[u] = group[root(uf, u)];
-  std::vector<std::vector<uint32_t>> gsucc(groups);
-  for (const auto& [a, b] : *p.edges)
-    if (group[a] != group[b]) gsucc[group[a]].push_back(group[b]);
-  const std::vector<Bits> greach = reachability(gsucc);
-  std::vector<uint32_t> item_of_group(groups, kNone);
-  uint32_t n = 0;
-  for (uint32_t g = 0; g < groups; ++g) {
-    if (item_of_group[g] != kNone) continue;
-    item_of_group[g] = n;
-    for (uint32_t h = g + 1; h < groups; ++h)
-      if (item_of_group[h] == kNone && has(greach[g], h) && has(greach[h], g)) item_of_group[h] = n;
-    ++n;
-  }
-  // Topological order of the items (Kahn).
-  std::vector<std::vector<uint32_t>> isucc(n);
-  std::vector<uint32_t> indeg(n, 0), order;
-  for (const auto& [a, b] : *p.edges) {
-    const uint32_t x = item_of_group[group[a]], y = item_of_group[group[b]];
-    if (x != y) {
-      isucc[x].push_back(y);
-      ++indeg[y];
-    }
-  }
-  for (uint32_t x = 0; x < n; ++x)
-    if (indeg[x] == 0) order.push_back(x);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    for (uint32_t y : isucc[order[i]])
-      if (--indeg[y] == 0) order.push_back(y);
-  std::vector<uint32_t> pos(n);
-  for (uint32_t i = 0; i < n; ++i) pos[order[i]] = i;
-  item_of->assign(m, 0);
-  for (uint32_t u = 0; u < m; ++u) (*item_of)[u] = pos[item_of_group[group[u]]];
-  return n;
+  const std::vector<std::vector<uint32_t>> items = condense(uf, *p.edges);
+  item_of->assign(p.units, 0);
+  for (uint32_t x = 0; x < items.size(); ++x)
+    for (uint32_t u : items[x]) (*item_of)[u] = x;
+  return static_cast<uint32_t>(items.size());
 }
 
 // The items: units joined by every pair that weighs more than the weight
@@ -453,6 +419,61 @@ class Search {
 };
 
 }  // namespace
+
+std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
+                                            const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
+  const uint32_t m = static_cast<uint32_t>(uf.size());
+  std::vector<std::vector<uint32_t>> csucc(m);
+  for (const auto& [a, b] : edges) {
+    const uint32_t ra = root(uf, a), rb = root(uf, b);
+    if (ra != rb) csucc[ra].push_back(rb);
+  }
+  // Tarjan's algorithm (iterative) over the sets; it numbers the strongly
+  // connected groups in reverse topological order.
+  std::vector<int> index(m, -1), low(m, 0), scc(m, -1);
+  std::vector<char> on_stack(m, 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::pair<uint32_t, std::size_t>> call;
+  int counter = 0, nscc = 0;
+  for (uint32_t s = 0; s < m; ++s) {
+    if (root(uf, s) != s || index[s] >= 0) continue;
+    call.emplace_back(s, 0);
+    index[s] = low[s] = counter++;
+    stack.push_back(s);
+    on_stack[s] = 1;
+    while (!call.empty()) {
+      auto& [v, next] = call.back();
+      if (next < csucc[v].size()) {
+        const uint32_t w = csucc[v][next++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = 1;
+          call.emplace_back(w, 0);
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          scc[w] = nscc;
+        } while (w != v);
+        ++nscc;
+      }
+      const uint32_t done = v;
+      call.pop_back();
+      if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
+    }
+  }
+  std::vector<std::vector<uint32_t>> groups(nscc);
+  for (uint32_t a = 0; a < m; ++a) groups[nscc - 1 - scc[root(uf, a)]].push_back(a);
+  return groups;
+}
 
 FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::steady_clock::time_point deadline,
                                  long max_states) {

@@ -53,6 +53,12 @@ class BitMatrix {
   std::vector<uint64_t> bits_;
 };
 
+// The sets of a union-find `uf` over 0..m-1 (it is compressed), every group
+// of them that reach each other both ways over `edges` merged into one, in
+// topological order; each lists its members ascending. Tarjan's algorithm.
+std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
+                                            const std::vector<std::pair<uint32_t, uint32_t>>& edges);
+
 struct WeightedPair {
   uint32_t a, b;  // local units
   Cost weight;    // saving above the merge bonus, > 0

@@ -208,56 +208,7 @@ class PartModel {
       const uint32_t b = uf_root(uf, static_cast<uint32_t>(k & 0xffffffffu));
       if (a != b) uf[std::max(a, b)] = std::min(a, b);
     }
-    std::vector<std::vector<uint32_t>> csucc(m_);
-    for (const auto& [a, b] : succ_) {
-      const uint32_t ra = uf_root(uf, a), rb = uf_root(uf, b);
-      if (ra != rb) csucc[ra].push_back(rb);
-    }
-    // Tarjan's algorithm (iterative) over the components; it numbers the
-    // strongly connected sets in reverse topological order.
-    std::vector<int> index(m_, -1), low(m_, 0), scc(m_, -1);
-    std::vector<char> on_stack(m_, 0);
-    std::vector<uint32_t> stack;
-    std::vector<std::pair<uint32_t, std::size_t>> call;
-    int counter = 0, nscc = 0;
-    for (uint32_t s = 0; s < m_; ++s) {
-      if (uf_root(uf, s) != s || index[s] >= 0) continue;
-      call.emplace_back(s, 0);
-      index[s] = low[s] = counter++;
-      stack.push_back(s);
-      on_stack[s] = 1;
-      while (!call.empty()) {
-        auto& [v, next] = call.back();
-        if (next < csucc[v].size()) {
-          const uint32_t w = csucc[v][next++];
-          if (index[w] < 0) {
-            index[w] = low[w] = counter++;
-            stack.push_back(w);
-            on_stack[w] = 1;
-            call.emplace_back(w, 0);
-          } else if (on_stack[w]) {
-            low[v] = std::min(low[v], index[w]);
-          }
-          continue;
-        }
-        if (low[v] == index[v]) {
-          uint32_t w;
-          do {
-            w = stack.back();
-            stack.pop_back();
-            on_stack[w] = 0;
-            scc[w] = nscc;
-          } while (w != v);
-          ++nscc;
-        }
-        const uint32_t done = v;
-        call.pop_back();
-        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
-      }
-    }
-    std::vector<std::vector<uint32_t>> blocks(nscc);
-    for (uint32_t a = 0; a < m_; ++a) blocks[nscc - 1 - scc[uf_root(uf, a)]].push_back(a);
-    return blocks;
+    return condense(uf, succ_);
   }
 
   // Splits every block holding two units that may not share a block into
