@@ -41,6 +41,9 @@ struct Items {
   BitMatrix compat;                          // may share a block
   std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
   std::vector<std::vector<std::pair<uint32_t, Cost>>> partners;  // by item: the positive weights
+  // By item x: partners y, z that may not share a block, so that x loses
+  // at least the smaller weight; largest first.
+  std::vector<std::vector<std::tuple<Cost, uint32_t, uint32_t>>> conflicts;
   Cost budget = 0;                           // weight the remaining choices may still lose
   std::vector<uint32_t> cls;                 // class: component of compat
   std::vector<std::vector<uint32_t>> members;  // by class, items in topological order
@@ -151,6 +154,15 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
   for (uint32_t x = 0; x < n; ++x)
     for (uint32_t y = 0; y < n; ++y)
       if (it.weight[std::size_t{x} * n + y] > 0) it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
+  it.conflicts.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x) {
+    const auto& ps = it.partners[x];
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      for (std::size_t j = i + 1; j < ps.size(); ++j)
+        if (!it.compat.test(ps[i].first, ps[j].first))
+          it.conflicts[x].emplace_back(std::min(ps[i].second, ps[j].second), ps[i].first, ps[j].first);
+    std::sort(it.conflicts[x].begin(), it.conflicts[x].end(), std::greater<>());
+  }
   const std::size_t words = (n + 63) / 64;
   it.preds.assign(n, Bits(words, 0));
   std::vector<std::vector<uint32_t>> isucc(n);
@@ -266,6 +278,22 @@ class Search {
     return h;
   }
 
+  // A lower bound on the weight the items not placed lose: each loses at
+  // least the smaller weight of its first conflict among them, and a pair
+  // lost counts for both its items.
+  Cost loss_bound(const Bits& placed) const {
+    Cost sum = 0;
+    for (uint32_t x = 0; x < it_.n; ++x) {
+      if (has(placed, x)) continue;
+      for (const auto& [wmin, y, z] : it_.conflicts[x]) {
+        if (has(placed, y) || has(placed, z)) continue;
+        sum += wmin;
+        break;
+      }
+    }
+    return (sum + 1) / 2;
+  }
+
   // A state (items placed, weight lost) is dropped when another with the
   // same items placed lost no more with no more blocks.
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
@@ -348,6 +376,7 @@ class Search {
         Bits next = key;
         for (std::size_t k = 0; k < words_; ++k) next[k] |= b[k];
         next[words_] = static_cast<uint64_t>(lost + loss);
+        if (lost + loss + loss_bound(next) > it_.budget) continue;
         add_state(std::move(next), g + 1, s, std::move(b));
       }
     }
@@ -498,6 +527,9 @@ FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::stea
       h += b;
     }
     std::fprintf(stderr, "  items %u classes %zu budget %lld total %lld root h %u\n", it.n, it.members.size(), (long long)it.budget, (long long)total, h);
+    Cost sum = 0;
+    for (uint32_t x = 0; x < it.n; ++x) if (!it.conflicts[x].empty()) sum += std::get<0>(it.conflicts[x][0]);
+    std::fprintf(stderr, "  root loss bound %lld\n", (long long)((sum + 1) / 2));
   }
   if (!res.proven) res.blocks.clear();
   return res;
