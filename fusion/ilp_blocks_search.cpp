@@ -44,6 +44,9 @@ struct Items {
   // By item x: partners y, z that may not share a block, so that x loses
   // at least the smaller weight; largest first.
   std::vector<std::vector<std::tuple<Cost, uint32_t, uint32_t>>> conflicts;
+  // By item x: its partners in groups no two of which may share a block
+  // (first fit, heaviest first), so that x keeps at most one of each group.
+  std::vector<std::vector<std::vector<std::pair<uint32_t, Cost>>>> exclusive;
   Cost budget = 0;                           // weight the remaining choices may still lose
   std::vector<uint32_t> cls;                 // class: component of compat
   std::vector<std::vector<uint32_t>> members;  // by class, items in topological order
@@ -162,6 +165,28 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
         if (!it.compat.test(ps[i].first, ps[j].first))
           it.conflicts[x].emplace_back(std::min(ps[i].second, ps[j].second), ps[i].first, ps[j].first);
     std::sort(it.conflicts[x].begin(), it.conflicts[x].end(), std::greater<>());
+  }
+  it.exclusive.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x) {
+    std::vector<std::pair<uint32_t, Cost>> ps = it.partners[x];
+    std::sort(ps.begin(), ps.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    auto& groups = it.exclusive[x];
+    for (const auto& yw : ps) {
+      bool placed = false;
+      for (auto& group : groups) {
+        bool apart = true;
+        for (std::size_t i = 0; i < group.size() && apart; ++i) apart = !it.compat.test(yw.first, group[i].first);
+        if (apart) {
+          group.push_back(yw);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) groups.push_back({yw});
+    }
+    // Groups of one partner bound nothing.
+    groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.size() < 2; }),
+                 groups.end());
   }
   const std::size_t words = (n + 63) / 64;
   it.preds.assign(n, Bits(words, 0));
@@ -285,11 +310,22 @@ class Search {
     Cost sum = 0;
     for (uint32_t x = 0; x < it_.n; ++x) {
       if (has(placed, x)) continue;
+      Cost pairwise = 0, grouped = 0;
       for (const auto& [wmin, y, z] : it_.conflicts[x]) {
         if (has(placed, y) || has(placed, z)) continue;
-        sum += wmin;
+        pairwise = wmin;
         break;
       }
+      for (const auto& group : it_.exclusive[x]) {
+        Cost total = 0, most = 0;
+        for (const auto& [y, wy] : group) {
+          if (has(placed, y)) continue;
+          total += wy;
+          most = std::max(most, wy);
+        }
+        grouped += total - most;
+      }
+      sum += std::max(pairwise, grouped);
     }
     return (sum + 1) / 2;
   }
@@ -528,7 +564,7 @@ FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::stea
     }
     std::fprintf(stderr, "  items %u classes %zu budget %lld total %lld root h %u\n", it.n, it.members.size(), (long long)it.budget, (long long)total, h);
     Cost sum = 0;
-    for (uint32_t x = 0; x < it.n; ++x) if (!it.conflicts[x].empty()) sum += std::get<0>(it.conflicts[x][0]);
+    for (uint32_t x = 0; x < it.n; ++x) { Cost p0 = it.conflicts[x].empty() ? 0 : std::get<0>(it.conflicts[x][0]), g0 = 0; for (const auto& gr : it.exclusive[x]) { Cost t = 0, mx = 0; for (auto& [y, wy] : gr) { t += wy; mx = std::max(mx, wy); } g0 += t - mx; } sum += std::max(p0, g0); }
     std::fprintf(stderr, "  root loss bound %lld\n", (long long)((sum + 1) / 2));
   }
   if (!res.proven) res.blocks.clear();
