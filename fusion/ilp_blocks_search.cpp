@@ -249,8 +249,7 @@ class Search {
       if (states_[s].closed) continue;
       states_[s].closed = true;
       if (complete(states_[s].key)) {
-        res.proven = !inexact_;
-        if (!res.proven) res.why = "too many blocks to choose from";
+        res.proven = true;
         for (uint32_t t = s; states_[t].parent != kNone; t = states_[t].parent) {
           std::vector<uint32_t> block;
           for (uint32_t x = 0; x < it_.n; ++x)
@@ -270,6 +269,11 @@ class Search {
         return res;
       }
       expand(s);
+      if (inexact_) {
+        res.why = "too many blocks to choose from";
+        res.states = expanded_;
+        return res;
+      }
     }
     res.why = "no complete partition";  // cannot happen: the weighted optimum is one
     res.states = expanded_;
@@ -407,6 +411,7 @@ class Search {
       in_.clear();
       out_.clear();
       steps_ = 0;
+      cls_ = c < it_.members.size() ? c : kNone;
       blocks(0, key, block, 0, it_.budget - lost);
       for (auto& [b, loss] : found_) {
         Bits next = key;
@@ -430,7 +435,11 @@ class Search {
       return;
     }
     if (i == cand_.size()) {
-      if (in_.empty()) return;
+      // A block of only free/sync items while items of a shape are left is
+      // never needed: merged into the next block it stays legal.
+      bool own = cls_ == kNone;
+      for (std::size_t k = 0; k < in_.size() && !own; ++k) own = it_.cls[in_[k]] == cls_;
+      if (!own) return;
       for (uint32_t x : out_) {
         if (!includable(x, placed, block)) continue;
         Cost keep = 0, lose = rest_[x];
@@ -471,6 +480,7 @@ class Search {
   const std::chrono::steady_clock::time_point deadline_;
   const long max_states_;
   long expanded_ = 0, steps_ = 0;
+  uint32_t cls_ = kNone;  // the class whose blocks are enumerated (kNone: only free/sync are left)
   bool inexact_ = false;
   std::vector<uint32_t> cand_, in_, out_;
   std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
