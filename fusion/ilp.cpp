@@ -199,9 +199,9 @@ class PartSolver {
       for (auto& [b, grp] : by_block) r.push_back(std::move(grp));
       return r;
     };
-    const PartResult r = solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve,
-                                    part_deadline, verbose_, options_.ilp_force_failure,
-                                    !options_.ilp_no_block_search);
+    const PartResult r =
+        solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve, part_deadline, verbose_,
+                   options_.ilp_force_failure, !options_.ilp_no_block_search);
     rep_.columns += r.columns;
     rep_.rows += r.rows;
     rep_.mip_solves += r.mip_solves;

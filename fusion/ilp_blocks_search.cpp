@@ -3,8 +3,6 @@
 #include "fusion/ilp_blocks_search.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -22,8 +20,12 @@ uint32_t root(std::vector<uint32_t>& uf, uint32_t u) {
   return u;
 }
 
-bool has(const Bits& b, uint32_t i) { return (b[i / 64] >> (i % 64)) & 1; }
-void put(Bits& b, uint32_t i) { b[i / 64] |= uint64_t{1} << (i % 64); }
+bool has(const Bits& b, uint32_t i) {
+  return (b[i / 64] >> (i % 64)) & 1;
+}
+void put(Bits& b, uint32_t i) {
+  b[i / 64] |= uint64_t{1} << (i % 64);
+}
 
 struct BitsHash {
   std::size_t operator()(const Bits& b) const {
@@ -47,14 +49,14 @@ struct Items {
   // By item x: its partners in groups no two of which may share a block
   // (first fit, heaviest first), so that x keeps at most one of each group.
   std::vector<std::vector<std::vector<std::pair<uint32_t, Cost>>>> exclusive;
-  Cost budget = 0;                           // weight the remaining choices may still lose
-  std::vector<uint32_t> cls;                 // class: component of compat
-  std::vector<std::vector<uint32_t>> members;  // by class, items in topological order
-  std::vector<uint32_t> shapeless;             // items of only free/sync, topological order
-  std::vector<uint32_t> height;                // longest chain starting at the item, in its class
+  Cost budget = 0;                               // weight the remaining choices may still lose
+  std::vector<uint32_t> cls;                     // class: component of compat
+  std::vector<std::vector<uint32_t>> members;    // by class, items in topological order
+  std::vector<uint32_t> shapeless;               // items of only free/sync, topological order
+  std::vector<uint32_t> height;                  // longest chain starting at the item, in its class
   std::vector<std::vector<uint32_t>> by_height;  // by class, items by decreasing height
   std::vector<std::vector<uint32_t>> cands;      // by class, its items and the shapeless ones, ascending
-  std::string problem;                         // not empty: the items could not be formed
+  std::string problem;                           // not empty: the items could not be formed
 };
 
 // Reachability (bit rows) of a graph given as successor lists, cycles allowed.
@@ -156,7 +158,8 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
   it.partners.assign(n, {});
   for (uint32_t x = 0; x < n; ++x)
     for (uint32_t y = 0; y < n; ++y)
-      if (it.weight[std::size_t{x} * n + y] > 0) it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
+      if (it.weight[std::size_t{x} * n + y] > 0)
+        it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
   it.conflicts.assign(n, {});
   for (uint32_t x = 0; x < n; ++x) {
     const auto& ps = it.partners[x];
@@ -175,7 +178,8 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
       bool placed = false;
       for (auto& group : groups) {
         bool apart = true;
-        for (std::size_t i = 0; i < group.size() && apart; ++i) apart = !it.compat.test(yw.first, group[i].first);
+        for (std::size_t i = 0; i < group.size() && apart; ++i)
+          apart = !it.compat.test(yw.first, group[i].first);
         if (apart) {
           group.push_back(yw);
           placed = true;
@@ -264,7 +268,6 @@ class Search {
       if (++expanded_ > max_states_ ||
           ((expanded_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
         res.why = expanded_ > max_states_ ? "state limit" : "time limit";
-        if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "  stopped at f %u g %u lost %llu\n", f, states_[s].g, (unsigned long long)states_[s].key[words_]);
         res.states = expanded_;
         return res;
       }
@@ -488,8 +491,8 @@ class Search {
   std::vector<State> states_;
   std::unordered_map<Bits, std::vector<uint32_t>, BitsHash> index_;  // by items placed
   // (f, -g, state): smallest f first, deepest first among equal f.
-  std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>, std::vector<std::tuple<uint32_t, int64_t, uint32_t>>,
-                      std::greater<>>
+  std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>,
+                      std::vector<std::tuple<uint32_t, int64_t, uint32_t>>, std::greater<>>
       open_;
 };
 
@@ -565,18 +568,6 @@ FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::stea
     return res;
   }
   res = Search(it, deadline, max_states).run();
-  if (std::getenv("ARRVM_FB_DEBUG")) {
-    uint32_t h = 0;
-    for (const auto& ms : it.members) {
-      uint32_t b = 0;
-      for (uint32_t x : ms) b = std::max(b, it.height[x]);
-      h += b;
-    }
-    std::fprintf(stderr, "  items %u classes %zu budget %lld total %lld root h %u\n", it.n, it.members.size(), (long long)it.budget, (long long)total, h);
-    Cost sum = 0;
-    for (uint32_t x = 0; x < it.n; ++x) { Cost p0 = it.conflicts[x].empty() ? 0 : std::get<0>(it.conflicts[x][0]), g0 = 0; for (const auto& gr : it.exclusive[x]) { Cost t = 0, mx = 0; for (auto& [y, wy] : gr) { t += wy; mx = std::max(mx, wy); } g0 += t - mx; } sum += std::max(p0, g0); }
-    std::fprintf(stderr, "  root loss bound %lld\n", (long long)((sum + 1) / 2));
-  }
   if (!res.proven) res.blocks.clear();
   return res;
 }

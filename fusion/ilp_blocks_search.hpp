@@ -67,17 +67,17 @@ struct WeightedPair {
 struct FewestBlocksProblem {
   uint32_t units = 0;
   const std::vector<std::pair<uint32_t, uint32_t>>* edges = nullptr;  // dependency edges between units
-  const BitMatrix* may = nullptr;  // may(a, b): a and b may share a legal block
-  std::vector<uint32_t> shape;     // by unit: iteration shape, kNone for only free/sync
+  const BitMatrix* may = nullptr;      // may(a, b): a and b may share a legal block
+  std::vector<uint32_t> shape;         // by unit: iteration shape, kNone for only free/sync
   std::vector<WeightedPair> weighted;  // pairs that may share a block and save above the bonus
   Cost v = 0;                          // the proven largest weighted saving of a legal partition
 };
 
 struct FewestBlocksResult {
   std::vector<std::vector<uint32_t>> blocks;  // local units, topological order; empty if not proven
-  bool proven = false;  // blocks has the fewest blocks among the partitions saving v
-  long states = 0;      // states expanded
-  std::string why;      // why not proven
+  bool proven = false;                        // blocks has the fewest blocks among the partitions saving v
+  long states = 0;                            // states expanded
+  std::string why;                            // why not proven
 };
 
 // Gives up (not proven) at `deadline` or after `max_states` expanded states.

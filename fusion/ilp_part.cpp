@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -12,6 +10,7 @@
 
 #include "fusion/ilp_blocks_search.hpp"
 #include "fusion/ilp_model.hpp"
+#include "vm/log.hpp"
 
 namespace arrvm::fusion::ilp {
 
@@ -87,7 +86,8 @@ class PartModel {
     FewestBlocksProblem fb{m_, &succ_, &may_, {}, {}, v};
     for (uint32_t u : part_) fb.shape.push_back(ug_.units->summary(ug_.ids[u]).shape);
     for (const auto& [k, y] : y_)
-      if (weight_[y] > 0) fb.weighted.push_back({static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), weight_[y]});
+      if (weight_[y] > 0)
+        fb.weighted.push_back({static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), weight_[y]});
     return fb;
   }
 
@@ -581,10 +581,15 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
 // proves its result (checked against the exact cost), else nothing and CBC
 // runs.
 std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Cost bonus,
-                                           const PartScoring& scoring, Clock::time_point deadline) {
+                                           const PartScoring& scoring, Clock::time_point deadline,
+                                           bool verbose) {
   const auto now = Clock::now();
-  FewestBlocksResult fb = fewest_blocks(weighted.blocks_problem(v), now + (deadline - now) / 2, kMaxSearchStates);
-  if (std::getenv("ARRVM_FB_DEBUG")) std::fprintf(stderr, "fb: units %u proven %d states %ld why %s blocks %zu\n", weighted.unit_count(), fb.proven, fb.states, fb.why.c_str(), fb.blocks.size());
+  FewestBlocksResult fb =
+      fewest_blocks(weighted.blocks_problem(v), now + (deadline - now) / 2, kMaxSearchStates);
+  if (verbose)
+    logger().debug("fuser 'ilp': fewest-blocks search on {} units: {} states, {}", weighted.unit_count(),
+                   fb.states,
+                   fb.proven ? std::to_string(fb.blocks.size()) + " blocks" : "gave up: " + fb.why);
   if (!fb.proven) return std::nullopt;
   const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
   if (std::abs(scoring.value(fb.blocks) - value) > 0.5) return std::nullopt;
@@ -597,7 +602,8 @@ std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Co
 
 // The sum over the part's units of their block cost minus what the MIP
 // counts, so that objective + offset = the part's share of the exact cost.
-Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost, bool bohrium) {
+Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost,
+                 bool bohrium) {
   Cost c = 0;
   for (uint32_t u : part)
     if (!bohrium) c += cost.block_cost(ug.units->graph(), ug.units->summary(ug.ids[u])) - ug.bonus;
@@ -646,7 +652,8 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
       if (wr.optimal) v = std::llround(-wr.objective);
     }
     if (v && block_search) {
-      if (std::optional<PartResult> found = fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline)) {
+      if (std::optional<PartResult> found =
+              fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline, verbose)) {
         found->mip_solves = stage_mips;
         found->cuts = stage_cuts;
         found->columns = weighted.problem().columns();

@@ -148,8 +148,8 @@ TEST_CASE("ilp under robinson, <= 12 instructions: the search's partitions are l
       CHECK(c == testing::exhaustive_optimum(g, *robinson).cost);
     }
   }
-  MESSAGE(searched << " of " << batches << " batches proven by the fewest-blocks search, " << against_exhaustive
-                   << " also against exhaustive search");
+  MESSAGE(searched << " of " << batches << " batches proven by the fewest-blocks search, "
+                   << against_exhaustive << " also against exhaustive search");
   CHECK(searched >= batches / 2);
   CHECK(against_exhaustive >= batches / 2);
 }
