@@ -1,30 +1,41 @@
 // ilp under a merge bonus (robinson): the fewest blocks among the legal
 // partitions of a part that reach the weighted stage's optimum V, by a
 // best-first (A*) search over the downsets of the dependency DAG, one block
-// at a time. Internal to the ilp fuser (fusion/ilp_part.cpp calls it after
-// the weighted stage; CBC stays the fallback when it gives up).
+// at a time. Internal to the ilp fuser: fusion/ilp_part.cpp runs it after the
+// weighted stage, and CBC stays the fallback when it gives up.
 //
-// Items: the weighted pairs (saving above the bonus) must all share blocks
-// when V is their total (no legal partition then separates any of them), so
-// the units linked by them form groups, and groups that reach each other
-// both ways form one item (a cycle of groups is one block). Legal partitions
-// of the items are exactly the sequences of blocks B1, B2, ... whose prefix
-// unions are downsets of the item DAG and whose items pairwise may share a
-// block. Some optimal sequence has only maximal blocks (no item whose
-// predecessors are placed or in the block and that may join every item of
-// it could be added: moving it from its later block keeps every prefix a
-// downset and every block legal), so the search branches over the maximal
-// blocks only: at most one per class of items (connected components of
-// "may share a block") when a class is a clique of that relation,
-// otherwise every maximal subset (capped).
-// Lower bound (consistent): per class, the longest chain of items each
-// reaching the next and not allowed to share its block (then no two of the
-// chain share one: the one between them would have to join), summed over
-// classes (items of different classes never share a block). The remaining
-// items are an up-set, so the longest chain among them is the largest
-// precomputed chain height among them.
-// When V is less than the total of the weighted pairs (the weighted optimum
-// must separate some of them), the search does not apply (not proven).
+// The weighted terms: a partition saves V exactly when the weighted pairs
+// (saving above the bonus, units that may share a block) it separates weigh
+// total - V, the "budget". A pair weighing more than the budget is never
+// separated, so its units form a group; groups that reach each other both
+// ways form one item (a cycle of groups is one block); pairs between items
+// that may not share a block are lost anyway (the budget shrinks by them);
+// to a fixpoint. The search tracks the weight lost so far.
+// Legal partitions of the items are exactly the sequences of blocks B1, B2,
+// ... whose prefix unions are downsets of the item DAG and whose items
+// pairwise may share a block. The search state is (downset, weight lost);
+// one step adds a block of one class (iteration shape, with the items of
+// only free/sync, which may join any block), losing the weight between the
+// block and the rest. Pruned, all without losing an optimum:
+//  * weight lost plus a lower bound on what the rest must lose (per item:
+//    its partners in groups no two of which may share a block; a pair counts
+//    for both its items) above the budget;
+//  * a block that a left-out item could join, predecessors placed or in the
+//    block, that it may share with every item, without losing more weight
+//    than it keeps: moving the item there from its later block keeps every
+//    prefix a downset and loses no more;
+//  * a block of only free/sync items while items of a shape are left (merged
+//    into the next block it stays legal: one block less);
+//  * a state whose downset another reached with no more blocks and no more
+//    weight lost (Pareto).
+// Lower bound on the blocks left (consistent, so the first complete state
+// taken is optimal): per class, the longest chain of items each reaching the
+// next and not allowed to share its block (then no two of the chain share
+// one: the one between them would have to join), summed over classes (items
+// of two shapes never share a block). The items left are an up-set, so that
+// chain is the largest precomputed chain height among them.
+// Gives up (not proven) at its deadline, after max_states expansions, or when
+// a state has more blocks to choose from than it enumerates (256 per class).
 #pragma once
 
 #include <chrono>
