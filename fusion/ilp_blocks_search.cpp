@@ -49,8 +49,8 @@ struct Items {
   // By item x: its partners in groups no two of which may share a block
   // (first fit, heaviest first), so that x keeps at most one of each group.
   std::vector<std::vector<std::vector<std::pair<uint32_t, Cost>>>> exclusive;
-  Cost budget = 0;                               // weight the remaining choices may still lose
-  std::vector<uint32_t> cls;                     // class: component of compat
+  Cost budget = 0;                               // weight the search may lose (pairs between items)
+  std::vector<uint32_t> cls;                     // class: iteration shape; kNone for only free/sync
   std::vector<std::vector<uint32_t>> members;    // by class, items in topological order
   std::vector<uint32_t> shapeless;               // items of only free/sync, topological order
   std::vector<uint32_t> height;                  // longest chain starting at the item, in its class

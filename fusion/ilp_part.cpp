@@ -592,7 +592,11 @@ std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Co
                    fb.proven ? std::to_string(fb.blocks.size()) + " blocks" : "gave up: " + fb.why);
   if (!fb.proven) return std::nullopt;
   const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
-  if (std::abs(scoring.value(fb.blocks) - value) > 0.5) return std::nullopt;
+  if (std::abs(scoring.value(fb.blocks) - value) > 0.5) {  // a bug: the MIP decides
+    logger().warn("fuser 'ilp': the fewest-blocks search's partition costs {}, not {}",
+                  scoring.value(fb.blocks), value);
+    return std::nullopt;
+  }
   PartResult r;
   r.optimal = r.by_search = true;
   r.objective = value;
