@@ -84,6 +84,9 @@
 //
 // Limits: a part of more than 1000 units, or more than 8000 unit and pair
 // variables, is not given to CBC (it keeps the warm start; Report::too_large).
+// Under robinson such a part of at most 1000 units whose related pairs fit
+// still gets the weighted stage and the fewest-blocks search, not the full
+// MIP (too_large unless the search proves it).
 // Options::time_limit (Config.fuse_time_limit) bounds the whole run; the
 // parts share what is left after the seeds. A part that runs out keeps the
 // legal blocks of its last MIP solution (blocks that break a walk cut are

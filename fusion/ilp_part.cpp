@@ -620,7 +620,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
-                      bool verbose, bool force_failure, bool block_search) {
+                      bool verbose, bool force_failure, bool block_search, bool full_mip) {
   const Cost offset = part_offset(ug, part, cost, bohrium);
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
@@ -666,6 +666,14 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         return std::move(*found);
       }
     }
+  }
+  if (!full_mip) {
+    PartResult r;
+    if (scoring.value(start) < scoring.value(warm)) r.blocks = std::move(start);
+    r.mip_solves = stage_mips;
+    r.cuts = stage_cuts;
+    r.offset = offset;
+    return r;
   }
   PartModel model(ug, part, bohrium);
   if (model.pair_count() == 0 && !force_failure) {

@@ -53,13 +53,15 @@ struct PartResult {
 // the exact cost model; improve applies greedy merges on top. A part where no
 // two units that may share a block save anything is solved without CBC (its
 // units alone). force_failure adds a row no solution satisfies (test hook);
-// block_search false skips the fewest-blocks search under robinson (test hook).
+// block_search false skips the fewest-blocks search under robinson (test hook);
+// full_mip false stops after it (robinson, a part too large for the full
+// MIP: result.blocks is the weighted stage's partition if cheaper than warm).
 // result.columns / rows: the model's size (0 without CBC).
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
-                      bool verbose, bool force_failure, bool block_search);
+                      bool verbose, bool force_failure, bool block_search, bool full_mip);
 
 // Union-find root with path halving.
 inline uint32_t uf_root(std::vector<uint32_t>& uf, uint32_t u) {

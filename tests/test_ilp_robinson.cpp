@@ -5,7 +5,9 @@
 // random batches of up to 12 instructions the ilp fuser's partitions, proven
 // by the search, are legal and cost what `optimal` (and, up to 9
 // instructions, exhaustive search) gives; on 15-25 instructions the search
-// and CBC alone (Options::ilp_no_block_search) agree wherever both prove.
+// and CBC alone (Options::ilp_no_block_search) agree wherever both prove; on
+// 400 instructions, parts too large for the full MIP still get the weighted
+// stage and the search (cheaper than the warm start CBC alone keeps).
 // ARRVM_TEST_SCALE=k runs k times as many random batches.
 #include <doctest/doctest.h>
 
@@ -185,4 +187,35 @@ TEST_CASE("ilp under robinson, 15-25 instructions: the search and CBC alone agre
   MESSAGE(both << " of 20 batches proven by both, " << searched << " by the search");
   CHECK(both >= 10);
   CHECK(searched >= 10);
+}
+
+TEST_CASE(
+    "ilp under robinson, 400 instructions: a part too large for the full MIP still gets the weighted stage") {
+  // Every fusible pair is a robinson variable, so these parts are too large
+  // for the full MIP (CBC alone keeps the warm start); the weighted stage and
+  // the search need only the related pairs.
+  const auto robinson = make_cost_model("robinson");
+  Options options, cbc_only;
+  options.time_limit = cbc_only.time_limit = 2.0;
+  cbc_only.ilp_no_block_search = true;
+  int cheaper = 0;
+  for (uint64_t seed = 0; seed < 2; ++seed) {
+    testing::RandomProgramOptions po;
+    po.min_instructions = po.max_instructions = 400;
+    const testing::RandomProgram prog = testing::random_program(700000 + seed, po);
+    const Graph g(prog.batch);
+    INFO("seed " << 700000 + seed);
+    ilp::Report report, cbc_report;
+    const auto t0 = std::chrono::steady_clock::now();
+    const Partition p = ilp::fuse_report(g, *robinson, options, &report);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Partition q = ilp::fuse_report(g, *robinson, cbc_only, &cbc_report);
+    REQUIRE(check_partition(g, p) == "");
+    CHECK(cbc_report.too_large > 0);
+    CHECK(report.mip_solves > 0);  // the weighted stage ran
+    CHECK(robinson->cost(g, p) <= robinson->cost(g, q));
+    cheaper += robinson->cost(g, p) < robinson->cost(g, q);
+    CHECK(seconds < options.time_limit + 1.0);
+  }
+  CHECK(cheaper > 0);
 }
