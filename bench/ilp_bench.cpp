@@ -7,7 +7,9 @@
 // (seeds, models, CBC), how many runs CBC proved optimal, and the cost
 // summed over the runs against greedy's.
 // Usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...]
-//                  [--no-programs] [--program NAME] [--each] [--verbose]
+//                  [--no-programs] [--no-block-search] [--program NAME] [--each] [--verbose]
+// (--no-block-search: robinson's fewest blocks by CBC alone, as before
+// fusion/ilp_blocks_search.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -132,12 +134,15 @@ int main(int argc, char** argv) {
   double time_limit = 10.0;
   int count = 10;
   bool programs = true;
+  bool block_search = true;
   std::string only_program;
   std::vector<int> sizes{25, 50, 100, 200};
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--no-programs")) {
       programs = false;
+    } else if (!std::strcmp(argv[i], "--no-block-search")) {
+      block_search = false;  // robinson: CBC for the fewest blocks, as before the search
     } else if (!std::strcmp(argv[i], "--each")) {
       print_each = true;
     } else if (!std::strcmp(argv[i], "--verbose")) {
@@ -160,7 +165,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...] "
-                   "[--no-programs] [--program NAME] [--each] [--verbose]\n");
+                   "[--no-programs] [--no-block-search] [--program NAME] [--each] [--verbose]\n");
       return 2;
     }
   }
@@ -168,6 +173,7 @@ int main(int argc, char** argv) {
       cost_name == "all" ? fusion::cost_model_names() : std::vector<std::string>{cost_name};
   fusion::Options options;
   options.time_limit = time_limit;
+  options.ilp_no_block_search = !block_search;
   std::vector<std::pair<std::string, std::vector<std::vector<Instruction>>>> program_sets;
   if (programs) {
     for (const bench::Program& prog : bench::programs())

@@ -21,6 +21,9 @@ struct Options {
   // Test hook for `ilp`: makes every MIP infeasible, so that CBC fails and
   // ilp takes its fallback (greedy, with a warning).
   bool ilp_force_failure = false;
+  // Test hook for `ilp` under robinson: skips the fewest-blocks search
+  // (fusion/ilp_blocks_search.hpp), so that CBC solves every part.
+  bool ilp_no_block_search = false;
 };
 
 using FuseFn = Partition (*)(const Graph&, const CostModel&, const Options&);

@@ -136,7 +136,11 @@ class PartSolver {
     const Partition order = units.partition();
     for (uint32_t i = 0; i < order.blocks.size(); ++i) unit_pos_[ug.index[order.blocks[i].front()]] = i;
     pairs_of_.assign(ug.ids.size(), 0);
-    for (const Pair& p : ug.pairs) ++pairs_of_[p.u];
+    related_of_.assign(ug.ids.size(), 0);
+    for (const Pair& p : ug.pairs) {
+      ++pairs_of_[p.u];
+      related_of_[p.u] += p.saving > ug.bonus;
+    }
   }
 
   // The blocks of units chosen for all `parts`.
@@ -175,9 +179,19 @@ class PartSolver {
     }
     // A part too large for CBC to make progress in the time we give it (and
     // whose model alone would take long to build) keeps its warm start.
-    std::size_t part_pairs = 0;
-    for (uint32_t u : part) part_pairs += pairs_of_[u];
-    if (part.size() > kMaxUnits || part.size() + part_pairs > kMaxColumns) {
+    // Under robinson the weighted stage and the fewest-blocks search need only
+    // the related pairs: a part too large for the full MIP still gets them
+    // (search_only: the full MIP is not built).
+    std::size_t part_pairs = 0, related_pairs = 0;
+    for (uint32_t u : part) {
+      part_pairs += pairs_of_[u];
+      related_pairs += related_of_[u];
+    }
+    const bool too_large = part.size() > kMaxUnits || part.size() + part_pairs > kMaxColumns;
+    const bool search_only = too_large && ug_.bonus > 0 && !bohrium_ && !options_.ilp_no_block_search &&
+                             !options_.ilp_force_failure && part.size() <= kMaxUnits &&
+                             part.size() + related_pairs <= kMaxColumns;
+    if (too_large && !search_only) {
       ++rep_.too_large;
       keep(to_units(seed_groups));
       --big_parts_;
@@ -199,12 +213,21 @@ class PartSolver {
       for (auto& [b, grp] : by_block) r.push_back(std::move(grp));
       return r;
     };
-    const PartResult r = solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve,
-                                    part_deadline, verbose_, options_.ilp_force_failure);
+    const PartResult r =
+        solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve, part_deadline, verbose_,
+                   options_.ilp_force_failure, !options_.ilp_no_block_search, !search_only);
     rep_.columns += r.columns;
     rep_.rows += r.rows;
     rep_.mip_solves += r.mip_solves;
     rep_.cuts += r.cuts;
+    rep_.block_searches += r.by_search;
+    if (search_only && !r.optimal) {
+      // Too large for the MIP, and the search gave up: the warm start, or the
+      // weighted stage's partition if cheaper.
+      ++rep_.too_large;
+      keep(to_units(r.blocks.empty() ? seed_groups : r.blocks));
+      return;
+    }
     if (r.failed) {
       ++rep_.failed;
       logger().warn("fuser 'ilp': CBC failed on a part of {} units ({}); using the greedy partition",
@@ -252,7 +275,7 @@ class PartSolver {
   Report& rep_;
   const bool bohrium_, verbose_;
   std::vector<uint32_t> seed_pos_, unit_pos_;
-  std::vector<std::size_t> pairs_of_;  // pairs by their first unit
+  std::vector<std::size_t> pairs_of_, related_of_;  // pairs (saving above the bonus) by their first unit
   int big_parts_ = 0;
   Blocks chosen_;  // blocks of units
 };

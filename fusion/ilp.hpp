@@ -50,7 +50,7 @@
 //   A model not among these (none exists yet) gets the pairwise form, which
 //   is then only an approximation. Whatever the model, the result is scored
 //   with the exact CostModel and never returned if worse than greedy.
-// With a merge bonus and pairwise savings (robinson), two steps first:
+// With a merge bonus and pairwise savings (robinson), three steps first:
 //   the weighted stage: the same model over the related pairs only (saving
 //          above the bonus) and without leaders, solved alone (the size of
 //          max-locality's model: milliseconds): its optimum V is the largest
@@ -59,6 +59,13 @@
 //          so its optimum saves exactly V; as an equation the row gives the
 //          same LP bound but CBC's heuristics find fewer solutions.) Its
 //          partition with greedy merges on top is the warm start;
+//   the fewest blocks at V: an A* search over the downsets of the units'
+//          dependency DAG, one block at a time, under the budget of weight
+//          the optimum separates (fusion/ilp_blocks_search.hpp). When it
+//          finishes, its partition (checked against the exact cost) is the
+//          part's optimum and CBC does not run; when it gives up (its
+//          deadline: half the part's time, 200,000 states, or too many blocks
+//          to choose from in one state) the MIP below runs as before;
 //   |P| >= the size of a clique of units no two of which may share a block
 //          (a row on the leaders). The MIP's objective is then at least
 //          -V + bonus * clique: a warm start that reaches it is optimal, and
@@ -77,6 +84,9 @@
 //
 // Limits: a part of more than 1000 units, or more than 8000 unit and pair
 // variables, is not given to CBC (it keeps the warm start; Report::too_large).
+// Under robinson such a part of at most 1000 units whose related pairs fit
+// still gets the weighted stage and the fewest-blocks search, not the full
+// MIP (too_large unless the search proves it).
 // Options::time_limit (Config.fuse_time_limit) bounds the whole run; the
 // parts share what is left after the seeds. A part that runs out keeps the
 // legal blocks of its last MIP solution (blocks that break a walk cut are
@@ -103,6 +113,7 @@ struct Report {
   int columns = 0, rows = 0;  // summed over parts (rows include the cuts)
   int mip_solves = 0;         // CBC runs, summed over parts (one more per round of illegal blocks)
   int cuts = 0;               // walk cuts added, summed over parts
+  int block_searches = 0;     // parts the fewest-blocks search proved optimal (robinson), without CBC
   bool searched = false;      // false: the limit struck before the parts were formed (greedy returned)
   bool optimal() const { return searched && failed == 0 && too_large == 0 && proven_optimal == parts; }
 };

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <set>
 
+#include "fusion/ilp_blocks_search.hpp"
 #include "fusion/ilp_model.hpp"
+#include "vm/log.hpp"
 
 namespace arrvm::fusion::ilp {
 
@@ -20,22 +23,8 @@ constexpr std::size_t kMaxCrossingChecks = 4'000'000;
 // Walk-cut separation on the LP relaxation before each MIP solve.
 constexpr int kCutRounds = 20;
 constexpr std::size_t kCutsPerRound = 200;
-
-// A square bit matrix (rows of 64-bit words).
-class BitMatrix {
- public:
-  explicit BitMatrix(std::size_t n = 0) : words_((n + 63) / 64), bits_(n * words_, 0) {}
-  bool test(uint32_t a, uint32_t b) const { return (bits_[a * words_ + b / 64] >> (b % 64)) & 1; }
-  void set(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] |= uint64_t{1} << (b % 64); }
-  void reset(uint32_t a, uint32_t b) { bits_[a * words_ + b / 64] &= ~(uint64_t{1} << (b % 64)); }
-  uint64_t* row(uint32_t a) { return bits_.data() + a * words_; }
-  const uint64_t* row(uint32_t a) const { return bits_.data() + a * words_; }
-  std::size_t words() const { return words_; }
-
- private:
-  std::size_t words_;
-  std::vector<uint64_t> bits_;
-};
+// States the fewest-blocks search may expand before CBC takes over.
+constexpr long kMaxSearchStates = 200'000;
 
 // One independent part as a MIP over pair variables only. Units are local
 // indices 0..m-1 (ascending global unit order).
@@ -92,19 +81,19 @@ class PartModel {
     return best;
   }
 
+  // The fewest-blocks search's view of the part (fusion/ilp_blocks_search.hpp).
+  FewestBlocksProblem blocks_problem(Cost v) const {
+    FewestBlocksProblem fb{m_, &succ_, &may_, {}, {}, v};
+    for (uint32_t u : part_) fb.shape.push_back(ug_.units->summary(ug_.ids[u]).shape);
+    for (const auto& [k, y] : y_)
+      if (weight_[y] > 0)
+        fb.weighted.push_back({static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), weight_[y]});
+    return fb;
+  }
+
   MipProblem& problem() { return p_; }
   std::size_t pair_count() const { return y_.size(); }
   uint32_t unit_count() const { return m_; }
-
-  // Σ over the part's units of their block cost minus what the MIP counts,
-  // so that objective + offset = the part's share of the exact cost.
-  Cost offset(const CostModel& cost, bool bohrium) const {
-    if (bohrium) return 0;
-    Cost c = 0;
-    for (uint32_t u : part_)
-      c += cost.block_cost(ug_.units->graph(), ug_.units->summary(ug_.ids[u])) - ug_.bonus;
-    return c;
-  }
 
   // The MIP solution for a grouping of the units: y = "same group".
   std::vector<double> solution_of(const std::vector<uint32_t>& group) const {
@@ -219,61 +208,9 @@ class PartModel {
       const uint32_t b = uf_root(uf, static_cast<uint32_t>(k & 0xffffffffu));
       if (a != b) uf[std::max(a, b)] = std::min(a, b);
     }
-    std::vector<std::vector<uint32_t>> csucc(m_);
-    for (const auto& [a, b] : succ_) {
-      const uint32_t ra = uf_root(uf, a), rb = uf_root(uf, b);
-      if (ra != rb) csucc[ra].push_back(rb);
-    }
-    // Tarjan's algorithm (iterative) over the components; it numbers the
-    // strongly connected sets in reverse topological order.
-    std::vector<int> index(m_, -1), low(m_, 0), scc(m_, -1);
-    std::vector<char> on_stack(m_, 0);
-    std::vector<uint32_t> stack;
-    std::vector<std::pair<uint32_t, std::size_t>> call;
-    int counter = 0, nscc = 0;
-    for (uint32_t s = 0; s < m_; ++s) {
-      if (uf_root(uf, s) != s || index[s] >= 0) continue;
-      call.emplace_back(s, 0);
-      index[s] = low[s] = counter++;
-      stack.push_back(s);
-      on_stack[s] = 1;
-      while (!call.empty()) {
-        auto& [v, next] = call.back();
-        if (next < csucc[v].size()) {
-          const uint32_t w = csucc[v][next++];
-          if (index[w] < 0) {
-            index[w] = low[w] = counter++;
-            stack.push_back(w);
-            on_stack[w] = 1;
-            call.emplace_back(w, 0);
-          } else if (on_stack[w]) {
-            low[v] = std::min(low[v], index[w]);
-          }
-          continue;
-        }
-        if (low[v] == index[v]) {
-          uint32_t w;
-          do {
-            w = stack.back();
-            stack.pop_back();
-            on_stack[w] = 0;
-            scc[w] = nscc;
-          } while (w != v);
-          ++nscc;
-        }
-        const uint32_t done = v;
-        call.pop_back();
-        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
-      }
-    }
-    std::vector<std::vector<uint32_t>> blocks(nscc);
-    for (uint32_t a = 0; a < m_; ++a) blocks[nscc - 1 - scc[uf_root(uf, a)]].push_back(a);
-    return blocks;
+    return condense(uf, succ_);
   }
 
-  // Splits every block holding two units that may not share a block into
-  // single units: what is left is legal (a legal partition stays legal when
-  // a block is split into single units, and these blocks are acyclic).
   // Splits every block holding two units that may not share a block into
   // groups that may (first fit, in unit order). Not always legal (the groups
   // may form a cycle): the greedy merges that follow (merge_blocks) skip an
@@ -300,6 +237,8 @@ class PartModel {
     return r;
   }
 
+  // Splits every block holding two units that may not share a block into
+  // single units: what is left is legal (these blocks are acyclic).
   std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
     std::vector<std::vector<uint32_t>> r;
     for (auto& b : blocks) {
@@ -637,44 +576,69 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
   return res;
 }
 
+// Robinson's |P| at the weighted optimum V, from the weighted stage's model
+// (its pairs are the weighted ones): the fewest-blocks search, when it
+// proves its result (checked against the exact cost), else nothing and CBC
+// runs.
+std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Cost bonus,
+                                           const PartScoring& scoring, Clock::time_point deadline,
+                                           bool verbose) {
+  const auto now = Clock::now();
+  FewestBlocksResult fb =
+      fewest_blocks(weighted.blocks_problem(v), now + (deadline - now) / 2, kMaxSearchStates);
+  if (verbose)
+    logger().debug("fuser 'ilp': fewest-blocks search on {} units: {} states, {}", weighted.unit_count(),
+                   fb.states,
+                   fb.proven ? std::to_string(fb.blocks.size()) + " blocks" : "gave up: " + fb.why);
+  if (!fb.proven) return std::nullopt;
+  const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
+  if (std::abs(scoring.value(fb.blocks) - value) > 0.5) {  // a bug: the MIP decides
+    logger().warn("fuser 'ilp': the fewest-blocks search's partition costs {}, not {}",
+                  scoring.value(fb.blocks), value);
+    return std::nullopt;
+  }
+  PartResult r;
+  r.optimal = r.by_search = true;
+  r.objective = value;
+  r.blocks = std::move(fb.blocks);
+  return r;
+}
+
+// The sum over the part's units of their block cost minus what the MIP
+// counts, so that objective + offset = the part's share of the exact cost.
+Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost,
+                 bool bohrium) {
+  Cost c = 0;
+  for (uint32_t u : part)
+    if (!bohrium) c += cost.block_cost(ug.units->graph(), ug.units->summary(ug.ids[u])) - ug.bonus;
+  return c;
+}
+
 }  // namespace
 
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
-                      bool verbose, bool force_failure) {
-  PartModel model(ug, part, bohrium);
-  if (model.pair_count() == 0 && !force_failure) {
-    PartResult r;
-    for (uint32_t a = 0; a < part.size(); ++a) r.blocks.push_back({a});
-    r.optimal = true;
-    r.offset = model.offset(cost, bohrium);
-    r.objective = static_cast<double>(exact_cost(r.blocks) - r.offset);
-    return r;
-  }
-  if (force_failure) {
-    const int col = model.problem().add_column(0, 1, 0, true);
-    model.problem().add_row({{col, 1.0}}, 2, MipProblem::kInf);
-  }
-  const Cost offset = model.offset(cost, bohrium);
+                      bool verbose, bool force_failure, bool block_search, bool full_mip) {
+  const Cost offset = part_offset(ug, part, cost, bohrium);
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
-  // With a merge bonus and the pairwise savings (robinson), two stages
-  // before the MIP: the weighted stage bounds the saving above the bonus,
-  // and a conflict clique bounds |P|.
+  // With a merge bonus and the pairwise savings (robinson), first the
+  // weighted stage: the largest saving above the bonus, V, over legal
+  // partitions, from the model of the related pairs alone (no leaders: the
+  // max-locality model, small and fast). Its partition with greedy merges on
+  // top is the MIP's warm start. Then the fewest blocks at V by the search of
+  // fusion/ilp_blocks_search.hpp; if it gives up, the MIP with V and a
+  // conflict clique as bounds.
+  const bool robinson = ug.bonus > 0 && !bohrium && !force_failure;
   Blocks start = warm;
   int stage_mips = 0, stage_cuts = 0;
-  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
-  if (ug.bonus > 0 && !bohrium && !force_failure) {
-    // The weighted stage: the largest saving above the bonus, V, over legal
-    // partitions, from the model of the related pairs alone (no leaders: the
-    // max-locality model, small and fast). Its partition with greedy merges
-    // on top is the MIP's warm start.
+  std::optional<Cost> v;  // V, when proven
+  if (robinson) {
     PartModel weighted(ug, part, false, true);
-    double v = 0;
-    bool v_proven = weighted.pair_count() == 0;
+    if (weighted.pair_count() == 0) v = 0;
     if (weighted.pair_count() > 0) {
       PartScoring ws;
       ws.value = [&](const Blocks& blocks) {
@@ -689,18 +653,52 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
         Blocks found = improve(wr.blocks.empty() ? warm : wr.blocks);
         if (scoring.value(found) < scoring.value(start)) start = std::move(found);
       }
-      if (wr.optimal) {
-        // No legal partition saves more than V: sum saving * y <= V. (Under
-        // robinson, whose cost is lexicographic, the optimum saves exactly
-        // V, but as an equation the row makes CBC's heuristics find fewer
-        // solutions, and the LP bound is the same.)
-        v = -wr.objective;
-        v_proven = true;
-        std::vector<std::pair<int, double>> terms;
-        for (const auto& [col, w] : model.weighted_links())
-          if (w != 0) terms.emplace_back(col, static_cast<double>(w));
-        model.problem().add_row(std::move(terms), -MipProblem::kInf, v);
+      if (wr.optimal) v = std::llround(-wr.objective);
+    }
+    if (v && block_search) {
+      if (std::optional<PartResult> found =
+              fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline, verbose)) {
+        found->mip_solves = stage_mips;
+        found->cuts = stage_cuts;
+        found->columns = weighted.problem().columns();
+        found->rows = weighted.problem().rows();
+        found->offset = offset;
+        return std::move(*found);
       }
+    }
+  }
+  if (!full_mip) {
+    PartResult r;
+    if (scoring.value(start) < scoring.value(warm)) r.blocks = std::move(start);
+    r.mip_solves = stage_mips;
+    r.cuts = stage_cuts;
+    r.offset = offset;
+    return r;
+  }
+  PartModel model(ug, part, bohrium);
+  if (model.pair_count() == 0 && !force_failure) {
+    PartResult r;
+    for (uint32_t a = 0; a < part.size(); ++a) r.blocks.push_back({a});
+    r.optimal = true;
+    r.offset = offset;
+    r.objective = static_cast<double>(exact_cost(r.blocks) - r.offset);
+    return r;
+  }
+  if (force_failure) {
+    const int col = model.problem().add_column(0, 1, 0, true);
+    model.problem().add_row({{col, 1.0}}, 2, MipProblem::kInf);
+  }
+  double bound = -MipProblem::kInf;  // a lower bound on the MIP objective
+  if (robinson) {
+    if (v) {
+      // No legal partition saves more than V: sum saving * y <= V. (Under
+      // robinson, whose cost is lexicographic, the optimum saves exactly V,
+      // but as an equation the row makes CBC's heuristics find fewer
+      // solutions, and the LP bound is the same.)
+      std::vector<std::pair<int, double>> terms;
+      for (const auto& [col, w] : model.weighted_links())
+        if (w != 0) terms.emplace_back(col, static_cast<double>(w));
+      model.problem().add_row(std::move(terms), -MipProblem::kInf, static_cast<double>(*v));
     }
     // |P| >= a clique of units no two of which may share a block (a row on
     // the leaders); with V, a bound on the cost.
@@ -708,7 +706,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
     std::vector<std::pair<int, double>> terms;
     for (int z : model.leaders()) terms.emplace_back(z, 1.0);
     model.problem().add_row(std::move(terms), static_cast<double>(clique), MipProblem::kInf);
-    if (v_proven) bound = -v + static_cast<double>(ug.bonus) * static_cast<double>(clique);
+    if (v) bound = static_cast<double>(ug.bonus * static_cast<Cost>(clique) - *v);
   }
   PartResult r;
   if (scoring.value(start) <= bound + 0.5) {

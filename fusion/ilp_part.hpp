@@ -38,6 +38,7 @@ struct UnitGraph {
 struct PartResult {
   Blocks blocks;  // legal, local units, topological order; empty: none better than the warm start
   bool optimal = false;
+  bool by_search = false;  // proven by the fewest-blocks search (fusion/ilp_blocks_search.hpp)
   bool failed = false;
   std::string message;
   double objective = 0;  // the MIP lower bound, when optimal
@@ -51,13 +52,16 @@ struct PartResult {
 // `warm`, until `deadline`. exact_cost prices legal blocks of the part with
 // the exact cost model; improve applies greedy merges on top. A part where no
 // two units that may share a block save anything is solved without CBC (its
-// units alone). force_failure adds a row no solution satisfies (test hook).
+// units alone). force_failure adds a row no solution satisfies (test hook);
+// block_search false skips the fewest-blocks search under robinson (test hook);
+// full_mip false stops after it (robinson, a part too large for the full
+// MIP: result.blocks is the weighted stage's partition if cheaper than warm).
 // result.columns / rows: the model's size (0 without CBC).
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
                       const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
-                      bool verbose, bool force_failure);
+                      bool verbose, bool force_failure, bool block_search, bool full_mip);
 
 // Union-find root with path halving.
 inline uint32_t uf_root(std::vector<uint32_t>& uf, uint32_t u) {

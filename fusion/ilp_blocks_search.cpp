@@ -1,0 +1,575 @@
+// The fewest blocks at the weighted optimum: fusion/ilp_blocks_search.hpp
+// describes the search and why it is exact.
+#include "fusion/ilp_blocks_search.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+
+namespace arrvm::fusion::ilp {
+
+namespace {
+
+using Bits = std::vector<uint64_t>;
+
+uint32_t root(std::vector<uint32_t>& uf, uint32_t u) {
+  while (uf[u] != u) u = uf[u] = uf[uf[u]];
+  return u;
+}
+
+bool has(const Bits& b, uint32_t i) {
+  return (b[i / 64] >> (i % 64)) & 1;
+}
+void put(Bits& b, uint32_t i) {
+  b[i / 64] |= uint64_t{1} << (i % 64);
+}
+
+struct BitsHash {
+  std::size_t operator()(const Bits& b) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t w : b) h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// The items (see the header) and what the search needs about them.
+struct Items {
+  uint32_t n = 0;
+  std::vector<std::vector<uint32_t>> units;  // by item, in topological order of the items
+  std::vector<Bits> preds;                   // direct predecessors (items)
+  BitMatrix compat;                          // may share a block
+  std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
+  std::vector<std::vector<std::pair<uint32_t, Cost>>> partners;  // by item: the positive weights
+  // By item x: partners y, z that may not share a block, so that x loses
+  // at least the smaller weight; largest first.
+  std::vector<std::vector<std::tuple<Cost, uint32_t, uint32_t>>> conflicts;
+  // By item x: its partners in groups no two of which may share a block
+  // (first fit, heaviest first), so that x keeps at most one of each group.
+  std::vector<std::vector<std::vector<std::pair<uint32_t, Cost>>>> exclusive;
+  Cost budget = 0;                               // weight the search may lose (pairs between items)
+  std::vector<uint32_t> cls;                     // class: iteration shape; kNone for only free/sync
+  std::vector<std::vector<uint32_t>> members;    // by class, items in topological order
+  std::vector<uint32_t> shapeless;               // items of only free/sync, topological order
+  std::vector<uint32_t> height;                  // longest chain starting at the item, in its class
+  std::vector<std::vector<uint32_t>> by_height;  // by class, items by decreasing height
+  std::vector<std::vector<uint32_t>> cands;      // by class, its items and the shapeless ones, ascending
+  std::string problem;                           // not empty: the items could not be formed
+};
+
+// Reachability (bit rows) of a graph given as successor lists, cycles allowed.
+std::vector<Bits> reachability(const std::vector<std::vector<uint32_t>>& succ) {
+  const std::size_t n = succ.size(), words = (n + 63) / 64;
+  std::vector<Bits> reach(n, Bits(words, 0));
+  for (uint32_t s = 0; s < n; ++s) {
+    std::vector<uint32_t> stack{s};
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      for (uint32_t w : succ[v]) {
+        if (has(reach[s], w)) continue;
+        put(reach[s], w);
+        stack.push_back(w);
+      }
+    }
+  }
+  return reach;
+}
+
+// Items from the units joined in `uf`, topologically ordered (condense);
+// item_of by unit.
+uint32_t form_items(const FewestBlocksProblem& p, std::vector<uint32_t>& uf, std::vector<uint32_t>* item_of) {
+  const std::vector<std::vector<uint32_t>> items = condense(uf, *p.edges);
+  item_of->assign(p.units, 0);
+  for (uint32_t x = 0; x < items.size(); ++x)
+    for (uint32_t u : items[x]) (*item_of)[u] = x;
+  return static_cast<uint32_t>(items.size());
+}
+
+// The items: units joined by every pair that weighs more than the weight
+// the optimum may still lose (the total minus V, minus what pairs between
+// items that may not share a block lose anyway), to a fixpoint.
+Items make_items(const FewestBlocksProblem& p, Cost total) {
+  Items it;
+  const uint32_t m = p.units;
+  std::vector<uint32_t> uf(m), item_of;
+  std::iota(uf.begin(), uf.end(), 0u);
+  auto join = [&](uint32_t a, uint32_t b) {
+    a = root(uf, a);
+    b = root(uf, b);
+    if (a == b) return false;
+    uf[std::max(a, b)] = std::min(a, b);
+    return true;
+  };
+  auto all_may = [&](const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys) {
+    for (uint32_t a : xs)
+      for (uint32_t b : ys)
+        if (a != b && !p.may->test(a, b)) return false;
+    return true;
+  };
+  Cost budget = total - p.v;
+  for (const WeightedPair& w : p.weighted)
+    if (w.weight > budget) join(w.a, w.b);
+  for (bool changed = true; changed;) {
+    changed = false;
+    const uint32_t n = form_items(p, uf, &item_of);
+    it = Items();
+    it.n = n;
+    it.units.assign(n, {});
+    for (uint32_t u = 0; u < m; ++u) it.units[item_of[u]].push_back(u);
+    it.compat = BitMatrix(n);
+    for (uint32_t x = 0; x < n; ++x) {
+      if (!all_may(it.units[x], it.units[x])) {
+        it.problem = "units that must share a block may not";
+        return it;
+      }
+      for (uint32_t y = x + 1; y < n; ++y) {
+        if (all_may(it.units[x], it.units[y])) {
+          it.compat.set(x, y);
+          it.compat.set(y, x);
+        }
+      }
+    }
+    it.weight.assign(std::size_t{n} * n, 0);
+    Cost lost = 0;
+    for (const WeightedPair& w : p.weighted) {
+      const uint32_t x = item_of[w.a], y = item_of[w.b];
+      if (x == y) continue;
+      if (!it.compat.test(x, y)) {
+        lost += w.weight;
+      } else {
+        it.weight[std::size_t{x} * n + y] += w.weight;
+        it.weight[std::size_t{y} * n + x] += w.weight;
+      }
+    }
+    budget = total - p.v - lost;
+    if (budget < 0) {
+      it.problem = "the items lose more than the weighted optimum allows";
+      return it;
+    }
+    for (uint32_t x = 0; x < n; ++x)
+      for (uint32_t y = x + 1; y < n; ++y)
+        if (it.weight[std::size_t{x} * n + y] > budget) changed |= join(it.units[x][0], it.units[y][0]);
+  }
+  it.budget = budget;
+  const uint32_t n = it.n;
+  it.partners.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x)
+    for (uint32_t y = 0; y < n; ++y)
+      if (it.weight[std::size_t{x} * n + y] > 0)
+        it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
+  it.conflicts.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x) {
+    const auto& ps = it.partners[x];
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      for (std::size_t j = i + 1; j < ps.size(); ++j)
+        if (!it.compat.test(ps[i].first, ps[j].first))
+          it.conflicts[x].emplace_back(std::min(ps[i].second, ps[j].second), ps[i].first, ps[j].first);
+    std::sort(it.conflicts[x].begin(), it.conflicts[x].end(), std::greater<>());
+  }
+  it.exclusive.assign(n, {});
+  for (uint32_t x = 0; x < n; ++x) {
+    std::vector<std::pair<uint32_t, Cost>> ps = it.partners[x];
+    std::sort(ps.begin(), ps.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    auto& groups = it.exclusive[x];
+    for (const auto& yw : ps) {
+      bool placed = false;
+      for (auto& group : groups) {
+        bool apart = true;
+        for (std::size_t i = 0; i < group.size() && apart; ++i)
+          apart = !it.compat.test(yw.first, group[i].first);
+        if (apart) {
+          group.push_back(yw);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) groups.push_back({yw});
+    }
+    // Groups of one partner bound nothing.
+    groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.size() < 2; }),
+                 groups.end());
+  }
+  const std::size_t words = (n + 63) / 64;
+  it.preds.assign(n, Bits(words, 0));
+  std::vector<std::vector<uint32_t>> isucc(n);
+  for (const auto& [a, b] : *p.edges) {
+    const uint32_t x = item_of[a], y = item_of[b];
+    if (x != y && !has(it.preds[y], x)) {
+      put(it.preds[y], x);
+      isucc[x].push_back(y);
+    }
+  }
+  // Classes: iteration shapes (items of two shapes never share a block);
+  // items of only free/sync have none (kNone) and may join any block.
+  std::map<uint32_t, uint32_t> class_of_shape;
+  it.cls.assign(n, kNone);
+  for (uint32_t x = 0; x < n; ++x) {
+    for (uint32_t u : it.units[x]) {
+      if (p.shape[u] == kNone) continue;
+      it.cls[x] = class_of_shape.emplace(p.shape[u], class_of_shape.size()).first->second;
+      break;
+    }
+  }
+  it.members.assign(class_of_shape.size(), {});
+  for (uint32_t x = 0; x < n; ++x)
+    if (it.cls[x] == kNone) {
+      it.shapeless.push_back(x);
+    } else {
+      it.members[it.cls[x]].push_back(x);
+    }
+  // Chain heights, in reverse topological order.
+  const std::vector<Bits> reach = reachability(isucc);
+  it.height.assign(n, 1);
+  for (uint32_t x = n; x-- > 0;)
+    for (uint32_t y = x + 1; y < n; ++y)
+      if (has(reach[x], y) && it.cls[x] != kNone && it.cls[y] == it.cls[x] && !it.compat.test(x, y))
+        it.height[x] = std::max(it.height[x], it.height[y] + 1);
+  for (const std::vector<uint32_t>& ms : it.members) {
+    it.by_height.push_back(ms);
+    std::stable_sort(it.by_height.back().begin(), it.by_height.back().end(),
+                     [&](uint32_t x, uint32_t y) { return it.height[x] > it.height[y]; });
+    it.cands.push_back(ms);
+    it.cands.back().insert(it.cands.back().end(), it.shapeless.begin(), it.shapeless.end());
+    std::sort(it.cands.back().begin(), it.cands.back().end());
+  }
+  it.cands.push_back(it.shapeless);
+  return it;
+}
+
+class Search {
+ public:
+  Search(const Items& it, std::chrono::steady_clock::time_point deadline, long max_states)
+      : it_(it), words_((it.n + 63) / 64), deadline_(deadline), max_states_(max_states) {}
+
+  FewestBlocksResult run() {
+    FewestBlocksResult res;
+    add_state(Bits(words_ + 1, 0), 0, kNone, Bits());
+    while (!open_.empty()) {
+      const auto [f, neg_g, s] = open_.top();
+      open_.pop();
+      if (states_[s].closed) continue;
+      states_[s].closed = true;
+      if (complete(states_[s].key)) {
+        res.proven = true;
+        for (uint32_t t = s; states_[t].parent != kNone; t = states_[t].parent) {
+          std::vector<uint32_t> block;
+          for (uint32_t x = 0; x < it_.n; ++x)
+            if (has(states_[t].block, x)) block.insert(block.end(), it_.units[x].begin(), it_.units[x].end());
+          std::sort(block.begin(), block.end());
+          res.blocks.push_back(std::move(block));
+        }
+        std::reverse(res.blocks.begin(), res.blocks.end());
+        res.states = expanded_;
+        return res;
+      }
+      if (++expanded_ > max_states_ ||
+          ((expanded_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
+        res.why = expanded_ > max_states_ ? "state limit" : "time limit";
+        res.states = expanded_;
+        return res;
+      }
+      expand(s);
+      if (inexact_) {
+        res.why = "too many blocks to choose from";
+        res.states = expanded_;
+        return res;
+      }
+    }
+    res.why = "no complete partition";  // cannot happen: the weighted optimum is one
+    res.states = expanded_;
+    return res;
+  }
+
+ private:
+  // key: the items placed, then one word: the weight lost so far.
+  struct State {
+    Bits key, block;  // the block that led here
+    uint32_t parent, g;
+    bool closed = false;
+  };
+
+  bool complete(const Bits& key) const {
+    std::size_t placed = 0;
+    for (std::size_t k = 0; k < words_; ++k) placed += static_cast<std::size_t>(__builtin_popcountll(key[k]));
+    return placed == it_.n;
+  }
+
+  // Per class, the largest chain height among the items not placed.
+  uint32_t bound(const Bits& placed) const {
+    uint32_t h = 0;
+    for (const std::vector<uint32_t>& by_height : it_.by_height) {
+      for (uint32_t x : by_height) {
+        if (has(placed, x)) continue;
+        h += it_.height[x];
+        break;
+      }
+    }
+    return h;
+  }
+
+  // A lower bound on the weight the items not placed lose: each loses at
+  // least the smaller weight of its first conflict among them, and a pair
+  // lost counts for both its items.
+  Cost loss_bound(const Bits& placed) const {
+    Cost sum = 0;
+    for (uint32_t x = 0; x < it_.n; ++x) {
+      if (has(placed, x)) continue;
+      Cost pairwise = 0, grouped = 0;
+      for (const auto& [wmin, y, z] : it_.conflicts[x]) {
+        if (has(placed, y) || has(placed, z)) continue;
+        pairwise = wmin;
+        break;
+      }
+      for (const auto& group : it_.exclusive[x]) {
+        Cost total = 0, most = 0;
+        for (const auto& [y, wy] : group) {
+          if (has(placed, y)) continue;
+          total += wy;
+          most = std::max(most, wy);
+        }
+        grouped += total - most;
+      }
+      sum += std::max(pairwise, grouped);
+    }
+    return (sum + 1) / 2;
+  }
+
+  // A state (items placed, weight lost) is dropped when another with the
+  // same items placed lost no more with no more blocks.
+  void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
+    const uint64_t lost = key[words_];
+    std::vector<uint32_t>& same = index_[Bits(key.begin(), key.end() - 1)];
+    for (uint32_t id : same)
+      if (states_[id].key[words_] <= lost && states_[id].g <= g) return;
+    std::size_t kept = 0;
+    for (uint32_t id : same) {
+      State& st = states_[id];
+      if (!st.closed && lost <= st.key[words_] && g <= st.g) {
+        st.closed = true;  // dominated before its expansion
+      } else {
+        same[kept++] = id;
+      }
+    }
+    same.resize(kept);
+    const uint32_t id = static_cast<uint32_t>(states_.size());
+    same.push_back(id);
+    const uint32_t h = bound(key);
+    states_.push_back({std::move(key), std::move(block), parent, g});
+    open_.emplace(g + h, -static_cast<int64_t>(g), id);
+  }
+
+  Cost w(uint32_t x, uint32_t y) const { return it_.weight[std::size_t{x} * it_.n + y]; }
+
+  // x may join `in` after `placed`: its predecessors are placed or in the
+  // block, and it may share a block with every item of it.
+  bool includable(uint32_t x, const Bits& placed, const Bits& block) const {
+    for (std::size_t k = 0; k < words_; ++k)
+      if (it_.preds[x][k] & ~(placed[k] | block[k])) return false;
+    for (uint32_t y : in_)
+      if (!it_.compat.test(x, y)) return false;
+    return true;
+  }
+
+  void expand(uint32_t s) {
+    const Bits key = states_[s].key;
+    const uint32_t g = states_[s].g;
+    const Cost lost = static_cast<Cost>(key[words_]);
+    // One class at a time, with the items of no shape; those alone when
+    // no other is left.
+    bool shaped = false;
+    for (uint32_t c = 0; c <= it_.members.size(); ++c) {
+      if (c == it_.members.size() && shaped) break;
+      cand_.clear();
+      bool own = false;
+      for (uint32_t x : it_.cands[c]) {
+        if (has(key, x)) continue;
+        cand_.push_back(x);
+        own |= it_.cls[x] != kNone;
+      }
+      if (c < it_.members.size() && !own) continue;
+      shaped |= own;
+      // Only the items whose predecessors are placed or candidates can join
+      // the block; what the others weigh with a candidate is lost if it does.
+      Bits reachable(key.begin(), key.end() - 1);
+      std::size_t kept = 0;
+      for (uint32_t x : cand_) {
+        bool ok = true;
+        for (std::size_t k = 0; k < words_ && ok; ++k) ok = (it_.preds[x][k] & ~reachable[k]) == 0;
+        if (!ok) continue;
+        put(reachable, x);
+        cand_[kept++] = x;
+      }
+      cand_.resize(kept);
+      if (cand_.empty()) continue;
+      for (uint32_t x : cand_) {
+        rest_[x] = 0;
+        for (const auto& [y, wy] : it_.partners[x])
+          if (!has(reachable, y)) rest_[x] += wy;
+      }
+      found_.clear();
+      Bits block(words_, 0);
+      in_.clear();
+      out_.clear();
+      steps_ = 0;
+      cls_ = c < it_.members.size() ? c : kNone;
+      blocks(0, key, block, 0, it_.budget - lost);
+      for (auto& [b, loss] : found_) {
+        Bits next = key;
+        for (std::size_t k = 0; k < words_; ++k) next[k] |= b[k];
+        next[words_] = static_cast<uint64_t>(lost + loss);
+        if (lost + loss + loss_bound(next) > it_.budget) continue;
+        add_state(std::move(next), g + 1, s, std::move(b));
+      }
+    }
+  }
+
+  // Every block of candidates cand_[i..] (one class, topological order) on
+  // top of the items in_ chosen and out_ left out so far, that loses at most
+  // `left` (pairs between the block and the rest of the class) and that no
+  // left-out item could join without losing more than it keeps (some
+  // optimal sequence has only such blocks: moving that item into the block
+  // loses no more and leaves every prefix a downset).
+  void blocks(std::size_t i, const Bits& placed, Bits& block, Cost loss, Cost left) {
+    if (++steps_ > kMaxSteps || found_.size() >= kMaxBlocks) {
+      inexact_ = true;
+      return;
+    }
+    if (i == cand_.size()) {
+      // A block of only free/sync items while items of a shape are left is
+      // never needed: merged into the next block it stays legal.
+      bool own = cls_ == kNone;
+      for (std::size_t k = 0; k < in_.size() && !own; ++k) own = it_.cls[in_[k]] == cls_;
+      if (!own) return;
+      for (uint32_t x : out_) {
+        if (!includable(x, placed, block)) continue;
+        Cost keep = 0, lose = rest_[x];
+        for (uint32_t y : in_) keep += w(x, y);
+        for (uint32_t y : out_)
+          if (y != x) lose += w(x, y);
+        if (keep >= lose) return;
+      }
+      found_.emplace_back(block, loss);
+      return;
+    }
+    const uint32_t x = cand_[i];
+    if (includable(x, placed, block)) {
+      Cost more = rest_[x];
+      for (uint32_t y : out_) more += w(x, y);
+      if (loss + more <= left) {
+        put(block, x);
+        in_.push_back(x);
+        blocks(i + 1, placed, block, loss + more, left);
+        in_.pop_back();
+        block[x / 64] &= ~(uint64_t{1} << (x % 64));
+      }
+    }
+    Cost more = 0;
+    for (uint32_t y : in_) more += w(x, y);
+    if (loss + more <= left) {
+      out_.push_back(x);
+      blocks(i + 1, placed, block, loss + more, left);
+      out_.pop_back();
+    }
+  }
+
+  static constexpr long kMaxSteps = 20000;
+  static constexpr std::size_t kMaxBlocks = 256;
+
+  const Items& it_;
+  const std::size_t words_;
+  const std::chrono::steady_clock::time_point deadline_;
+  const long max_states_;
+  long expanded_ = 0, steps_ = 0;
+  uint32_t cls_ = kNone;  // the class whose blocks are enumerated (kNone: only free/sync are left)
+  bool inexact_ = false;
+  std::vector<uint32_t> cand_, in_, out_;
+  std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
+  std::vector<std::pair<Bits, Cost>> found_;
+  std::vector<State> states_;
+  std::unordered_map<Bits, std::vector<uint32_t>, BitsHash> index_;  // by items placed
+  // (f, -g, state): smallest f first, deepest first among equal f.
+  std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>,
+                      std::vector<std::tuple<uint32_t, int64_t, uint32_t>>, std::greater<>>
+      open_;
+};
+
+}  // namespace
+
+std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
+                                            const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
+  const uint32_t m = static_cast<uint32_t>(uf.size());
+  std::vector<std::vector<uint32_t>> csucc(m);
+  for (const auto& [a, b] : edges) {
+    const uint32_t ra = root(uf, a), rb = root(uf, b);
+    if (ra != rb) csucc[ra].push_back(rb);
+  }
+  // Tarjan's algorithm (iterative) over the sets; it numbers the strongly
+  // connected groups in reverse topological order.
+  std::vector<int> index(m, -1), low(m, 0), scc(m, -1);
+  std::vector<char> on_stack(m, 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::pair<uint32_t, std::size_t>> call;
+  int counter = 0, nscc = 0;
+  for (uint32_t s = 0; s < m; ++s) {
+    if (root(uf, s) != s || index[s] >= 0) continue;
+    call.emplace_back(s, 0);
+    index[s] = low[s] = counter++;
+    stack.push_back(s);
+    on_stack[s] = 1;
+    while (!call.empty()) {
+      auto& [v, next] = call.back();
+      if (next < csucc[v].size()) {
+        const uint32_t w = csucc[v][next++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = 1;
+          call.emplace_back(w, 0);
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          scc[w] = nscc;
+        } while (w != v);
+        ++nscc;
+      }
+      const uint32_t done = v;
+      call.pop_back();
+      if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
+    }
+  }
+  std::vector<std::vector<uint32_t>> groups(nscc);
+  for (uint32_t a = 0; a < m; ++a) groups[nscc - 1 - scc[root(uf, a)]].push_back(a);
+  return groups;
+}
+
+FewestBlocksResult fewest_blocks(const FewestBlocksProblem& p, std::chrono::steady_clock::time_point deadline,
+                                 long max_states) {
+  FewestBlocksResult res;
+  Cost total = 0;
+  for (const WeightedPair& w : p.weighted) total += w.weight;
+  if (total < p.v) {
+    res.why = "V above the total weight";
+    return res;
+  }
+  const Items it = make_items(p, total);
+  if (!it.problem.empty()) {
+    res.why = it.problem;
+    return res;
+  }
+  res = Search(it, deadline, max_states).run();
+  if (!res.proven) res.blocks.clear();
+  return res;
+}
+
+}  // namespace arrvm::fusion::ilp
