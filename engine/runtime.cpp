@@ -8,6 +8,7 @@
 #include "backends/backend.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/fusion_stage.hpp"
+#include "engine/gather_pull.hpp"
 #include "vm/error.hpp"
 #include "vm/length_class.hpp"
 #include "vm/log.hpp"
@@ -273,6 +274,18 @@ void Runtime::flush() {
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},
                          {"instructions", static_cast<int64_t>(batch_.size())}});
+  if (config_.pull_gathers) {
+    const bool gathers = std::any_of(batch_.begin(), batch_.end(),
+                                     [](const Instruction& in) { return in.op == Opcode::Gather; });
+    if (gathers) {
+      profile_.gathers_pulled += pull_gathers(batch_, batch_origin_, [&](DType t, int64_t n) {
+        const BaseId id = bases_.add(t, n);
+        backend_->declare(id, t, n);
+        bases_.remove(id);  // the pass frees it in the batch
+        return id;
+      });
+    }
+  }
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;
   {

@@ -39,6 +39,10 @@ struct Config {
   // ARRVM_ANYTIME: on | off. With optimal or ilp, a merge-cache miss runs
   // greedy at once and the exact fuser in the background (engine/anytime.hpp).
   bool anytime = true;
+  // ARRVM_PULL_GATHERS: on | off. A gather of an array only it reads
+  // evaluates the array's elementwise producer at the gathered positions
+  // (engine/gather_pull.hpp).
+  bool pull_gathers = true;
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
   // ARRVM_MEM_LIMIT: bytes of base arrays one rank of the mpi backend may
