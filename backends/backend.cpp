@@ -63,4 +63,14 @@ std::span<const Instruction> Backend::resolve_classes(std::span<const Instructio
   return copied ? std::span<const Instruction>(resolved_) : batch;
 }
 
+void Backend::check_empty_classes(std::span<const Instruction> batch, std::span<const uint32_t> block) const {
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (in.length_class < 0 || (in.op != Opcode::MinimumReduce && in.op != Opcode::MaximumReduce)) continue;
+    const auto it = lengths_.find(in.length_class);
+    if (it != lengths_.end() && it->second == 0)
+      throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
+  }
+}
+
 }  // namespace arrvm

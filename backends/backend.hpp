@@ -110,6 +110,10 @@ class Backend {
   // *pending is set to their class: the launch sets the length.
   std::span<const Instruction> resolve_classes(std::span<const Instruction> batch,
                                                std::span<const uint32_t> block, BaseId* pending = nullptr);
+  // After a block ran: a minimum or maximum reduction of a class that its
+  // compress left empty has no identity: ref's Error (the kernel wrote the
+  // start value, which the poisoning that follows hides).
+  void check_empty_classes(std::span<const Instruction> batch, std::span<const uint32_t> block) const;
 
   Profile& profile() { return *profile_; }
   Progress progress_;

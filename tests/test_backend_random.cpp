@@ -109,7 +109,7 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
   const Config config =
       backend == "opencl" ? opencltest::config("opencl") : cputest::config(backend, dir.path());
 
-  uint64_t runs = 0, sweep_blocks = 0, gather_blocks = 0, contracted = 0;
+  uint64_t runs = 0, sweep_blocks = 0, gather_blocks = 0, filter_blocks = 0, contracted = 0;
   int inexact = 0;
   for (const char* fuser : {"singleton", "linear", "greedy", "unintrusive", "optimal", "ilp"}) {
     const std::unique_ptr<Backend> be = make_backend(config);
@@ -127,6 +127,7 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
       for (const Block& b : p.blocks) {
         sweep_blocks += mixes(prog.batch, b, OpKind::Reduce);
         gather_blocks += mixes(prog.batch, b, OpKind::Gather);
+        filter_blocks += mixes(prog.batch, b, OpKind::Compress);
         kernel_blocks += launches(prog.batch, b);
       }
       const auto got = testing::run_program(*be, prog, p);
@@ -149,9 +150,12 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   MESSAGE(backend << ": " << runs << " program runs (" << programs << " programs x 6 fusers) in " << seconds
                   << " s; " << sweep_blocks << " blocks fuse a reduction or scan with other work, "
-                  << gather_blocks << " a gather; " << inexact << " float elements not bit-identical");
+                  << gather_blocks << " a gather, " << filter_blocks
+                  << " a compress (its class inside its loop); " << inexact
+                  << " float elements not bit-identical");
   CHECK(sweep_blocks > 0);  // the fused sweeps are exercised, not only one kernel per reduction
   CHECK(gather_blocks > 0);
+  if (std::string(backend) == "cpu") CHECK(filter_blocks > 0);  // (opencl: tests/test_compress.cpp)
   CHECK(contracted > 0);
 }
 

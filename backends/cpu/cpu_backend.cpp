@@ -129,9 +129,11 @@ class CpuBackend final : public Backend {
     }
     if (!codegen::launches(e->b)) {  // nothing to do (ref writes nothing either)
       for (BaseId c : e->b.kept) lengths_[c] = 0;
+      check_empty_classes(batch, block);
       return;
     }
     launch(batch, &e->b, &e->fn);
+    if (!e->b.kept.empty()) check_empty_classes(batch, block);
   }
 
   // The lowering of `block`, block `index` of a partition whose structure id

@@ -316,6 +316,7 @@ class OpenClBackend final : public Backend {
     std::string error;                   // Fail: ref's Error, raised when the block's turn comes
     std::vector<Kernel> kernels;         // Loop, Tree: 1; Scan: 3
     std::size_t block_index = 0;         // the partition block it belongs to
+    std::vector<uint32_t> block;         // Loop with compresses: its instructions (check_empty_classes)
     BaseId klass = -1;  // Loop: a length class whose compress ran before: the loop's length (1-D)
   };
 
@@ -327,7 +328,10 @@ class OpenClBackend final : public Backend {
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       Step st;
       st.block_index = bi;
-      if (plan_block(batch, block, partition.structure, bi, &st)) plan.push_back(std::move(st));
+      if (plan_block(batch, block, partition.structure, bi, &st)) {
+        if (!st.lowered.kept.empty() || st.klass >= 0) st.block = block;
+        plan.push_back(std::move(st));
+      }
       Step release;
       release.block_index = bi;
       for (uint32_t i : block) {
@@ -466,9 +470,11 @@ class OpenClBackend final : public Backend {
       const auto it = lengths_.find(st.klass);
       if (it == lengths_.end()) throw InternalError("opencl backend: a length class before its compress ran");
       b.shape[0] = it->second;
+      if (it->second == 0) check_empty_classes(batch, st.block);
     }
     if (!codegen::launches(b)) {  // nothing to do (ref writes nothing either)
       for (BaseId c : b.kept) lengths_[c] = 0;
+      check_empty_classes(batch, st.block);
       return;
     }
     ++profile().kernels_launched;
@@ -528,6 +534,7 @@ class OpenClBackend final : public Backend {
                                 kept.data(), 0, nullptr, nullptr),
             "reading the compress counts");
       for (int c = 0; c < k.counters; ++c) lengths_[b.kept[c]] = kept[c];
+      check_empty_classes(batch, st.block);
     }
     for (std::size_t r = 0; r < partials.size(); ++r) {
       const codegen::Stmt& red = k.body[partials[r]];
