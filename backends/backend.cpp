@@ -38,29 +38,39 @@ std::span<const Instruction> Backend::resolve_classes(std::span<const Instructio
     }
     return false;
   };
-  bool copied = false;
-  for (std::size_t p = 0; p < block.size(); ++p) {
+  // The block's top (the domain its loop runs over) is a class whose
+  // compress ran before: its length (planned ahead: its nominal length, and
+  // the class reported). The classes nested in it (their compress in the
+  // block) keep their class; their nominal length, the top's capacity,
+  // becomes that length too (their loop is the top's).
+  int64_t length = -1;
+  for (std::size_t p = 0; p < block.size() && length < 0; ++p) {
     const Instruction& in = batch[block[p]];
     if (in.length_class < 0 || compress_in_block(p, in.length_class)) continue;
-    int64_t length = 0;
-    if (pending != nullptr) {  // planned ahead: the nominal length, the class reported
+    if (pending != nullptr) {
       *pending = in.length_class;
-      length = in.out.rank() == 1 && opcode_kind(in.op) != OpKind::Reduce ? in.out.shape[0]
-                                                                          : in.in[0].view.shape[0];
-    } else {
-      const auto it = lengths_.find(in.length_class);
-      if (it == lengths_.end())
-        throw InternalError(name() + " backend: `" + to_string(in) +
-                            "` of a length class before its compress ran");
-      length = it->second;
+      const OpKind kind = opcode_kind(in.op);
+      const bool over_input =
+          kind == OpKind::Reduce || kind == OpKind::Accumulate || kind == OpKind::Compress;
+      length = over_input ? in.in[0].view.shape[0] : in.out.shape[0];
+      break;
     }
-    if (!copied) {
-      resolved_.assign(batch.begin(), batch.end());
-      copied = true;
-    }
-    resolve_length(resolved_[block[p]], length);
+    const auto it = lengths_.find(in.length_class);
+    if (it == lengths_.end())
+      throw InternalError(name() + " backend: `" + to_string(in) +
+                          "` of a length class before its compress ran");
+    length = it->second;
   }
-  return copied ? std::span<const Instruction>(resolved_) : batch;
+  if (length < 0) return batch;
+  resolved_.assign(batch.begin(), batch.end());
+  for (std::size_t p = 0; p < block.size(); ++p) {
+    Instruction& in = resolved_[block[p]];
+    if (in.length_class < 0) continue;
+    const BaseId klass = in.length_class;
+    resolve_length(in, length);
+    if (compress_in_block(p, klass)) in.length_class = klass;  // nested: still inside its compress
+  }
+  return resolved_;
 }
 
 void Backend::check_empty_classes(std::span<const Instruction> batch, std::span<const uint32_t> block) const {

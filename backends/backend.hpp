@@ -106,8 +106,8 @@ class Backend {
   // whose compress ran in an earlier block iterate over its length. Those
   // whose compress is in the block stay: the block's loop runs them inside
   // the compress's (the transducer rule). With `pending` (a backend that
-  // plans a batch before it runs), they keep their nominal length and
-  // *pending is set to their class: the launch sets the length.
+  // plans a batch before it runs), the block keeps its nominal length and
+  // *pending is set to the class: the launch sets the length.
   std::span<const Instruction> resolve_classes(std::span<const Instruction> batch,
                                                std::span<const uint32_t> block, BaseId* pending = nullptr);
   // After a block ran: a minimum or maximum reduction of a class that its
