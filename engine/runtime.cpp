@@ -119,6 +119,7 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   if (batch_uses(batch_, id)) flush();
   backend_->copy_from_host(id, data);
   poisoned_.erase(id);
+  bases_.set_class(id, -1, -1);  // all of it written: an ordinary base again (length classes)
   profile_.bytes_from_host += bytes;
   if (trace_) trace_->data(id, data, bytes);
 }
@@ -132,6 +133,7 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
   if (trace_) trace_->data(id, data, bytes);
   const bool shared = backend_->adopt(id, data, std::move(deleter));
   poisoned_.erase(id);
+  bases_.set_class(id, -1, -1);
   if (!shared) profile_.bytes_from_host += bytes;
   return shared;
 }

@@ -323,3 +323,20 @@ TEST_CASE("the minimum of an empty filtered array is ref's error on every backen
     }
   }
 }
+
+TEST_CASE("a class member written from the host is an ordinary array again") {
+  Program p("ref", "greedy");
+  const int n = 6;
+  const std::vector<double> x = data(n);
+  const BaseId xs = p.input(x);
+  const BaseId m = p.base(DType::Bool, n), e = p.base(DType::Float64, n), ys = p.base(DType::Float64, n);
+  p.op(Opcode::Greater, p.all(m), {v(p.all(xs)), f64(0)});
+  p.op(Opcode::Compress, p.all(e), {v(p.all(xs)), v(p.all(m))});
+  CHECK_THROWS_AS(p.op(Opcode::Add, p.all(ys), {v(p.all(e)), v(p.all(xs))}), Error);  // bad1
+  const std::vector<double> w(n, 1.5);
+  p.rt().write(e, w.data(), w.size() * sizeof(double));
+  CHECK(p.rt().length(e) == n);
+  p.op(Opcode::Add, p.all(ys), {v(p.all(e)), v(p.all(xs))});
+  const std::vector<double> got = p.read<double>(ys);
+  for (int i = 0; i < n; ++i) CHECK(got[i] == 1.5 + x[i]);
+}
