@@ -1,6 +1,7 @@
 // Gathers pull their producers in (engine/gather_pull.hpp).
 #include "engine/gather_pull.hpp"
 
+#include <unordered_map>
 #include <utility>
 
 namespace arrvm {
@@ -10,67 +11,53 @@ bool writes_base(const Instruction& in, BaseId base) {
   return !is_control(in.op) && in.out.base == base;
 }
 
-bool touches_base(const Instruction& in, BaseId base) {
-  if (in.out.base == base) return true;  // free and sync carry their base here too
-  for (int k = 0; k < in.nin; ++k) {
-    if (!in.in[k].is_const && in.in[k].view.base == base) return true;
+// Per base, the instructions touching it (any view, free and sync included),
+// ascending: one pass over the batch.
+std::unordered_map<BaseId, std::vector<uint32_t>> users_by_base(const std::vector<Instruction>& batch) {
+  std::unordered_map<BaseId, std::vector<uint32_t>> users;
+  for (uint32_t i = 0; i < batch.size(); ++i) {
+    const Instruction& in = batch[i];
+    auto touch = [&](BaseId b) {
+      std::vector<uint32_t>& u = users[b];
+      if (u.empty() || u.back() != i) u.push_back(i);
+    };
+    touch(in.out.base);  // free and sync carry their base here too
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) touch(in.in[k].view.base);
+    }
   }
-  return false;
+  return users;
 }
 
-// A whole base in row-major order: flat position i of the view is element
-// i of the base (what a gather of it indexes).
-bool whole_contiguous(const View& v, int64_t base_nelem) {
-  return v.offset == 0 && v.nelem() == base_nelem && v.stride == row_major_strides(v.shape);
-}
-
-// The producer of gather `j`'s source that can be pulled in, or -1.
-int pullable(const std::vector<Instruction>& batch, std::size_t j) {
+// The producer of gather `j`'s source that can be pulled in, or -1: t, the
+// source's base, is touched by exactly its producer f, this gather and a
+// free, in that order; f is elementwise and wrote the gather's source view
+// from views of its shape (so flat position x of the source is f of flat
+// position x of each input); f's inputs are not written between f and the
+// gather; and the traversal-order rule's cost (header) says it pays.
+int pullable(const std::vector<Instruction>& batch, std::size_t j,
+             const std::unordered_map<BaseId, std::vector<uint32_t>>& users) {
   const Instruction& g = batch[j];
   if (g.length_class >= 0) return -1;
   const BaseId t = g.in[0].view.base;
-  // The producer: the last instruction before j touching t, an elementwise
-  // op writing all of t (the source view) from views of its own shape.
-  int p = -1;
-  for (int i = static_cast<int>(j) - 1; i >= 0; --i) {
-    if (touches_base(batch[i], t)) {
-      p = i;
-      break;
-    }
-  }
-  if (p < 0) return -1;
+  const std::vector<uint32_t>& u = users.at(t);
+  if (u.size() != 3 || u[1] != j || batch[u[2]].op != Opcode::Free) return -1;
+  const uint32_t p = u[0];
   const Instruction& f = batch[p];
   if (opcode_kind(f.op) != OpKind::Elementwise || f.length_class >= 0 || !writes_base(f, t)) return -1;
-  if (!same_elements(f.out, g.in[0].view) || !whole_contiguous(f.out, f.out.nelem())) return -1;
-  // ... and f is the first instruction of the batch to touch t (t is all new).
-  for (int i = 0; i < p; ++i) {
-    if (touches_base(batch[i], t)) return -1;
-  }
+  if (!same_elements(f.out, g.in[0].view)) return -1;
   int64_t k = 0;
   for (int i = 0; i < f.nin; ++i) {
     if (f.in[i].is_const) continue;
     ++k;
     if (f.in[i].view.shape != f.out.shape || f.in[i].view.base == t) return -1;
-    // Its inputs keep their values until the gather reads them.
-    for (std::size_t q = static_cast<std::size_t>(p) + 1; q < j; ++q) {
+    for (std::size_t q = p + 1; q < j; ++q) {
       if (writes_base(batch[q], f.in[i].view.base)) return -1;
     }
   }
-  // t: read by this gather alone, then freed (not synced) in the batch.
-  bool freed = false;
-  for (std::size_t q = j + 1; q < batch.size() && !freed; ++q) {
-    if (!touches_base(batch[q], t)) continue;
-    if (batch[q].op != Opcode::Free) return -1;
-    freed = true;
-  }
-  for (std::size_t q = static_cast<std::size_t>(p) + 1; q < j; ++q) {
-    if (touches_base(batch[q], t)) return -1;
-  }
-  if (!freed) return -1;
-  // The traversal-order rule's cost (header).
   const int64_t n_idx = g.out.nelem(), n_t = f.out.nelem();
   if (k * n_idx > (k + 1) * n_t + n_idx) return -1;
-  return p;
+  return static_cast<int>(p);
 }
 
 }  // namespace
@@ -80,9 +67,10 @@ std::size_t pull_gathers(std::vector<Instruction>& batch, std::vector<uint64_t>&
   std::size_t pulled = 0;
   for (bool again = true; again;) {
     again = false;
+    const auto users = users_by_base(batch);  // (again after each rewrite, which is rare)
     for (std::size_t j = 0; j < batch.size(); ++j) {
       if (batch[j].op != Opcode::Gather) continue;
-      const int p = pullable(batch, j);
+      const int p = pullable(batch, j, users);
       if (p < 0) continue;
       const Instruction f = batch[p], g = batch[j];
       const View& idx = g.in[1].view;

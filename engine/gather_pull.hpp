@@ -1,7 +1,8 @@
 // Gathers pull their producers in (issue 14; seed 000 §3.3, §4.2: the
 // traversal order of a gather). `t = f(a, b); g = gather(t, idx); free t`,
-// where the elementwise `f` writes all of t, t is read by that gather alone
-// and freed in the batch, becomes `a' = gather(a, idx); b' = gather(b, idx);
+// where the elementwise `f` writes the gather's source view from views of
+// its shape and t's base is touched by f, that gather and its free alone,
+// becomes `a' = gather(a, idx); b' = gather(b, idx);
 // g = f(a', b'); free a', b'`: f is evaluated at the gathered positions, in
 // the gather's order, instead of everywhere into a stored t. Every fuser then
 // puts the gathers of a and b, f and the consumers of g in one block (one

@@ -69,9 +69,7 @@ struct BlockSummary {
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b);
 
 // The transducer rule alone (rule 9, part of blocks_fusible): whether the
-// union of the two blocks is closed under length classes; and every rule
-// but it.
+// union of the two blocks is closed under length classes.
 bool transducers_closed(const BlockSummary& a, const BlockSummary& b);
-bool blocks_fusible_but_rule9(const Graph& g, const BlockSummary& a, const BlockSummary& b);
 
 }  // namespace arrvm::fusion
