@@ -16,7 +16,7 @@ namespace arrvm {
 
 namespace {
 
-constexpr const char kMagic[] = "ARRVMMC1";  // 8 bytes
+constexpr const char kMagic[] = "ARRVMMC2";  // 8 bytes; 2: the rules stamp
 constexpr std::size_t kMagicLen = sizeof(kMagic) - 1;
 constexpr uint64_t kConstFlag = uint64_t{1} << 63;
 constexpr uint64_t kProvisionalFlag = 1;
@@ -64,14 +64,16 @@ std::size_t entry_bytes(const MergeKey& key, const Partition& p) {
   return b;
 }
 
-// Entry: magic, u64 key words, the words, u64 flags, u64 blocks, per block
-// u64 size and its u64 indices; then the hex SHA-256 of all that.
-std::string encode(const MergeKey& key, const Partition& p, bool provisional) {
+// Entry: magic, u64 key words, the words, u64 flags, u64 rules stamp, u64
+// blocks, per block u64 size and its u64 indices; then the hex SHA-256 of
+// all that.
+std::string encode(const MergeKey& key, const Partition& p, bool provisional, uint64_t rules_id) {
   std::string data(kMagic, kMagicLen);
   data.reserve(kMagicLen + 8 * (key.words.size() + key.instructions + 2 * p.blocks.size() + 4) + 64);
   put_u64(&data, key.words.size());
   for (uint64_t w : key.words) put_u64(&data, w);
   put_u64(&data, provisional ? kProvisionalFlag : 0);
+  put_u64(&data, rules_id);
   put_u64(&data, p.blocks.size());
   for (const Block& b : p.blocks) {
     put_u64(&data, b.size());
@@ -81,9 +83,15 @@ std::string encode(const MergeKey& key, const Partition& p, bool provisional) {
   return data;
 }
 
-enum class Decoded { Ok, OtherKey, Corrupt };
+enum class Decoded { Ok, OtherKey, OtherFormat, Corrupt };
 
-Decoded decode(const std::string& data, const MergeKey& key, MergeEntry* out, std::string* why) {
+Decoded decode(const std::string& data, const MergeKey& key, uint64_t rules_id, MergeEntry* out,
+               std::string* why) {
+  // An entry of an earlier format ("ARRVMMC1"): not damage, just stale.
+  if (data.size() >= kMagicLen && data.compare(0, kMagicLen - 1, kMagic, kMagicLen - 1) == 0 &&
+      data[kMagicLen - 1] != kMagic[kMagicLen - 1]) {
+    return Decoded::OtherFormat;
+  }
   if (data.size() < kMagicLen + 64 || data.compare(0, kMagicLen, kMagic) != 0) {
     *why = "bad header or truncated";
     return Decoded::Corrupt;
@@ -107,8 +115,9 @@ Decoded decode(const std::string& data, const MergeKey& key, MergeEntry* out, st
     get_u64(s, &pos, &w);
     if (w != key.words[i]) return Decoded::OtherKey;
   }
-  uint64_t flags = 0, nblocks = 0;
-  if (!get_u64(s, &pos, &flags) || !get_u64(s, &pos, &nblocks) || nblocks > key.instructions) {
+  uint64_t flags = 0, stamp = 0, nblocks = 0;
+  if (!get_u64(s, &pos, &flags) || !get_u64(s, &pos, &stamp) || !get_u64(s, &pos, &nblocks) ||
+      nblocks > key.instructions) {
     *why = "bad partition header";
     return Decoded::Corrupt;
   }
@@ -138,6 +147,7 @@ Decoded decode(const std::string& data, const MergeKey& key, MergeEntry* out, st
   out->key = key;
   out->partition = std::move(p);
   out->provisional = (flags & kProvisionalFlag) != 0;
+  out->foreign = stamp != rules_id;
   return Decoded::Ok;
 }
 
@@ -258,7 +268,8 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
 
 // --- the cache ----------------------------------------------------------
 
-MergeCache::MergeCache(CacheMode mode, const std::string& dir) : mode_(mode) {
+MergeCache::MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id)
+    : mode_(mode), rules_id_(rules_id) {
   if (mode_ == CacheMode::On && !dir.empty()) dir_ = (std::filesystem::path(dir) / "merge").string();
 }
 
@@ -348,11 +359,15 @@ bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
   std::string data;
   if (!read_whole_file(file, &data)) return false;  // absent
   std::string why;
-  switch (decode(data, key, out, &why)) {
+  switch (decode(data, key, rules_id_, out, &why)) {
     case Decoded::Ok:
+      if (out->foreign) ++stats_.foreign;
       return true;
     case Decoded::OtherKey:
       return false;  // a hash collision: the store below replaces it
+    case Decoded::OtherFormat:
+      logger().debug("merge cache: {} is of an earlier format; the partition will be recomputed", file);
+      return false;  // the store below replaces it
     case Decoded::Corrupt:
       break;
   }
@@ -368,7 +383,7 @@ void MergeCache::store_to_disk(const MergeKey& key, const Partition& partition, 
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string file = file_of(key);
-  if (!write_file_atomically(file, encode(key, partition, provisional))) return;  // not an error
+  if (!write_file_atomically(file, encode(key, partition, provisional, rules_id_))) return;  // not an error
   ++stats_.disk_writes;
 }
 

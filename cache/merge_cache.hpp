@@ -57,6 +57,7 @@ struct MergeCacheStats {
   uint64_t evictions = 0;    // LRU entries dropped from memory
   uint64_t disk_writes = 0;  // entries written to the cache directory
   uint64_t corrupt = 0;      // disk entries rejected and removed
+  uint64_t foreign = 0;      // disk hits written under other fusion rules (checked by the caller)
 };
 
 // A cached partition.
@@ -64,6 +65,7 @@ struct MergeEntry {
   MergeKey key;
   Partition partition;
   bool provisional = false;     // anytime: a better partition may replace it
+  bool foreign = false;         // read from a disk entry stamped with other fusion rules
   bool upgrade_queued = false;  // (in memory only) a background solve is pending
   std::size_t bytes = 0;        // memory accounted to it
 };
@@ -100,8 +102,10 @@ class MergeCache {
   static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
   // `dir` is the cache directory (the entries go to dir/merge/); empty or a
-  // mode other than On: memory only.
-  MergeCache(CacheMode mode, const std::string& dir);
+  // mode other than On: memory only. `rules_id` stamps the entries this
+  // cache writes (the fusion rules they were made under); a disk entry with
+  // another stamp comes back `foreign`, for the caller to check.
+  MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id = 0);
   MergeCache(const MergeCache&) = delete;
   MergeCache& operator=(const MergeCache&) = delete;
 
@@ -124,7 +128,8 @@ class MergeCache {
   void erase(const MergeKey& key);
 
   // Writes an entry to the cache directory only (no memory entry); used
-  // when a background result arrives after this cache's owner is gone.
+  // when a background result arrives after this cache's owner is gone, and
+  // to restamp a foreign entry the caller found legal.
   void store_to_disk(const MergeKey& key, const Partition& partition, bool provisional);
 
   std::size_t size() const { return lru_.size(); }
@@ -140,6 +145,7 @@ class MergeCache {
   void evict();
 
   CacheMode mode_;
+  uint64_t rules_id_ = 0;
   std::string dir_;
   std::list<MergeEntry> lru_;                                            // most recently used first
   std::unordered_map<uint64_t, std::list<MergeEntry>::iterator> index_;  // by hash
