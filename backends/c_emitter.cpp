@@ -239,12 +239,66 @@ const char* kPhilox =
     "  }\n"
     "}\n";
 
-std::string random_body(DType t) {
+// Chunked random (CDialect::chunked_random): element i's words come from a
+// memo of the 8 blocks of its aligned group of 8 counters (one per random
+// statement, private to each thread: c_printer.cpp), which
+// arrvm_philox8 computes at once, 8 lanes wide with AVX2 (32-bit multiplies
+// giving 64-bit products, even and odd lanes, blended back) and otherwise
+// one block at a time. The memo is keyed by seed and group, so a stale one
+// from another kernel or call holds the same values: Philox is a pure
+// function of (seed, counter). The low word of an aligned group never
+// wraps inside it (8 divides 2^32), so the high word is common to the 8.
+const char* kPhilox8 =
+    "#ifdef __AVX2__\n"
+    "#include <immintrin.h>\n"
+    "#endif\n"
+    "static void arrvm_philox8(uint64_t seed, uint64_t f0, uint32_t w0[8], uint32_t w1[8]) {\n"
+    "#ifdef __AVX2__\n"
+    "  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)f0), _mm256_setr_epi32(0, 1, 2, 3, 4, "
+    "5, 6, 7));\n"
+    "  __m256i c1 = _mm256_set1_epi32((int)(uint32_t)(f0 >> 32)), c2 = _mm256_setzero_si256(), c3 = c2;\n"
+    "  const __m256i m0 = _mm256_set1_epi32((int)0xD2511F53u), m1 = _mm256_set1_epi32((int)0xCD9E8D57u);\n"
+    "  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);\n"
+    "  for (int r = 0; r < 10; ++r) {\n"
+    "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n"
+    "    const __m256i e0 = _mm256_mul_epu32(c0, m0), o0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);\n"
+    "    const __m256i e1 = _mm256_mul_epu32(c2, m1), o1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);\n"
+    "    const __m256i h0 = _mm256_blend_epi32(_mm256_srli_epi64(e0, 32), o0, 0xAA);\n"
+    "    const __m256i l0 = _mm256_blend_epi32(e0, _mm256_slli_epi64(o0, 32), 0xAA);\n"
+    "    const __m256i h1 = _mm256_blend_epi32(_mm256_srli_epi64(e1, 32), o1, 0xAA);\n"
+    "    const __m256i l1 = _mm256_blend_epi32(e1, _mm256_slli_epi64(o1, 32), 0xAA);\n"
+    "    c0 = _mm256_xor_si256(_mm256_xor_si256(h1, c1), _mm256_set1_epi32((int)k0));\n"
+    "    c2 = _mm256_xor_si256(_mm256_xor_si256(h0, c3), _mm256_set1_epi32((int)k1));\n"
+    "    c1 = l1; c3 = l0;\n"
+    "  }\n"
+    "  _mm256_storeu_si256((__m256i*)w0, c0); _mm256_storeu_si256((__m256i*)w1, c1);\n"
+    "#else\n"
+    "  for (int j = 0; j < 8; ++j) {\n"
+    "    uint32_t c[4] = {(uint32_t)f0 + (uint32_t)j, (uint32_t)(f0 >> 32), 0, 0}; arrvm_philox(c, seed);\n"
+    "    w0[j] = c[0]; w1[j] = c[1];\n"
+    "  }\n"
+    "#endif\n"
+    "}\n"
+    "struct arrvm_rmemo { uint64_t seed; int64_t group; uint32_t w0[8], w1[8]; };\n"
+    "static inline void arrvm_philox_words(uint64_t seed, int64_t i, uint32_t r[4], struct arrvm_rmemo* m) "
+    "{\n"
+    "  const int64_t g = i >> 3;\n"
+    "  if (g != m->group || seed != m->seed) {\n"
+    "    arrvm_philox8(seed, (uint64_t)g << 3, m->w0, m->w1); m->group = g; m->seed = seed;\n"
+    "  }\n"
+    "  r[0] = m->w0[i & 7]; r[1] = m->w1[i & 7];\n"
+    "}\n";
+
+std::string random_body(DType t, bool chunked) {
   std::string s =
-      "uint32_t r[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), 0, 0}; arrvm_philox(r, seed);"
-      " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; ";
+      chunked ? "uint32_t r[4]; arrvm_philox_words(seed, i, r, m);"
+                " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; "
+              : "uint32_t r[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), 0, 0}; arrvm_philox(r, seed);"
+                " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; ";
+  // Below 2^53 a signed conversion is exact and has an instruction without
+  // AVX-512 (unsigned 64-bit to double has none on AVX2).
+  if (t == DType::Float64) return s + "return (double)(int64_t)(r64 >> 11) * 0x1.0p-53;";
   if (is_bool(t)) return s + "return r[0] & 1u;";
-  if (t == DType::Float64) return s + "return (double)(r64 >> 11) * 0x1.0p-53;";
   if (t == DType::Float32) return s + "return (float)(r[0] >> 8) * 0x1.0p-24f;";
   if (dtype_size(t) == 8) return s + "return (" + c_type(t) + ")r64;";
   return s + "return (" + c_type(t) + ")r[0];";
@@ -277,8 +331,9 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
            cast_body(from, st.out.dtype, d) + " }\n";
   }
   if (st.op == Opcode::Random) {
-    return "static inline " + out + " " + name + "(uint64_t seed, int64_t i) { " + random_body(st.out.dtype) +
-           " }\n";
+    const std::string memo = d.chunked_random ? ", struct arrvm_rmemo* m" : "";
+    return "static inline " + out + " " + name + "(uint64_t seed, int64_t i" + memo + ") { " +
+           random_body(st.out.dtype, d.chunked_random) + " }\n";
   }
   std::string params;
   const char* names[3] = {"a", "b", "c"};
@@ -388,7 +443,8 @@ std::string scalar_helpers(const std::vector<Stmt>& body, const CDialect& d) {
     if (seen.insert(helper_name(st)).second) helpers += helper_def(st, d);
   }
   if (!random) return helpers;
-  return (d.guard_helpers ? guarded("arrvm_philox", kPhilox) : std::string(kPhilox)) + helpers;
+  std::string philox = d.chunked_random ? std::string(kPhilox) + kPhilox8 : std::string(kPhilox);
+  return (d.guard_helpers ? guarded("arrvm_philox", philox) : philox) + helpers;
 }
 
 std::string scalar_helper_name(const Stmt& st) {

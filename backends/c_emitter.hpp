@@ -27,6 +27,11 @@ struct CDialect {
   // sources of several kernels (with distinct names) concatenate into one
   // translation unit: one device program build for a batch's new kernels.
   bool guard_helpers = false;
+  // `random` through a memo of 8 Philox blocks computed at once (AVX2 where
+  // the compiler targets it): helper(seed, i, &memo), a memo per random
+  // statement, firstprivate to each OpenMP thread. Host C only; the loop
+  // that calls it must not be `omp simd` (the memo is state).
+  bool chunked_random = false;
 };
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).

@@ -4,6 +4,7 @@
 // loops closed again, each reduction writing its output after the sweep.
 #include "backends/c_printer.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -206,15 +207,37 @@ void CPrinter::offsets(Writer& w, const LoopKernel& k, int level, int axis) cons
   }
 }
 
+namespace {
+
+// The seed slots of a kernel's random statements: one Philox memo each
+// under CDialect::chunked_random (arrvm_rm<slot>).
+std::vector<int> random_memos(const LoopKernel& k) {
+  std::vector<int> slots;
+  for (const Stmt& st : k.body) {
+    if (st.op == Opcode::Random && std::find(slots.begin(), slots.end(), st.seed_slot) == slots.end())
+      slots.push_back(st.seed_slot);
+  }
+  return slots;
+}
+
+}  // namespace
+
 int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
   const Loop& l = k.loops[first];
   const std::string par = "a[" + num(k.rank) + "]";
+  // Each thread its own copy of the random memos (declared before the loops).
+  std::string own;
+  if (dialect_.chunked_random) {
+    for (int slot : random_memos(k))
+      own += (own.empty() ? " firstprivate(arrvm_rm" : ", arrvm_rm") + num(slot);
+    if (!own.empty()) own += ")";
+  }
   switch (l.kind) {
     case LoopKind::Parallel:
-      w.raw("#pragma omp parallel for if(" + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for" + own + " if(" + par + ") schedule(static)\n");
       break;
     case LoopKind::ParallelSimd:
-      w.raw("#pragma omp parallel for simd if(parallel: " + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for simd" + own + " if(parallel: " + par + ") schedule(static)\n");
       break;
     case LoopKind::Simd:
       w.raw("#pragma omp simd\n");
@@ -224,7 +247,7 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       for (const Stmt& st : k.body) {
         if (is_reduce(st.op)) clauses += " reduction(arrvm_r" + num(st.acc) + ":acc" + num(st.acc) + ")";
       }
-      w.raw("#pragma omp parallel for" + clauses + " if(" + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for" + clauses + own + " if(" + par + ") schedule(static)\n");
       break;
     }
     case LoopKind::Serial:
@@ -268,6 +291,10 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
 
   before_loops(w, k);
   for (int c = 0; c < k.counters; ++c) w.line("int64_t c" + num(c) + " = 0;");
+  if (dialect_.chunked_random) {
+    for (int slot : random_memos(k))
+      w.line("struct arrvm_rmemo arrvm_rm" + num(slot) + " = {0, -1, {0}, {0}};");
+  }
   // The loop nest; `groups` remembers, per group of loops opened together,
   // its first loop and its braces.
   std::vector<std::pair<int, int>> groups;
@@ -332,6 +359,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
         call += "f";
       } else if (st.op == Opcode::Random) {
         call += "C" + num(st.seed_slot) + ", f";
+        if (dialect_.chunked_random) call += ", &arrvm_rm" + num(st.seed_slot);
       } else {
         for (int i = 0; i < st.nin; ++i) call += (i ? ", " : "") + operand(st.in[i], R);
       }

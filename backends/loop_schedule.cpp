@@ -16,6 +16,8 @@
 // items instead (ParallelSweep): each folds its share into a partial per
 // reduction, and a work-group tree combines the partials (the backend's
 // second pass), as OpenMP's reduction clause does on cpu.
+#include <algorithm>
+
 #include "backends/loop_ir.hpp"
 
 namespace arrvm::codegen {
@@ -39,7 +41,12 @@ LoweredBlock schedule(LoweredBlock b, Target target) {
     return b;
   }
   const bool omp = !k.has(OpKind::Scatter);
-  const bool simd = A < 0 && k.indexed.empty();
+  // `random` reads a per-thread memo of 8 Philox blocks (CDialect::
+  // chunked_random): state carried from one element to the next, which
+  // omp simd would break.
+  const bool random =
+      std::any_of(k.body.begin(), k.body.end(), [](const Stmt& st) { return st.op == Opcode::Random; });
+  const bool simd = A < 0 && k.indexed.empty() && !random;
   if (omp && A >= 0 && R == 1 && !scan) {
     k.loops[0].kind = LoopKind::ParallelSweep;
   } else if (omp && (A < 0 ? R >= 1 : R >= 2)) {

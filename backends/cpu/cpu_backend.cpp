@@ -282,7 +282,9 @@ class CpuBackend final : public Backend {
     std::string source;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      source = codegen::CPrinter().print(k, name);
+      codegen::CDialect dialect;
+      dialect.chunked_random = true;  // loop_schedule keeps random's loops off omp simd
+      source = codegen::CPrinter(dialect).print(k, name);
     }
     const KernelCacheStats before = cache_.stats();
     void* fn = nullptr;
