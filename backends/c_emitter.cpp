@@ -240,23 +240,24 @@ const char* kPhilox =
     "}\n";
 
 // Chunked random (CDialect::chunked_random): element i's words come from a
-// memo of the 8 blocks of its aligned group of 8 counters (one per random
-// statement, private to each thread: c_printer.cpp), which
-// arrvm_philox8 computes at once, 8 lanes wide with AVX2 (32-bit multiplies
-// giving 64-bit products, even and odd lanes, blended back) and otherwise
-// one block at a time. The memo is keyed by seed and group, so a stale one
-// from another kernel or call holds the same values: Philox is a pure
-// function of (seed, counter). The low word of an aligned group never
-// wraps inside it (8 divides 2^32), so the high word is common to the 8.
+// memo of the 8 blocks of its aligned group of 16 elements (a block serves
+// two: backends/philox.hpp), one memo per random statement, private to each
+// thread (c_printer.cpp). arrvm_philox8 computes the 8 blocks at once, 8
+// lanes wide with AVX2 (32-bit multiplies giving 64-bit products, even and
+// odd lanes, blended back), else one block at a time. The memo is keyed by
+// seed and group, so a stale one from another kernel or call holds the same
+// values: Philox is a pure function of (seed, counter). The low word of an
+// aligned group's block counters never wraps inside it (8 divides 2^32), so
+// the high word is common to the 8.
 const char* kPhilox8 =
     "#ifdef __AVX2__\n"
     "#include <immintrin.h>\n"
     "#endif\n"
-    "static void arrvm_philox8(uint64_t seed, uint64_t f0, uint32_t w0[8], uint32_t w1[8]) {\n"
+    "static void arrvm_philox8(uint64_t seed, uint64_t b0, uint32_t w[4][8]) {\n"
     "#ifdef __AVX2__\n"
-    "  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)f0), _mm256_setr_epi32(0, 1, 2, 3, 4, "
+    "  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)b0), _mm256_setr_epi32(0, 1, 2, 3, 4, "
     "5, 6, 7));\n"
-    "  __m256i c1 = _mm256_set1_epi32((int)(uint32_t)(f0 >> 32)), c2 = _mm256_setzero_si256(), c3 = c2;\n"
+    "  __m256i c1 = _mm256_set1_epi32((int)(uint32_t)(b0 >> 32)), c2 = _mm256_setzero_si256(), c3 = c2;\n"
     "  const __m256i m0 = _mm256_set1_epi32((int)0xD2511F53u), m1 = _mm256_set1_epi32((int)0xCD9E8D57u);\n"
     "  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);\n"
     "  for (int r = 0; r < 10; ++r) {\n"
@@ -271,30 +272,34 @@ const char* kPhilox8 =
     "    c2 = _mm256_xor_si256(_mm256_xor_si256(h0, c3), _mm256_set1_epi32((int)k1));\n"
     "    c1 = l1; c3 = l0;\n"
     "  }\n"
-    "  _mm256_storeu_si256((__m256i*)w0, c0); _mm256_storeu_si256((__m256i*)w1, c1);\n"
+    "  _mm256_storeu_si256((__m256i*)w[0], c0); _mm256_storeu_si256((__m256i*)w[1], c1);\n"
+    "  _mm256_storeu_si256((__m256i*)w[2], c2); _mm256_storeu_si256((__m256i*)w[3], c3);\n"
     "#else\n"
     "  for (int j = 0; j < 8; ++j) {\n"
-    "    uint32_t c[4] = {(uint32_t)f0 + (uint32_t)j, (uint32_t)(f0 >> 32), 0, 0}; arrvm_philox(c, seed);\n"
-    "    w0[j] = c[0]; w1[j] = c[1];\n"
+    "    uint32_t c[4] = {(uint32_t)b0 + (uint32_t)j, (uint32_t)(b0 >> 32), 0, 0}; arrvm_philox(c, seed);\n"
+    "    w[0][j] = c[0]; w[1][j] = c[1]; w[2][j] = c[2]; w[3][j] = c[3];\n"
     "  }\n"
     "#endif\n"
     "}\n"
-    "struct arrvm_rmemo { uint64_t seed; int64_t group; uint32_t w0[8], w1[8]; };\n"
+    "struct arrvm_rmemo { uint64_t seed; int64_t group; uint32_t w[4][8]; };\n"
     "static inline void arrvm_philox_words(uint64_t seed, int64_t i, uint32_t r[4], struct arrvm_rmemo* m) "
     "{\n"
-    "  const int64_t g = i >> 3;\n"
+    "  const int64_t g = i >> 4;\n"
     "  if (g != m->group || seed != m->seed) {\n"
-    "    arrvm_philox8(seed, (uint64_t)g << 3, m->w0, m->w1); m->group = g; m->seed = seed;\n"
+    "    arrvm_philox8(seed, (uint64_t)g << 3, m->w); m->group = g; m->seed = seed;\n"
     "  }\n"
-    "  r[0] = m->w0[i & 7]; r[1] = m->w1[i & 7];\n"
+    "  const int b = (int)(i & 15) >> 1, odd = (int)(i & 1);\n"
+    "  r[0] = m->w[2 * odd][b]; r[1] = m->w[2 * odd + 1][b];\n"
     "}\n";
 
 std::string random_body(DType t, bool chunked) {
   std::string s =
-      chunked ? "uint32_t r[4]; arrvm_philox_words(seed, i, r, m);"
-                " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; "
-              : "uint32_t r[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), 0, 0}; arrvm_philox(r, seed);"
-                " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; ";
+      chunked
+          ? "uint32_t r[4]; arrvm_philox_words(seed, i, r, m);"
+            " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; "
+          : "const uint64_t b = (uint64_t)i >> 1; uint32_t r[4] = {(uint32_t)b, (uint32_t)(b >> 32), 0, 0};"
+            " arrvm_philox(r, seed); if (i & 1) { r[0] = r[2]; r[1] = r[3]; }"
+            " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; ";
   // Below 2^53 a signed conversion is exact and has an instruction without
   // AVX-512 (unsigned 64-bit to double has none on AVX2).
   if (t == DType::Float64) return s + "return (double)(int64_t)(r64 >> 11) * 0x1.0p-53;";

@@ -43,11 +43,19 @@ constexpr std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr, std
   return ctr;
 }
 
-// The words of element `flat_index` of a `random` instruction with `seed`:
-// counter = (low32(i), high32(i), 0, 0), key = (low32(seed), high32(seed)).
+// The words of element `flat_index` i of a `random` instruction with `seed`:
+// a block serves two elements, so block b = i / 2 runs with counter
+// (low32(b), high32(b), 0, 0) and key (low32(seed), high32(seed)); an even
+// i takes its words (w0, w1), an odd one (w2, w3), returned as r[0], r[1]
+// (r[2], r[3] are 0). All four outputs used: half the blocks of one per
+// element.
 constexpr std::array<uint32_t, 4> random_words(uint64_t seed, uint64_t flat_index) {
-  return philox4x32_10({static_cast<uint32_t>(flat_index), static_cast<uint32_t>(flat_index >> 32), 0, 0},
-                       {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+  const uint64_t b = flat_index >> 1;
+  const std::array<uint32_t, 4> w =
+      philox4x32_10({static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32), 0, 0},
+                    {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+  return (flat_index & 1) != 0 ? std::array<uint32_t, 4>{w[2], w[3], 0, 0}
+                               : std::array<uint32_t, 4>{w[0], w[1], 0, 0};
 }
 
 // The value of element `flat_index` (row-major in the output's logical shape)

@@ -1,5 +1,5 @@
 // Philox-4x32-10 against the Random123 known-answer vectors, the dtype
-// mapping of `random`, and the `random` opcode on `ref` producing exactly
+// mapping of `random` (a block per two elements), and the `random` opcode on `ref` producing exactly
 // those words.
 #include <doctest/doctest.h>
 
@@ -29,7 +29,7 @@ TEST_SUITE("philox") {
     static_assert(arrvm::philox4x32_10({0, 0, 0, 0}, {0, 0})[0] == 0x6627e8d5u);
   }
 
-  TEST_CASE("random_value maps the words of counter (i, 0, 0, 0) and key (seed) to each dtype") {
+  TEST_CASE("random_value maps the words of counter (i / 2, 0, 0, 0) and key (seed) to each dtype") {
     // Seed 0, index 0 is the first known-answer vector: r0 = 6627e8d5, r1 = e169c58d.
     CHECK(arrvm::random_value<uint32_t>(0, 0) == 0x6627e8d5u);
     CHECK(arrvm::random_value<int32_t>(0, 0) == 0x6627e8d5);
@@ -44,14 +44,17 @@ TEST_SUITE("philox") {
     CHECK(arrvm::random_value<double>(0, 0) == 0x1.c2d38b1acc4fdp-1);
     // float32: 0x6627e8d5 >> 8 = 0x6627e8, times 2^-24 = 0.3990464210510254.
     CHECK(arrvm::random_value<float>(0, 0) == 0.3990464210510254f);
-    // The counter holds the index in words 0 and 1, the key holds the seed.
-    const uint64_t seed = 0x299f31d0a4093822ull, index = 0x85a308d3243f6a88ull;
-    const Words w = arrvm::philox4x32_10({0x243f6a88, 0x85a308d3, 0, 0}, {0xa4093822, 0x299f31d0});
-    CHECK(arrvm::random_words(seed, index) == w);
+    // The counter holds index / 2 in words 0 and 1, the key holds the seed;
+    // an even index takes words 0 and 1, the odd one after it words 2 and 3.
+    const uint64_t seed = 0x299f31d0a4093822ull, index = 0x85a308d3243f6a88ull;  // even
+    const Words w = arrvm::philox4x32_10({0x921fb544, 0x42d18469, 0, 0}, {0xa4093822, 0x299f31d0});
+    CHECK(arrvm::random_words(seed, index) == Words{w[0], w[1], 0, 0});
+    CHECK(arrvm::random_words(seed, index + 1) == Words{w[2], w[3], 0, 0});
     CHECK(arrvm::random_value<uint64_t>(seed, index) == (uint64_t{w[1]} << 32 | w[0]));
+    CHECK(arrvm::random_value<uint64_t>(seed, index + 1) == (uint64_t{w[3]} << 32 | w[2]));
   }
 
-  TEST_CASE("the random opcode on ref yields philox word 0 for uint32") {
+  TEST_CASE("the random opcode on ref yields philox word 0 or 2 of block i / 2 for uint32") {
     const uint64_t seed = 0x0123456789abcdefull;
     Vm vm;
     const BaseId o = vm.empty<uint32_t>(40);
@@ -59,7 +62,7 @@ TEST_SUITE("philox") {
     const Vec<uint32_t> r = vm.read<uint32_t>(o);
     for (uint32_t i = 0; i < 40; ++i) {
       CAPTURE(i);
-      CHECK(r[i] == arrvm::philox4x32_10({i, 0, 0, 0}, {0x89abcdefu, 0x01234567u})[0]);
+      CHECK(r[i] == arrvm::philox4x32_10({i / 2, 0, 0, 0}, {0x89abcdefu, 0x01234567u})[2 * (i % 2)]);
     }
     // Seed 0, element 0: the first known-answer vector.
     const BaseId z = vm.empty<uint32_t>(1);
@@ -76,10 +79,11 @@ TEST_SUITE("philox") {
     const Vec<uint64_t> got = vm.read<uint64_t>(o);
     for (uint32_t r = 0; r < 2; ++r) {
       for (uint32_t c = 0; c < 3; ++c) {
-        const Words w = arrvm::philox4x32_10({3 * r + c, 0, 0, 0}, {99, 0});
+        const uint32_t f = 3 * r + c, k = 2 * (f % 2);
+        const Words w = arrvm::philox4x32_10({f / 2, 0, 0, 0}, {99, 0});
         CAPTURE(r);
         CAPTURE(c);
-        CHECK(got[11 - 6 * r - 2 * c] == (uint64_t{w[1]} << 32 | w[0]));
+        CHECK(got[11 - 6 * r - 2 * c] == (uint64_t{w[k + 1]} << 32 | w[k]));
         CHECK(got[10 - 6 * r - 2 * c] == 0);
       }
     }

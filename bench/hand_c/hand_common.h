@@ -19,7 +19,8 @@
 /* Philox-4x32-10 and the float64 mapping of the `random` opcode, as
  * backends/philox.hpp defines them: element `i` (row-major flat index). */
 static inline double philox_uniform(uint64_t seed, uint64_t i) {
-  uint32_t c0 = (uint32_t)i, c1 = (uint32_t)(i >> 32), c2 = 0, c3 = 0;
+  const uint64_t b = i >> 1; /* a block serves two elements: even (w0, w1), odd (w2, w3) */
+  uint32_t c0 = (uint32_t)b, c1 = (uint32_t)(b >> 32), c2 = 0, c3 = 0;
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
   for (int r = 0; r < 10; ++r) {
     if (r > 0) {
@@ -34,7 +35,7 @@ static inline double philox_uniform(uint64_t seed, uint64_t i) {
     c2 = n2;
     c3 = n3;
   }
-  const uint64_t r64 = (uint64_t)c0 | ((uint64_t)c1 << 32);
+  const uint64_t r64 = (i & 1) ? ((uint64_t)c2 | ((uint64_t)c3 << 32)) : ((uint64_t)c0 | ((uint64_t)c1 << 32));
   return (double)(r64 >> 11) * 0x1.0p-53;
 }
 

@@ -7,8 +7,9 @@ x*x where the C++ writes it, host scalars through `math` so that they are
 glibc's numbers), so elementwise float64 results are bit-identical; only the
 order of summation in reductions and NumPy's own SIMD exp/log/sin/... differ.
 
-Random inputs are the VM's `random` opcode: Philox-4x32-10 of the flat index
-under a 64-bit seed, top 53 bits times 2^-53 (backends/philox.hpp).
+Random inputs are the VM's `random` opcode: Philox-4x32-10 under a 64-bit
+seed, a block per two elements (flat index // 2; words 0-1 to the even one,
+2-3 to the odd one), top 53 bits times 2^-53 (backends/philox.hpp).
 
 Usage:
     programs.py NAME N ITERATIONS [NAME N ITERATIONS ...]
@@ -34,14 +35,16 @@ _philox_seconds = 0.0
 
 
 def random_uniform(shape, seed):
-    """float64 in [0, 1), element i (row-major) from Philox-4x32-10 of i under seed."""
+    """float64 in [0, 1), element i (row-major) from Philox-4x32-10 under seed: block i // 2
+    (counter (low, high, 0, 0) of i // 2) gives words 0, 1 to an even i and 2, 3 to an odd one."""
     global _philox_seconds
     start = time.perf_counter()
     n = int(np.prod(shape, dtype=np.int64))
-    i = np.arange(n, dtype=np.uint64)
-    c0, c1 = i & _LOW, i >> np.uint64(32)
-    c2 = np.zeros(n, dtype=np.uint64)
-    c3 = np.zeros(n, dtype=np.uint64)
+    blocks = (n + 1) // 2
+    b = np.arange(blocks, dtype=np.uint64)
+    c0, c1 = b & _LOW, b >> np.uint64(32)
+    c2 = np.zeros(blocks, dtype=np.uint64)
+    c3 = np.zeros(blocks, dtype=np.uint64)
     k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
     for r in range(10):
         if r > 0:
@@ -49,8 +52,10 @@ def random_uniform(shape, seed):
         p0, p1 = _M0 * c0, _M1 * c2
         c0, c1, c2, c3 = ((p1 >> np.uint64(32)) ^ c1 ^ np.uint64(k0), p1 & _LOW,
                           (p0 >> np.uint64(32)) ^ c3 ^ np.uint64(k1), p0 & _LOW)
-    r64 = c0 | (c1 << np.uint64(32))
-    out = (r64 >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    r64 = np.empty(2 * blocks, dtype=np.uint64)
+    r64[0::2] = c0 | (c1 << np.uint64(32))
+    r64[1::2] = c2 | (c3 << np.uint64(32))
+    out = (r64[:n] >> np.uint64(11)).astype(np.float64) * 2.0**-53
     _philox_seconds += time.perf_counter() - start
     return out.reshape(shape)
 
