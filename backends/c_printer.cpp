@@ -292,8 +292,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   before_loops(w, k);
   for (int c = 0; c < k.counters; ++c) w.line("int64_t c" + num(c) + " = 0;");
   if (dialect_.chunked_random) {
-    for (int slot : random_memos(k))
-      w.line("struct arrvm_rmemo arrvm_rm" + num(slot) + " = {0, -1, {{0}}};");
+    for (int slot : random_memos(k)) w.line("struct arrvm_rmemo arrvm_rm" + num(slot) + " = {0, -1, {{0}}};");
   }
   // The loop nest; `groups` remembers, per group of loops opened together,
   // its first loop and its braces.

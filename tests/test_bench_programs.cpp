@@ -28,24 +28,25 @@ using arrvm::bench::SizeClass;
 //     leibnitz_pi 1000 3 gauss 12 11 lu 12 11 monte_carlo_pi 1000 3 stencil27 10 3 shallow_water 16 3
 //     rosenbrock 1000 3 sor 16 5 nbody 16 3 nbody_nice 32 3 lattice_boltzmann 6 3 water_ice 6 3
 // (one command line)
-// (NumPy 1.24.2; the sizes are the registry's `tiny` ones, checked below).
+// (NumPy 1.24.2; the sizes are the registry's `tiny` ones, checked below; recomputed
+// when a Philox block came to serve two elements).
 const std::map<std::string, double>& numpy_checksums() {
   static const std::map<std::string, double> m = {
-      {"black_scholes", 0.005547952936488362},
-      {"game_of_life", 149.0},
+      {"black_scholes", 0.005321557562684345},
+      {"game_of_life", 101.0},
       {"heat_equation", -7355.6345280000005},
       {"leibnitz_pi", 3.1410926536210444},
-      {"gauss", 14.329952432775904},
-      {"lu", 188.0838608334588},
-      {"monte_carlo_pi", 3.096},
+      {"gauss", 14.27040327543413},
+      {"lu", 187.44251587151905},
+      {"monte_carlo_pi", 3.132},
       {"stencil27", 15595.549458923944},
       {"shallow_water", 382.5973524380698},
       {"rosenbrock", 3700.5997327298996},
       {"sor", -20073.915176340477},
-      {"nbody", 2713.033127277574},
-      {"nbody_nice", 1525675.3376750764},
+      {"nbody", 1373.3081243591791},
+      {"nbody_nice", 1620926.2110701248},
       {"lattice_boltzmann", 33.22734409573703},
-      {"water_ice", 5137.287629738076},
+      {"water_ice", 5138.688278167744},
   };
   return m;
 }

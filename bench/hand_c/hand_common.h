@@ -35,7 +35,8 @@ static inline double philox_uniform(uint64_t seed, uint64_t i) {
     c2 = n2;
     c3 = n3;
   }
-  const uint64_t r64 = (i & 1) ? ((uint64_t)c2 | ((uint64_t)c3 << 32)) : ((uint64_t)c0 | ((uint64_t)c1 << 32));
+  const uint64_t r64 =
+      (i & 1) ? ((uint64_t)c2 | ((uint64_t)c3 << 32)) : ((uint64_t)c0 | ((uint64_t)c1 << 32));
   return (double)(r64 >> 11) * 0x1.0p-53;
 }
 
