@@ -1,7 +1,8 @@
 """arrvm.random: NumPy's legacy random functions from the VM's `random`
 opcode (Philox-4x32-10 under a 64-bit seed, a block per two elements of the
-flat index, identical on every backend). The streams differ from NumPy's Mersenne Twister: a seeded
-program is reproducible under arrvm, not equal to its NumPy run."""
+flat index, identical on every backend). The streams differ from NumPy's
+Mersenne Twister: a seeded program is reproducible under arrvm, not equal to
+its NumPy run."""
 import math as _math
 import os as _os
 
