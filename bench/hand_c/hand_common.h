@@ -17,9 +17,9 @@
 #define PARALLEL_MIN 32768
 
 /* Philox-4x32-10 and the float64 mapping of the `random` opcode, as
- * backends/philox.hpp defines them: element `i` (row-major flat index). */
-static inline double philox_uniform(uint64_t seed, uint64_t i) {
-  const uint64_t b = i >> 1; /* a block serves two elements: even (w0, w1), odd (w2, w3) */
+ * backends/philox.hpp defines them: block b gives elements 2b (words 0, 1)
+ * and 2b + 1 (words 2, 3) of the row-major flat index. */
+static inline void philox_uniform_pair(uint64_t seed, uint64_t b, double out[2]) {
   uint32_t c0 = (uint32_t)b, c1 = (uint32_t)(b >> 32), c2 = 0, c3 = 0;
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
   for (int r = 0; r < 10; ++r) {
@@ -35,9 +35,15 @@ static inline double philox_uniform(uint64_t seed, uint64_t i) {
     c2 = n2;
     c3 = n3;
   }
-  const uint64_t r64 =
-      (i & 1) ? ((uint64_t)c2 | ((uint64_t)c3 << 32)) : ((uint64_t)c0 | ((uint64_t)c1 << 32));
-  return (double)(r64 >> 11) * 0x1.0p-53;
+  out[0] = (double)((((uint64_t)c0 | ((uint64_t)c1 << 32))) >> 11) * 0x1.0p-53;
+  out[1] = (double)((((uint64_t)c2 | ((uint64_t)c3 << 32))) >> 11) * 0x1.0p-53;
+}
+
+/* Element `i` alone (half of its block's work is thrown away): for inputs. */
+static inline double philox_uniform(uint64_t seed, uint64_t i) {
+  double pair[2];
+  philox_uniform_pair(seed, i >> 1, pair);
+  return pair[i & 1];
 }
 
 static inline double* alloc_doubles(int64_t n) {

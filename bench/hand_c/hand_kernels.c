@@ -106,10 +106,13 @@ double hand_monte_carlo_pi(int64_t n, int64_t iterations) {
   for (int64_t it = 0; it < iterations; ++it) {
     const uint64_t seed = (uint64_t)(100 + 2 * it);
     int64_t inside = 0;
+    /* A block per two points of each coordinate. */
 #pragma omp parallel for reduction(+ : inside) if (n >= PARALLEL_MIN) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-      const double x = philox_uniform(seed, (uint64_t)i), y = philox_uniform(seed + 1, (uint64_t)i);
-      inside += sqrt(x * x + y * y) <= 1.0;
+    for (int64_t b = 0; b < (n + 1) / 2; ++b) {
+      double x[2], y[2];
+      philox_uniform_pair(seed, (uint64_t)b, x);
+      philox_uniform_pair(seed + 1, (uint64_t)b, y);
+      for (int64_t k = 0; k < 2 && 2 * b + k < n; ++k) inside += sqrt(x[k] * x[k] + y[k] * y[k]) <= 1.0;
     }
     total += (double)inside * 4.0 / (double)n;
   }
