@@ -14,19 +14,33 @@
 
 using namespace mc_test;  // tests only
 
+namespace {
+
+// A first process: fig3's batch fused into an empty cache directory, which
+// then holds exactly one entry (*file). Returns the partition.
+Partition first_run(const Config& config, fs::path* file) {
+  Partition p;
+  {
+    FusionStage s(config);
+    Profile prof;
+    p = s.partition(fusion_test::fig3_batch(), prof);
+    CHECK(prof.merge_cache_misses == 1);
+    CHECK(s.cache().stats().disk_writes == 1);
+  }
+  const std::vector<fs::path> files = entries(config.cache_dir);
+  REQUIRE(files.size() == 1);
+  *file = files[0];
+  return p;
+}
+
+}  // namespace
+
 TEST_CASE("a corrupt or truncated cache file is ignored with a warning and rebuilt") {
   cputest::TempDir dir;
   const Config config = cache_config(dir.path());
   const auto batch = fusion_test::fig3_batch();
-  Partition expected;
-  {
-    FusionStage s(config);
-    Profile p;
-    expected = s.partition(batch, p);
-    CHECK(s.cache().stats().disk_writes == 1);
-  }
-  const std::vector<fs::path> files = entries(dir.path());
-  REQUIRE(files.size() == 1);
+  std::vector<fs::path> files(1);
+  const Partition expected = first_run(config, &files[0]);
   const std::string good = read_all(files[0]);
   REQUIRE(good.size() > 200);
   std::string flipped = good;
@@ -87,15 +101,8 @@ TEST_CASE("an entry of these fusion rules is trusted; one of other rules is chec
   cputest::TempDir dir;
   const Config config = cache_config(dir.path());
   const auto batch = fusion_test::fig3_batch();
-  Partition expected;
-  {
-    FusionStage s(config);
-    Profile p;
-    expected = s.partition(batch, p);
-    CHECK(p.merge_cache_misses == 1);
-  }
-  const std::vector<fs::path> files = entries(dir.path());
-  REQUIRE(files.size() == 1);
+  std::vector<fs::path> files(1);
+  const Partition expected = first_run(config, &files[0]);
   const std::string ours = read_all(files[0]);
   {  // Written by this build: a disk hit that is not foreign (not checked).
     FusionStage s(config);
@@ -131,14 +138,8 @@ TEST_CASE("an entry of an earlier format is replaced without a warning") {
   cputest::TempDir dir;
   const Config config = cache_config(dir.path());
   const auto batch = fusion_test::fig3_batch();
-  Partition expected;
-  {
-    FusionStage s(config);
-    Profile p;
-    expected = s.partition(batch, p);
-  }
-  const std::vector<fs::path> files = entries(dir.path());
-  REQUIRE(files.size() == 1);
+  std::vector<fs::path> files(1);
+  const Partition expected = first_run(config, &files[0]);
   const std::string good = read_all(files[0]);
   REQUIRE(good.compare(0, 8, "ARRVMMC2") == 0);
   std::string old = good;
