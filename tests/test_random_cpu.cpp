@@ -1,8 +1,9 @@
 // `random` on the cpu backend, whose kernels take Philox blocks 8 at a time
-// from a memo per statement and thread (c_emitter.cpp, chunked random; AVX2
-// when the compiler targets it, else one block at a time): every element
-// equals random_value (backends/philox.hpp, what ref computes) for every
-// dtype, for lengths that end inside a group of 8, for views whose flat
+// (16 elements, a block serving two) from a memo per statement and thread
+// (c_emitter.cpp, chunked random; AVX2 when the compiler targets it, else one
+// block at a time): every element equals random_value (backends/philox.hpp,
+// what ref computes) for every dtype, for lengths that end inside a group
+// of 16 or a block, for views whose flat
 // index runs against memory order, for several random statements fused in
 // one parallel loop, and with the AVX2 path compiled out.
 #include <doctest/doctest.h>
@@ -42,7 +43,7 @@ TEST_CASE_TEMPLATE("cpu random equals random_value on every dtype and length", T
   for (const std::string& flags : kFlags) {
     CAPTURE(flags);
     arrvm::Runtime rt(cpu_config(dir.path(), flags));
-    for (int64_t n : {1, 7, 8, 9, 23, 1000, 100003}) {
+    for (int64_t n : {1, 2, 3, 15, 16, 17, 31, 33, 1000, 100003}) {
       CAPTURE(n);
       const uint64_t seed = 0x0123456789abcdefull + static_cast<uint64_t>(n);
       const BaseId o = rt.new_base(dt<T>(), n);
@@ -65,7 +66,7 @@ TEST_CASE("cpu random on a reversed 2-D view uses the row-major index in the vie
   for (const std::string& flags : kFlags) {
     CAPTURE(flags);
     arrvm::Runtime rt(cpu_config(dir.path(), flags));
-    const int64_t rows = 37, cols = 11;  // groups of 8 straddle rows
+    const int64_t rows = 37, cols = 11;  // groups of 16 (and blocks) straddle rows
     const BaseId o = rt.new_base(DType::UInt64, 2 * rows * cols);
     // Element (r, c) at offset 2 * (rows * cols - 1 - (r * cols + c)): reversed, every other slot.
     rt.issue(make(Opcode::Random, view(o, 2 * (rows * cols - 1), {rows, cols}, {-2 * cols, -2}), {}, 0, 99));
