@@ -4,30 +4,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/batch_users.hpp"
+
 namespace arrvm {
 namespace {
-
-bool writes_base(const Instruction& in, BaseId base) {
-  return !is_control(in.op) && in.out.base == base;
-}
-
-// Per base, the instructions touching it (any view, free and sync included),
-// ascending: one pass over the batch.
-std::unordered_map<BaseId, std::vector<uint32_t>> users_by_base(const std::vector<Instruction>& batch) {
-  std::unordered_map<BaseId, std::vector<uint32_t>> users;
-  for (uint32_t i = 0; i < batch.size(); ++i) {
-    const Instruction& in = batch[i];
-    auto touch = [&](BaseId b) {
-      std::vector<uint32_t>& u = users[b];
-      if (u.empty() || u.back() != i) u.push_back(i);
-    };
-    touch(in.out.base);  // free and sync carry their base here too
-    for (int k = 0; k < in.nin; ++k) {
-      if (!in.in[k].is_const) touch(in.in[k].view.base);
-    }
-  }
-  return users;
-}
 
 // The producer of gather `j`'s source that can be pulled in, or -1: t, the
 // source's base, is touched by exactly its producer f, this gather and a

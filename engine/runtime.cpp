@@ -7,6 +7,7 @@
 
 #include "backends/backend.hpp"
 #include "engine/calibrate.hpp"
+#include "engine/defer.hpp"
 #include "engine/fusion_stage.hpp"
 #include "engine/gather_pull.hpp"
 #include "vm/error.hpp"
@@ -207,7 +208,7 @@ void Runtime::accept_last() {
     }
   }
   if (is_sync) {
-    flush();
+    run_batch(synced);
     rethrow_if_poisoned(synced);
     if (trace_) record_sync(synced);
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
@@ -271,8 +272,43 @@ void Runtime::record_sync(BaseId id) {
 //            printing it, codegen_s), compile (compile_s), one span per
 //            kernel launch
 void Runtime::flush() {
+  run_batch(-1);
+}
+
+void Runtime::run_batch(BaseId synced) {
   if (batch_.empty()) return;
   const Profile before = profile_;  // for the flush's log line
+  // Names alive at a sync, dead writes (engine/defer.hpp).
+  std::vector<uint64_t> keys = std::move(carry_keys_);
+  const std::size_t carried_in = carried_;
+  carry_keys_.clear();
+  carried_ = 0;
+  keys.resize(batch_.size(), 0);
+  Carry carry;
+  if (!watched_.empty()) watch(batch_);
+  if (synced >= 0 && config_.defer != "off") {
+    DeferInput d;
+    d.synced = synced;
+    d.live = &bases_;
+    d.carried = carried_in;
+    d.max_carry = static_cast<std::size_t>(std::max<int64_t>(config_.batch / 4, 0));
+    d.good = config_.defer == "always" ? nullptr : &good_sites_;
+    d.refused = &refused_sites_;
+    d.new_temp = [&](DType t, int64_t n) {
+      const BaseId id = bases_.add(t, n);
+      backend_->declare(id, t, n);
+      bases_.remove(id);  // freed by a rewritten batch
+      return id;
+    };
+    carry = defer_at_sync(batch_, batch_origin_, keys, d);
+    profile_.bases_deferred += carry.bases;
+    for (const auto& [b, key] : carry.watch) watched_[b] = key;
+  }
+  profile_.dead_writes += remove_dead_writes(batch_, batch_origin_, keys);
+  for (std::size_t i = 0; i < batch_.size(); ++i) {
+    if (keys[i] != 0 && !is_control(batch_[i].op) && refused_sites_.insert(keys[i]).second)
+      ++profile_.deferrals_recomputed;
+  }
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},
                          {"instructions", static_cast<int64_t>(batch_.size())}});
@@ -313,9 +349,32 @@ void Runtime::flush() {
   }
   log_flush(before, partition);
   if (observer_) observer_->on_flush(batch_, partition);
-  batch_.clear();
-  batch_origin_.clear();
+  batch_ = std::move(carry.batch);
+  batch_origin_ = std::move(carry.origin);
+  carry_keys_ = std::move(carry.keys);
+  carried_ = batch_.size();
   resolve_lengths();
+}
+
+// The bases a deferral did not defer (engine/defer.hpp) until something
+// touches them: freed before anything reads them, their writer's site is
+// good for deferral.
+void Runtime::watch(const std::vector<Instruction>& batch) {
+  for (const Instruction& in : batch) {
+    if (in.op == Opcode::Free) {
+      const auto it = watched_.find(in.out.base);
+      if (it == watched_.end()) continue;
+      good_sites_.insert(it->second);
+      watched_.erase(it);
+    } else if (in.op == Opcode::Sync) {
+      watched_.erase(in.out.base);
+    } else {
+      for (int k = 0; k < in.nin; ++k) {
+        if (!in.in[k].is_const) watched_.erase(in.in[k].view.base);
+      }
+    }
+    if (watched_.empty()) return;
+  }
 }
 
 // The members of length classes whose compress ran in this flush learn
@@ -434,7 +493,7 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   ++issued_;
   ++profile_.instructions;
   append(s, issued_ - 1);
-  flush();
+  run_batch(id);
   rethrow_if_poisoned(id);
   backend_->copy_to_host(id, dst);
   profile_.bytes_to_host += bytes;

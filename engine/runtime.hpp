@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "vm/base_registry.hpp"
@@ -99,6 +100,10 @@ class Runtime {
   void set_flush_observer(FlushObserver* o) { observer_ = o; }
 
  private:
+  // flush(), and on a sync of `synced` (>= 0) the deferral of the names
+  // alive at it (engine/defer.hpp).
+  void run_batch(BaseId synced);
+  void watch(const std::vector<Instruction>& batch);
   void record_sync(BaseId id);
   // Logs the flush that just ran (at info; counters since `before`).
   void log_flush(const Profile& before, const Partition& partition) const;
@@ -118,6 +123,13 @@ class Runtime {
   BaseRegistry bases_;
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
+  // The batch's first carried_ instructions were carried into it by a
+  // deferral (engine/defer.hpp), each with the site key of the base it serves.
+  std::size_t carried_ = 0;
+  std::vector<uint64_t> carry_keys_;
+  std::unordered_set<uint64_t> refused_sites_;               // deferred once, then read: not deferred again
+  std::unordered_set<uint64_t> good_sites_;                  // wrote a base at a sync that died unread
+  std::unordered_map<BaseId, uint64_t> watched_;             // candidates not deferred -> their site
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
   std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
   uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)

@@ -43,6 +43,11 @@ struct Config {
   // evaluates the array's elementwise producer at the gathered positions
   // (engine/gather_pull.hpp).
   bool pull_gathers = true;
+  // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
+  // leaves alive are computed under a fresh name and recomputed in the next
+  // batch only if it reads them (engine/defer.hpp); `on` defers the sites
+  // seen to die unread, `always` every legal one (for tests).
+  std::string defer = "on";
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
   // ARRVM_MEM_LIMIT: bytes of base arrays one rank of the mpi backend may

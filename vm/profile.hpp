@@ -35,6 +35,9 @@ struct Profile {
   uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
   uint64_t gathers_pulled = 0;  // gathers that evaluate their source's producer (engine/gather_pull.hpp)
   uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
+  // Names alive at a sync (engine/defer.hpp): bases deferred, writes dropped
+  // as dead (their base freed unread), deferred chains that ran after all.
+  uint64_t bases_deferred = 0, dead_writes = 0, deferrals_recomputed = 0;
 
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;   // compiler runs

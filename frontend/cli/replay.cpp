@@ -34,9 +34,10 @@ struct TraceBase {
   std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
 };
 
-// Runtime batches hold exactly the instructions issued since the previous
-// flush, in issue order, so a queue of the trace indices issued but not yet
-// flushed maps each batch back to the trace.
+// Runtime batches hold the instructions issued since the previous flush, in
+// issue order, after those a deferral carried from the previous batch, so a
+// queue of the trace indices by stream position maps each batch back to the
+// trace.
 class BatchRecorder : public FlushObserver {
  public:
   BatchRecorder(bool keep_instructions, std::string cost_model)
@@ -60,14 +61,18 @@ class BatchRecorder : public FlushObserver {
     // count as the trace instruction they serve.
     const std::span<const uint64_t> origin = runtime->batch_origin();
     ARRVM_ASSERT(origin.size() == batch.size());
+    // A deferral (engine/defer.hpp) carries instructions into the next
+    // batch: they keep their stream positions, all at least this batch's
+    // smallest, so entries below it are done with.
     std::vector<int64_t> index(batch.size(), -1);
-    std::size_t p = 0;
+    uint64_t lowest = UINT64_MAX;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      while (p < pending.size() && pending[p].first < origin[i]) ++p;
-      ARRVM_ASSERT(p < pending.size() && pending[p].first == origin[i]);
-      index[i] = pending[p].second;
+      const auto it = std::lower_bound(pending.begin(), pending.end(), std::make_pair(origin[i], INT64_MIN));
+      ARRVM_ASSERT(it != pending.end() && it->first == origin[i]);
+      index[i] = it->second;
+      lowest = std::min(lowest, origin[i]);
     }
-    while (!pending.empty() && !origin.empty() && pending.front().first <= origin.back()) pending.pop_front();
+    while (!pending.empty() && pending.front().first < lowest) pending.pop_front();
     if (!active) return;
     BatchReport b;
     b.instructions = batch.size();

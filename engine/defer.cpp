@@ -1,0 +1,256 @@
+// Names alive at a sync and dead writes (engine/defer.hpp).
+#include "engine/defer.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "engine/batch_users.hpp"
+
+namespace arrvm {
+namespace {
+
+struct Fnv {
+  uint64_t h = 1469598103934665603ull;
+  void add(uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  void add(const View& v) {
+    add(static_cast<uint64_t>(v.dtype));
+    add(static_cast<uint64_t>(v.offset));
+    add(static_cast<uint64_t>(v.rank()));
+    for (int i = 0; i < v.rank(); ++i) {
+      add(static_cast<uint64_t>(v.shape[i]));
+      add(static_cast<uint64_t>(v.stride[i]));
+    }
+  }
+};
+
+Instruction free_of(BaseId base, DType dtype, int64_t nelem) {
+  Instruction f;
+  f.op = Opcode::Free;
+  f.out = contiguous_view(base, dtype, Dims{nelem});  // (as validation writes a free)
+  return f;
+}
+
+void rename(Instruction* in, BaseId from, BaseId to) {
+  if (in->out.base == from) in->out.base = to;
+  for (int k = 0; k < in->nin; ++k) {
+    if (!in->in[k].is_const && in->in[k].view.base == from) in->in[k].view.base = to;
+  }
+}
+
+}  // namespace
+
+uint64_t site_key(const Instruction& in) {
+  Fnv f;
+  f.add(static_cast<uint64_t>(in.op));
+  f.add(static_cast<uint64_t>(in.axis));
+  f.add(in.seed);
+  f.add(in.out);
+  for (int k = 0; k < in.nin; ++k) {
+    const Operand& o = in.in[k];
+    f.add(o.is_const);
+    if (o.is_const) {
+      f.add(static_cast<uint64_t>(o.constant.dtype));
+      f.add(o.constant.u);
+    } else {
+      f.add(o.view);
+    }
+  }
+  return f.h | 1;
+}
+
+std::size_t remove_dead_writes(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
+                               std::vector<uint64_t>& keys) {
+  // Backwards: a base is dead from a write on if the next thing that
+  // touches it is its free.
+  std::vector<BaseId> dead;  // (few at a time: a flat set)
+  auto is_dead = [&](BaseId b) { return std::find(dead.begin(), dead.end(), b) != dead.end(); };
+  auto revive = [&](BaseId b) {
+    const auto it = std::find(dead.begin(), dead.end(), b);
+    if (it != dead.end()) *it = dead.back(), dead.pop_back();
+  };
+  std::vector<char> keep(batch.size(), 1);
+  std::size_t dropped = 0;
+  for (std::size_t i = batch.size(); i-- > 0;) {
+    const Instruction& in = batch[i];
+    if (in.op == Opcode::Free) {
+      if (!is_dead(in.out.base)) dead.push_back(in.out.base);
+      continue;
+    }
+    if (in.op == Opcode::Sync) {
+      revive(in.out.base);
+      continue;
+    }
+    if (is_dead(in.out.base)) {
+      keep[i] = 0;
+      ++dropped;
+      continue;
+    }
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) revive(in.in[k].view.base);
+    }
+  }
+  if (dropped == 0) return 0;
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!keep[i]) continue;
+    if (w != i) batch[w] = batch[i], origin[w] = origin[i], keys[w] = keys[i];
+    ++w;
+  }
+  batch.resize(w);
+  origin.resize(w);
+  keys.resize(w);
+  return dropped;
+}
+
+Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
+                    std::vector<uint64_t>& keys, const DeferInput& in) {
+  Carry carry;
+  const std::size_t n = batch.size();
+  if (n < 2 || batch.back().op != Opcode::Sync || batch.back().out.base != in.synced) return carry;
+  const auto users = users_by_base(batch);
+  auto live = [&](BaseId b) { return in.live->find(b) != nullptr; };
+
+  // Per base the batch creates: the position of its only write, which is
+  // its first use, reads nothing of it and writes all of it; and its size.
+  struct Born {
+    uint32_t writer;
+    int64_t nelem;
+  };
+  std::unordered_map<BaseId, Born> born;
+  for (const auto& [b, u] : users) {
+    const Instruction& w = batch[u[0]];
+    if (!writes_base(w, b) || w.length_class >= 0) continue;
+    const OpKind kind = opcode_kind(w.op);
+    if (kind == OpKind::Scatter || kind == OpKind::Compress) continue;
+    bool ok = true;
+    for (int k = 0; k < w.nin && ok; ++k) ok = w.in[k].is_const || w.in[k].view.base != b;
+    for (std::size_t j = 1; j < u.size() && ok; ++j) ok = !writes_base(batch[u[j]], b);
+    if (!ok) continue;
+    int64_t nelem;
+    if (const BaseInfo* info = in.live->find(b)) {
+      if (info->klass >= 0) continue;
+      nelem = info->nelem;
+    } else {
+      const Instruction& last = batch[u.back()];
+      if (last.op != Opcode::Free) continue;
+      nelem = last.out.nelem();
+    }
+    if (w.out.nelem() != nelem || !is_injective(w.out)) continue;
+    born.emplace(b, Born{u[0], nelem});
+  }
+
+  std::vector<std::pair<uint32_t, BaseId>> candidates;  // by writer position
+  for (const auto& [b, info] : born) {
+    if (b != in.synced && live(b)) candidates.emplace_back(info.writer, b);
+  }
+  std::sort(candidates.begin(), candidates.end());
+
+  std::vector<BaseId> accepted;
+  std::vector<char> in_carry(n, 0);
+  std::vector<uint64_t> carry_key(n, 0);
+  std::size_t carried = 0;
+  std::vector<uint32_t> stamp(n, 0);
+  std::vector<uint32_t> chain, stack;
+  uint32_t round = 0;
+  for (const auto& [writer, b] : candidates) {
+    const uint64_t key = site_key(batch[writer]);
+    if (in.refused->count(key) != 0) continue;
+    if (in.good != nullptr && in.good->count(key) == 0) {
+      carry.watch.emplace_back(b, key);
+      continue;
+    }
+    ++round;
+    chain.clear();
+    stack.assign(1, writer);
+    bool ok = true, old = false, fresh = false;
+    while (!stack.empty() && ok) {
+      const uint32_t q = stack.back();
+      stack.pop_back();
+      if (stamp[q] == round) continue;
+      stamp[q] = round;
+      chain.push_back(q);
+      (q < in.carried ? old : fresh) = true;
+      const Instruction& ins = batch[q];
+      for (int k = 0; k < ins.nin && ok; ++k) {
+        if (ins.in[k].is_const) continue;
+        const BaseId e = ins.in[k].view.base;
+        const auto it = born.find(e);
+        const bool temp = it != born.end() && !live(e);
+        if (temp || std::find(accepted.begin(), accepted.end(), e) != accepted.end()) {
+          stack.push_back(it->second.writer);
+          continue;
+        }
+        // Read from outside the chain: must hold the same at the batch's end.
+        ok = live(e);
+        for (uint32_t j : users.at(e)) ok = ok && !(j > q && writes_base(batch[j], e));
+      }
+    }
+    if (!ok || (old && fresh)) continue;
+    std::size_t added = 0;
+    for (uint32_t q : chain) added += !in_carry[q];
+    if (carried + added > in.max_carry) continue;
+    accepted.push_back(b);
+    carry.bases += writer >= in.carried;
+    for (uint32_t q : chain) {
+      if (in_carry[q]) continue;
+      in_carry[q] = 1;
+      carry_key[q] = key;
+    }
+    carried += added;
+  }
+  if (accepted.empty()) return carry;
+
+  // The carry: the chains in batch order, their temporaries renamed and
+  // freed at its end.
+  std::unordered_map<BaseId, BaseId> renamed;
+  std::vector<Instruction> frees;
+  std::vector<uint64_t> free_origin;
+  for (std::size_t q = 0; q < n; ++q) {
+    if (!in_carry[q]) continue;
+    Instruction c = batch[q];
+    auto fresh_name = [&](BaseId e) {
+      const auto it = born.find(e);
+      if (it == born.end() || live(e)) return;
+      auto [r, inserted] = renamed.emplace(e, -1);
+      if (inserted) {
+        const DType t = batch[it->second.writer].out.dtype;
+        r->second = in.new_temp(t, it->second.nelem);
+        frees.push_back(free_of(r->second, t, it->second.nelem));
+        free_origin.push_back(origin[q]);
+      }
+      rename(&c, e, r->second);
+    };
+    fresh_name(c.out.base);
+    for (int k = 0; k < c.nin; ++k) {
+      if (!c.in[k].is_const) fresh_name(c.in[k].view.base);
+    }
+    carry.batch.push_back(c);
+    carry.origin.push_back(origin[q]);
+    carry.keys.push_back(carry_key[q]);
+  }
+  for (std::size_t i = 0; i < frees.size(); ++i) {
+    carry.batch.push_back(frees[i]);
+    carry.origin.push_back(free_origin[i]);
+    carry.keys.push_back(0);
+  }
+
+  // This batch computes each deferred base under a fresh name it frees.
+  const uint64_t at = origin.back();
+  for (BaseId b : accepted) {
+    const Born& info = born.at(b);
+    const DType t = batch[info.writer].out.dtype;
+    const BaseId b2 = in.new_temp(t, info.nelem);
+    for (uint32_t q : users.at(b)) rename(&batch[q], b, b2);
+    batch.insert(batch.end() - 1, free_of(b2, t, info.nelem));
+    origin.insert(origin.end() - 1, at);
+    keys.insert(keys.end() - 1, 0);
+  }
+  return carry;
+}
+
+}  // namespace arrvm
