@@ -304,7 +304,7 @@ void Runtime::run_batch(BaseId synced) {
     profile_.bases_deferred += carry.bases;
     for (const auto& [b, key] : carry.watch) watched_[b] = key;
   }
-  profile_.dead_writes += remove_dead_writes(batch_, batch_origin_, keys);
+  if (config_.defer != "off") profile_.dead_writes += remove_dead_writes(batch_, batch_origin_, keys);
   for (std::size_t i = 0; i < batch_.size(); ++i) {
     if (keys[i] != 0 && !is_control(batch_[i].op) && refused_sites_.insert(keys[i]).second)
       ++profile_.deferrals_recomputed;

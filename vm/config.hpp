@@ -46,7 +46,8 @@ struct Config {
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites
-  // seen to die unread, `always` every legal one (for tests).
+  // seen to die unread, `always` every legal one (for tests); `off` runs
+  // batches as issued (dead writes too).
   std::string defer = "on";
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
