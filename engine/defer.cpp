@@ -48,14 +48,13 @@ uint64_t site_key(const Instruction& in) {
   Fnv f;
   f.add(static_cast<uint64_t>(in.op));
   f.add(static_cast<uint64_t>(in.axis));
-  f.add(in.seed);
+  // (Not the seed or the constants' values: a loop's iterations vary them.)
   f.add(in.out);
   for (int k = 0; k < in.nin; ++k) {
     const Operand& o = in.in[k];
     f.add(o.is_const);
     if (o.is_const) {
       f.add(static_cast<uint64_t>(o.constant.dtype));
-      f.add(o.constant.u);
     } else {
       f.add(o.view);
     }

@@ -23,7 +23,7 @@
 // carried (so no chain grows from batch to batch); a chain that is all
 // carried instructions may be carried again. A predictor keeps it from
 // costing, keyed by the site of a base's writer (the instruction without
-// its base ids, site_key: the same for every iteration of a loop): a site
+// its base ids and constants, site_key: the same for every iteration of a loop): a site
 // is deferred only after a base it wrote at a sync was later freed unread
 // (the runtime watches the candidates it did not defer), and never again
 // once a chain deferred from it had to run.
@@ -42,8 +42,8 @@
 
 namespace arrvm {
 
-// The instruction without its base ids: the same operation of a loop's
-// every iteration has one key (never 0).
+// The instruction without its base ids, constant values and seed: the same
+// operation of a loop's every iteration has one key (never 0).
 uint64_t site_key(const Instruction& in);
 
 // Drops the writes to bases that the batch frees before any instruction
