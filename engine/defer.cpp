@@ -66,18 +66,15 @@ std::size_t remove_dead_writes(std::vector<Instruction>& batch, std::vector<uint
                                std::vector<uint64_t>& keys) {
   // Backwards: a base is dead from a write on if the next thing that
   // touches it is its free.
-  std::vector<BaseId> dead;  // (few at a time: a flat set)
-  auto is_dead = [&](BaseId b) { return std::find(dead.begin(), dead.end(), b) != dead.end(); };
-  auto revive = [&](BaseId b) {
-    const auto it = std::find(dead.begin(), dead.end(), b);
-    if (it != dead.end()) *it = dead.back(), dead.pop_back();
-  };
+  std::unordered_set<BaseId> dead;
+  auto is_dead = [&](BaseId b) { return dead.count(b) != 0; };
+  auto revive = [&](BaseId b) { dead.erase(b); };
   std::vector<char> keep(batch.size(), 1);
   std::size_t dropped = 0;
   for (std::size_t i = batch.size(); i-- > 0;) {
     const Instruction& in = batch[i];
     if (in.op == Opcode::Free) {
-      if (!is_dead(in.out.base)) dead.push_back(in.out.base);
+      dead.insert(in.out.base);
       continue;
     }
     if (in.op == Opcode::Sync) {
@@ -150,6 +147,7 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
   std::sort(candidates.begin(), candidates.end());
 
   std::vector<BaseId> accepted;
+  std::unordered_set<BaseId> is_accepted;
   std::vector<char> in_carry(n, 0);
   std::vector<uint64_t> carry_key(n, 0);
   std::size_t carried = 0;
@@ -180,7 +178,7 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
         const BaseId e = ins.in[k].view.base;
         const auto it = born.find(e);
         const bool temp = it != born.end() && !live(e);
-        if (temp || std::find(accepted.begin(), accepted.end(), e) != accepted.end()) {
+        if (temp || is_accepted.count(e) != 0) {
           stack.push_back(it->second.writer);
           continue;
         }
@@ -194,6 +192,7 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
     for (uint32_t q : chain) added += !in_carry[q];
     if (carried + added > in.max_carry) continue;
     accepted.push_back(b);
+    is_accepted.insert(b);
     carry.bases += writer >= in.carried;
     for (uint32_t q : chain) {
       if (in_carry[q]) continue;
