@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "engine/batch_users.hpp"
+#include "vm/base_map.hpp"
 
 namespace arrvm {
 namespace {
@@ -66,15 +67,15 @@ std::size_t remove_dead_writes(std::vector<Instruction>& batch, std::vector<uint
                                std::vector<uint64_t>& keys) {
   // Backwards: a base is dead from a write on if the next thing that
   // touches it is its free.
-  std::unordered_set<BaseId> dead;
-  auto is_dead = [&](BaseId b) { return dead.count(b) != 0; };
+  BaseMap<uint8_t> dead;  // (open addressing: no allocation per base)
+  auto is_dead = [&](BaseId b) { return dead.contains(b); };
   auto revive = [&](BaseId b) { dead.erase(b); };
   std::vector<char> keep(batch.size(), 1);
   std::size_t dropped = 0;
   for (std::size_t i = batch.size(); i-- > 0;) {
     const Instruction& in = batch[i];
     if (in.op == Opcode::Free) {
-      dead.insert(in.out.base);
+      dead[in.out.base] = 1;
       continue;
     }
     if (in.op == Opcode::Sync) {
