@@ -1,6 +1,7 @@
 """`python3 -m arrvm script.py` runs unmodified NumPy scripts: the 15 NumPy
 twins of bench/numpy/programs.py (at small sizes, on the cpu backend) give
-NumPy's checksums, and (a*b + c).sum() allocates no temporary."""
+NumPy's checksums, (a*b + c).sum() allocates no temporary, and names alive at a
+sync (rosenbrock's t, u) are not stored.
 import json
 import os
 import subprocess
@@ -106,3 +107,45 @@ def test_trace_recorded_from_python_replays(tmp_path):
     r = subprocess.run([cli, 'replay', str(trace), '--backend', 'ref'], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert 'verified' in r.stdout
+
+
+ROSENBROCK = """
+import json, sys
+import numpy as np
+n, iterations = 10**6, 6
+x = np.arange(n, dtype=np.int64) / n
+total = 0.0
+for _ in range(iterations):
+    a, b = x[:-1], x[1:]
+    t, u = 1 - a, b - a * a
+    total += float(np.sum(t * t + 100.0 * (u * u)))
+out = {'total': total}
+if np.__name__ == 'arrvm':
+    p = np.profile()
+    out.update(held=p['memory']['bytes_allocated'], deferred=p['bases_deferred'], dead=p['dead_writes'])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize('defer', ['on', 'off'])
+def test_names_alive_at_a_sync_are_not_stored(tmp_path, defer):
+    """rosenbrock's loop keeps t and u in names across float(np.sum(...)): with
+    deferral they are contracted and never allocated (only x is held after the
+    loop), and the result is NumPy's."""
+    script = tmp_path / 'rosenbrock.py'
+    script.write_text(ROSENBROCK)
+    want = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert want.returncode == 0, want.stderr
+    p = subprocess.run([sys.executable, '-m', 'arrvm', str(script)], env=env(ARRVM_DEFER=defer),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    assert close(got['total'], json.loads(want.stdout)['total'])
+    n_bytes = 10**6 * 8
+    if defer == 'on':
+        assert got['deferred'] == 2 * 5, got  # t and u from the second iteration on
+        assert got['dead'] >= 3 * 4, got      # t, u and a*a of iterations 2..5 dropped unread
+        assert got['held'] < n_bytes + 1024, got
+    else:
+        assert got['deferred'] == 0 and got['dead'] == 0, got
+        assert got['held'] >= 3 * n_bytes - 64, got
