@@ -1,7 +1,7 @@
 """`python3 -m arrvm script.py` runs unmodified NumPy scripts: the 15 NumPy
 twins of bench/numpy/programs.py (at small sizes, on the cpu backend) give
 NumPy's checksums, (a*b + c).sum() allocates no temporary, and names alive at a
-sync (rosenbrock's t, u) are not stored.
+sync (rosenbrock's t, u) are not stored."""
 import json
 import os
 import subprocess
