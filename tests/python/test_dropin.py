@@ -111,20 +111,15 @@ def test_trace_recorded_from_python_replays(tmp_path):
 
 ROSENBROCK = """
 import json, sys
+sys.path.insert(0, %r)
 import numpy as np
-n, iterations = 10**6, 6
-x = np.arange(n, dtype=np.int64) / n
-total = 0.0
-for _ in range(iterations):
-    a, b = x[:-1], x[1:]
-    t, u = 1 - a, b - a * a
-    total += float(np.sum(t * t + 100.0 * (u * u)))
-out = {'total': total}
+import programs  # bench/numpy/programs.py: its `import numpy` is arrvm under -m arrvm
+out = {'total': programs.rosenbrock(10**6, 6)}
 if np.__name__ == 'arrvm':
     p = np.profile()
     out.update(held=p['memory']['bytes_allocated'], deferred=p['bases_deferred'], dead=p['dead_writes'])
 print(json.dumps(out))
-"""
+""" % os.path.dirname(PROGRAMS)
 
 
 @pytest.mark.parametrize('defer', ['on', 'off'])
