@@ -280,9 +280,8 @@ void Runtime::run_batch(BaseId synced) {
   const Profile before = profile_;  // for the flush's log line
   // Names alive at a sync, dead writes (engine/defer.hpp).
   std::vector<uint64_t> keys = std::move(carry_keys_);
-  const std::size_t carried_in = carried_;
+  const std::size_t carried_in = keys.size();
   carry_keys_.clear();
-  carried_ = 0;
   keys.resize(batch_.size(), 0);
   Carry carry;
   if (!watched_.empty()) watch(batch_);
@@ -352,7 +351,6 @@ void Runtime::run_batch(BaseId synced) {
   batch_ = std::move(carry.batch);
   batch_origin_ = std::move(carry.origin);
   carry_keys_ = std::move(carry.keys);
-  carried_ = batch_.size();
   resolve_lengths();
 }
 

@@ -123,9 +123,9 @@ class Runtime {
   BaseRegistry bases_;
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
-  // The batch's first carried_ instructions were carried into it by a
-  // deferral (engine/defer.hpp), each with the site key of the base it serves.
-  std::size_t carried_ = 0;
+  // The batch's first carry_keys_.size() instructions were carried into it
+  // by a deferral (engine/defer.hpp), each with the site key of the base it
+  // serves (0: a free).
   std::vector<uint64_t> carry_keys_;
   std::unordered_set<uint64_t> refused_sites_;               // deferred once, then read: not deferred again
   std::unordered_set<uint64_t> good_sites_;                  // wrote a base at a sync that died unread
