@@ -94,6 +94,18 @@ bool is_sweep_loop(LoopKind kind) {
   return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep;
 }
 
+bool has_loop(const LoopKernel& k, LoopKind kind) {
+  return std::any_of(k.loops.begin(), k.loops.end(), [&](const Loop& l) { return l.kind == kind; });
+}
+
+// The `for` line of loop `l` (a SharedSimd loop runs over this thread's share).
+std::string for_line(const Loop& l) {
+  const std::string i = "i" + num(l.axis);
+  const bool shared = l.kind == LoopKind::SharedSimd;
+  return "for (int64_t " + i + " = " + (shared ? "arrvm_lo" : "0") + "; " + i + " < " +
+         (shared ? "arrvm_hi" : "n" + num(l.axis)) + "; ++" + i + ") {";
+}
+
 }  // namespace
 
 std::vector<int> slot_domains(const LoopKernel& k) {
@@ -155,6 +167,7 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
     w.raw(combine_helper(st.op, k.accs[st.acc], dialect_, &name));
   }
   if (!k.indexed.empty()) w.raw(guard_helper("arrvm_index", index_helpers(), dialect_));
+  if (has_loop(k, LoopKind::SharedSimd)) w.raw("#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
   reduction_declarations(w, k, combine);
 }
 
@@ -199,7 +212,7 @@ void CPrinter::offsets(Writer& w, const LoopKernel& k, int level, int axis) cons
     const std::string vs = num(static_cast<int64_t>(v)), ax = num(axis);
     const uint8_t cls = level == R - 1 && !k.inner.empty() ? k.inner[v] : uint8_t{kAnyInner};
     // A slot of a length class is indexed by its compress's count.
-    const std::string i = domain[v] >= 0 ? "c" + num(domain[v]) : "i" + ax;
+    const std::string i = domain[v] >= 0 ? std::string("c") + num(domain[v]) : std::string("i") + ax;
     const std::string step = cls == kUnitInner   ? " + " + i
                              : cls == kZeroInner ? ""
                                                  : " + " + i + " * s" + vs + "_" + ax;
@@ -240,6 +253,7 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       w.raw("#pragma omp parallel for simd" + own + " if(parallel: " + par + ") schedule(static)\n");
       break;
     case LoopKind::Simd:
+    case LoopKind::SharedSimd:
       w.raw("#pragma omp simd\n");
       break;
     case LoopKind::ParallelSweep: {
@@ -252,12 +266,12 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
     }
     case LoopKind::Serial:
     case LoopKind::Sweep:
+    case LoopKind::OuterSweep:
       break;
     case LoopKind::WorkItems:
       throw InternalError("c printer: work-item loops need a device printer");
   }
-  const std::string i = "i" + num(l.axis);
-  w.open("for (int64_t " + i + " = 0; " + i + " < n" + num(l.axis) + "; ++" + i + ") {");
+  w.open(for_line(l));
   offsets(w, k, first, l.axis);
   *braces = 1;
   return 1;
@@ -290,6 +304,8 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   }
 
   before_loops(w, k);
+  const bool shared = has_loop(k, LoopKind::SharedSimd);
+  if (shared) shared_region(w, k);
   for (int c = 0; c < k.counters; ++c) w.line("int64_t c" + num(c) + " = 0;");
   if (dialect_.chunked_random) {
     for (int slot : random_memos(k)) w.line("struct arrvm_rmemo arrvm_rm" + num(slot) + " = {0, -1, {{0}}};");
@@ -306,6 +322,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
         }
       }
     }
+    if (k.loops[L].kind == LoopKind::OuterSweep) outputs_start(w, k, L);
     int braces = 0;
     const int opened = open_loops(w, k, L, &braces);
     groups.emplace_back(L, braces);
@@ -321,6 +338,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   for (std::size_t t = 0; t < k.temps.size(); ++t)
     w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
   const std::vector<std::string> combine = combine_names(k);
+  const bool outer = has_loop(k, LoopKind::OuterSweep);
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
     const OpKind kind = opcode_kind(st.op);
@@ -332,7 +350,8 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     }
     if (st.domain >= 0) w.open("if (g" + num(st.domain) + ") {");
     if (kind == OpKind::Reduce || kind == OpKind::Accumulate) {
-      const std::string acc = "acc" + num(st.acc), T = c_type(k.accs[st.acc]);
+      // (Under an OuterSweep the output element is the accumulator.)
+      const std::string acc = outer ? operand(st.out, R) : "acc" + num(st.acc), T = c_type(k.accs[st.acc]);
       w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], R) + ");");
       if (kind == OpKind::Accumulate) w.line(operand(st.out, R) + " = " + acc + ";");
     } else if (kind == OpKind::Gather) {
@@ -384,8 +403,49 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     }
   }
   for (int c = 0; c < k.counters; ++c) w.line(counter_result(c));
+  if (shared) w.close();
   w.close();
   return w.str();
+}
+
+void CPrinter::shared_region(Writer& w, const LoopKernel& k) const {
+  // Shares in whole cache lines (8 elements of 8 bytes), so that no two
+  // threads write to one line of an output row.
+  const std::string n = "n" + num(k.loops.back().axis);
+  w.raw("#pragma omp parallel if(a[" + num(k.rank) + "])\n");
+  w.open("{");
+  w.line("int64_t arrvm_lo = 0, arrvm_hi = " + n + ";");
+  w.raw("#ifdef _OPENMP\n");
+  w.line("const int64_t arrvm_nt = omp_get_num_threads(), arrvm_t = omp_get_thread_num();");
+  w.line("const int64_t arrvm_share = ((" + n + " + arrvm_nt - 1) / arrvm_nt + 7) / 8 * 8;");
+  w.line("arrvm_lo = arrvm_t * arrvm_share < " + n + " ? arrvm_t * arrvm_share : " + n + ";");
+  w.line("arrvm_hi = arrvm_lo + arrvm_share < " + n + " ? arrvm_lo + arrvm_share : " + n + ";");
+  w.raw("#endif\n");
+}
+
+void CPrinter::outputs_start(Writer& w, const LoopKernel& k, int level) const {
+  // Before an OuterSweep at loop `level` (the last loop follows it): each
+  // reduction's output elements of this row start from the start value
+  // (ref's identity, +0.0 for a float sum, when the axis is empty).
+  const std::string nA = "n" + num(k.sweep_axis);
+  w.open("{");
+  for (std::size_t v = 0; v < k.views.size(); ++v) {
+    const std::string vs = num(static_cast<int64_t>(v));
+    w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + ";");
+  }
+  const Loop& last = k.loops[level + 1];
+  if (last.kind == LoopKind::Simd || last.kind == LoopKind::SharedSimd) w.raw("#pragma omp simd\n");
+  w.open(for_line(last));
+  offsets(w, k, level + 1, last.axis);
+  for (const Stmt& st : k.body) {
+    if (!is_reduce(st.op)) continue;
+    const DType t = k.accs[st.acc];
+    std::string start = start_value(st.op, t);
+    if (st.op == Opcode::AddReduce && is_float(t)) start = "(" + nA + " == 0 ? 0.0 : " + start + ")";
+    w.line(operand(st.out, k.rank) + " = (" + c_type(t) + ")" + start + ";");
+  }
+  w.close();
+  w.close();
 }
 
 }  // namespace arrvm::codegen

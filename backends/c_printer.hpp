@@ -69,6 +69,12 @@ class CPrinter {
   // After the sweep: reduction `st` stores its accumulator `acc`.
   virtual void reduction_result(Writer& w, const LoopKernel& k, const Stmt& st, const std::string& acc) const;
 
+  // Cpu's OuterSweep (loop_ir.hpp): the parallel region of a SharedSimd
+  // loop, opened before the nest (arrvm_lo, arrvm_hi: this thread's share),
+  // and the start values of the reductions' outputs before the sweep.
+  void shared_region(Writer& w, const LoopKernel& k) const;
+  void outputs_start(Writer& w, const LoopKernel& k, int level) const;
+
   // For subclasses: the offsets of every view slot at loop level `level`
   // (after the loop over `axis` opened).
   void offsets(Writer& w, const LoopKernel& k, int level, int axis) const;

@@ -79,7 +79,7 @@ std::string LoopKernel::signature() const {
   s += " l";
   for (const Loop& l : loops) {
     s += std::to_string(l.axis);
-    s += "SPQDWXI"[static_cast<int>(l.kind)];
+    s += "SPQDWXIOH"[static_cast<int>(l.kind)];
   }
   return s;
 }
@@ -340,7 +340,7 @@ LoweredBlock stride_classes(LoweredBlock r) {
   LoopKernel& k = r.kernel;
   k.inner.clear();
   if (k.rank > 0) {
-    const int ax = k.sweep_axis >= 0 ? k.sweep_axis : k.rank - 1;
+    const int ax = !k.loops.empty() ? k.loops.back().axis : k.sweep_axis >= 0 ? k.sweep_axis : k.rank - 1;
     for (const View& v : r.views) {
       const bool unit = v.stride[ax] == 1 || r.shape[ax] <= 1;
       k.inner.push_back(unit ? kUnitInner : v.stride[ax] == 0 ? kZeroInner : kAnyInner);
@@ -404,7 +404,7 @@ bool launches(const LoweredBlock& b) {
 
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target) {
   verify_block(batch, block);
-  return schedule(stride_classes(contract(build(batch, block), batch, block)), target);
+  return stride_classes(schedule(contract(build(batch, block), batch, block), target));
 }
 
 }  // namespace arrvm::codegen

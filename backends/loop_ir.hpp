@@ -68,6 +68,16 @@ enum class LoopKind : uint8_t {
   ParallelSweep,  // a full reduction to a scalar: the sweep split among threads (an OpenMP
                   // reduction) or work items (a partial each, then a tree: OpenCl)
   WorkItems,      // device work items: consecutive WorkItems loops are one flat loop
+  // A reduction along an axis other than the last, on cpu (schedule()): the
+  // sweep runs sequentially outside the last axis's loop, and each reduction
+  // accumulates in its output element (set to its start value before the
+  // sweep), so the inner loop reads contiguous rows and vectorizes. Every
+  // output element still combines its inputs in ref's order.
+  OuterSweep,
+  // The last axis under an OuterSweep that no other loop encloses: one
+  // OpenMP parallel region around the nest, each thread its own contiguous
+  // share of this axis (whole cache lines), `omp simd` within it.
+  SharedSimd,
 };
 
 struct Loop {
@@ -84,13 +94,13 @@ struct LoopKernel {
   std::vector<DType> temps;   // contracted temporaries
   std::vector<DType> consts;  // constant slots
   std::vector<Stmt> body;
-  int sweep_axis = -1;               // axis of the reductions and scans: innermost and sequential
+  int sweep_axis = -1;  // axis of the reductions and scans: sequential (innermost but for OuterSweep)
   std::vector<IndexedSlot> indexed;  // gather sources and scatter targets
   std::vector<DType> accs;           // accumulators of reductions and scans
   int errors = 0;                    // error slots, one per gather or scatter
   int counters = 0;                  // one per compress: the loop is serial, the counts are written out
   // Per view slot: the stride along the innermost loop's axis (the sweep
-  // axis, else the last), when the launch fixes it: kUnitInner (1, or an
+  // axis if innermost, else the last), when the launch fixes it: kUnitInner (1, or an
   // axis of length 1) or kZeroInner (0, a broadcast), printed as a constant
   // so the compiler sees contiguous or invariant accesses and vectorizes
   // without gathers; kAnyInner: a launch argument. A structural property
@@ -142,11 +152,13 @@ struct LoweredBlock {
 // nest: elementwise ops, generators and gathers iterate over the output
 // shape, reductions and scans over the input shape, scatters over the
 // values shape. With reductions or scans, `sweep_axis` is their axis: it
-// becomes the innermost loop and runs sequentially from index 0, so each
-// reduction and scan combines in ref's order; the other axes run outside
-// it. A reduction keeps an accumulator per outer index and writes it after
-// the sweep (its output is a view slot with stride 0 along the sweep axis,
-// marked exclusive); a scan writes its accumulator at every index. Gathers
+// runs sequentially from index 0, so each reduction and scan combines in
+// ref's order. Usually it is the innermost loop, the other axes run outside
+// it, and a reduction keeps an accumulator per outer index and writes it
+// after the sweep (its output is a view slot with stride 0 along the sweep
+// axis, marked exclusive); a scan writes its accumulator at every index. A
+// reduction along another axis than the last may instead run the sweep
+// outside the last axis's loop and accumulate in its output (OuterSweep). Gathers
 // read, scatters write an indexed slot; an index out of range is recorded in
 // the statement's error slot and the element is skipped (a gather yields 0).
 //
@@ -155,8 +167,8 @@ struct LoweredBlock {
 //   build         (loop_ir.cpp)       one statement per instruction, every array a slot
 //   contract      (loop_contract.cpp) bases created and freed in the block become temporaries;
 //                                     a stored value is forwarded to later reads of its view
-//   stride_classes(loop_ir.cpp)       unit / zero inner strides as constants
 //   schedule      (loop_schedule.cpp) the loop nest for the target
+//   stride_classes(loop_ir.cpp)       unit / zero strides along the innermost loop as constants
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target);
 
 // The passes, for tests and for backends that re-schedule.

@@ -10,6 +10,15 @@
 // `omp simd` when nothing in it carries from one index to the next (no
 // sweep) or may race (no indexing).
 //
+// Cpu, a reduction along an axis A other than the last (NumPy's
+// `x.sum(axis=0)`), where the rows are contiguous and the inner sweep would
+// stride across them: OuterSweep (loop_ir.hpp) when it is exact and pays.
+// The loops: the axes before A, the axes between A and the last, the sweep,
+// the last axis (simd). Each reduction's output element then holds its
+// accumulator; still combined in ref's order. The first loop runs in
+// parallel, or, with the sweep first, each thread takes its share of the
+// last axis (SharedSimd).
+//
 // OpenCl: the axes other than the sweep are one flat work-item loop (the
 // launch decides how many work items, one when the order matters). A full
 // reduction (rank 1, no scan, no scatter) splits its sweep among the work
@@ -17,10 +26,47 @@
 // reduction, and a work-group tree combines the partials (the backend's
 // second pass), as OpenMP's reduction clause does on cpu.
 #include <algorithm>
+#include <vector>
 
 #include "backends/loop_ir.hpp"
 
 namespace arrvm::codegen {
+
+namespace {
+
+// Whether a cpu kernel's reductions may accumulate in their outputs with
+// the sweep outside the last axis (see above), and whether it pays.
+bool outer_sweep(const LoweredBlock& b) {
+  const LoopKernel& k = b.kernel;
+  const int R = k.rank, A = k.sweep_axis;
+  if (A < 0 || A >= R - 1 || b.shape[R - 1] < 8) return false;
+  // Nothing that depends on the order of the indices: scans, scatters,
+  // gathers (their errors keep the first bad position), compresses, random
+  // (a per-thread memo of consecutive positions).
+  if (k.counters > 0 || k.errors > 0 || !k.indexed.empty() || k.has(OpKind::Accumulate)) return false;
+  std::vector<bool> output(k.views.size(), false);
+  for (const Stmt& st : k.body) {
+    if (st.op == Opcode::Random) return false;
+    if (opcode_kind(st.op) != OpKind::Reduce) continue;
+    // The output holds the partial results: the accumulator's dtype, and
+    // no other slot of its base (an input it would overwrite).
+    if (st.out.kind != ArgKind::View || k.accs[st.acc] != st.out.dtype) return false;
+    output[st.out.index] = true;
+  }
+  bool strided_sweep = false;
+  for (std::size_t v = 0; v < b.views.size(); ++v) {
+    for (std::size_t u = 0; u < b.views.size(); ++u) {
+      if (u != v && output[v] && b.views[u].base == b.views[v].base) return false;
+    }
+    if (output[v]) continue;
+    const int64_t last = b.views[v].stride[R - 1], along = b.views[v].stride[A];
+    if (last != 0 && last != 1) return false;  // the rows are not contiguous: nothing won
+    strided_sweep = strided_sweep || (along != 0 && along != 1);
+  }
+  return strided_sweep;
+}
+
+}  // namespace
 
 LoweredBlock schedule(LoweredBlock b, Target target) {
   LoopKernel& k = b.kernel;
@@ -32,6 +78,20 @@ LoweredBlock schedule(LoweredBlock b, Target target) {
   }
   if (A >= 0) k.loops.push_back({A, LoopKind::Sweep});
   if (R == 0) return b;
+  if (target == Target::Cpu && outer_sweep(b)) {
+    k.loops.clear();
+    for (int ax = 0; ax < R - 1; ++ax) {
+      if (ax != A) k.loops.push_back({ax, LoopKind::Serial});
+    }
+    k.loops.push_back({A, LoopKind::OuterSweep});
+    k.loops.push_back({R - 1, LoopKind::Simd});
+    if (k.loops[0].kind == LoopKind::OuterSweep) {
+      k.loops.back().kind = LoopKind::SharedSimd;
+    } else {
+      k.loops[0].kind = LoopKind::Parallel;
+    }
+    return b;
+  }
   // A compress keeps a running count: the loop runs in order, on one thread
   // (one work item). (A parallel compress needs a prefix sum of the counts.)
   if (k.counters > 0) return b;
