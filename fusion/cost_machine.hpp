@@ -26,18 +26,25 @@ void set_machine_costs(const MachineCosts& costs);
 MachineCosts machine_costs();
 
 // `machine` (fusion/README.md): predicted time in bytes-equivalent units of
-// the measured bandwidth; bohrium's traffic plus one launch per block plus
-// the (partition-independent) compute of every instruction.
+// the measured bandwidth; bohrium's traffic plus one launch per block (in
+// batches where launches matter, launch_in) plus the (partition-independent)
+// compute of every instruction.
 class MachineCost final : public CostModel {
  public:
   MachineCost();  // with machine_costs()
   std::string_view name() const override { return "machine"; }
   bool counts_external_accesses() const override { return true; }
-  Cost merge_bonus(const Graph&) const override { return launch_; }
+  Cost merge_bonus(const Graph& g) const override;
   Cost constant(const Graph& g) const override;
   Cost block_cost(const Graph& g, const BlockSummary& b) const override;
   Cost saving(const Graph& g, const BlockSummary& a, const BlockSummary& b) const override;
   Cost launch_bytes() const { return launch_; }
+  // The launch term in g: launch_bytes() if one launch per non-control
+  // instruction costs at least kLaunchShare of their unfused traffic
+  // (bytes of every view they read and write), else 0. O(1) after the
+  // first call per graph.
+  Cost launch_in(const Graph& g) const;
+  static constexpr double kLaunchShare = 0.1;
 
  private:
   MachineCosts m_;

@@ -1,6 +1,7 @@
 #include "fusion/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <unordered_map>
 
@@ -58,6 +59,8 @@ const Dims& iteration_shape(const Instruction& in) {
 }  // namespace
 
 Graph::Graph(std::span<const Instruction> batch, FusionRules rules) : batch_(batch), rules_(rules) {
+  static std::atomic<uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   build_accesses();
   find_new_bases();
   build_dependencies();

@@ -64,6 +64,9 @@ class Graph {
   explicit Graph(std::span<const Instruction> batch, FusionRules rules = {});
 
   const FusionRules& rules() const { return rules_; }
+  // Distinct for every graph the process builds (a cache key for what a
+  // cost model derives from the whole graph; an address may be reused).
+  uint64_t serial() const { return serial_; }
 
   std::size_t size() const { return access_.size(); }
   const Instruction& instruction(uint32_t i) const { return batch_[i]; }
@@ -114,6 +117,7 @@ class Graph {
 
   std::span<const Instruction> batch_;
   FusionRules rules_;
+  uint64_t serial_ = 0;
   std::vector<Access> access_;
   std::vector<ArrayInfo> arrays_;
   std::vector<BaseId> base_ids_;

@@ -97,3 +97,48 @@ TEST_CASE("machine cost model: bohrium's traffic plus one launch per block") {
   CHECK(q.blocks.size() == 1);
   fusion::set_machine_costs(fusion::MachineCosts{});
 }
+
+TEST_CASE("machine cost model: no launch term in a batch of large instructions") {
+  fusion::MachineCosts m;
+  m.bandwidth = 1e10;
+  m.launch_s = 1e-6;  // 10000 bytes-equivalent per launch
+  fusion::set_machine_costs(m);
+  const auto machine = fusion::make_cost_model("machine");
+  const auto bohrium = fusion::make_cost_model("bohrium");
+  fusion::Options options;
+  // Two independent negatives over n float64 each: unfused traffic 2 * 16 n
+  // bytes against two launches of 10000: counted up to 16 n = 10 * 10000.
+  for (int64_t n : {int64_t{6250}, int64_t{6251}, int64_t{1000000}}) {
+    CAPTURE(n);
+    Batch b;
+    const BaseId x = b.base(DType::Float64, n), y = b.base(DType::Float64, n), u = b.base(DType::Float64, n),
+                 w = b.base(DType::Float64, n);
+    b.add(make(Opcode::Negative, view1(u, 0, n), {v(view1(x, 0, n))}));
+    b.add(make(Opcode::Negative, view1(w, 0, n), {v(view1(y, 0, n))}));
+    const fusion::Graph g(b.instrs);
+    const fusion::Cost launch = n <= 6250 ? 10000 : 0;
+    CHECK(machine->merge_bonus(g) == launch);
+    Partition apart, together;
+    apart.blocks = {{0}, {1}};
+    together.blocks = {{0, 1}};
+    CHECK(machine->cost(g, apart) - machine->cost(g, together) == launch);
+    CHECK(machine->cost(g, together) - machine->constant(g) == bohrium->cost(g, together) + launch);
+    for (const char* fuser : {"greedy", "ilp"}) {
+      CAPTURE(fuser);
+      CHECK(fusion::find_algorithm(fuser)->fuse(g, *machine, options).blocks.size() ==
+            (launch > 0 ? 1u : 2u));
+    }
+  }
+  // Related work still fuses: t = -x; z = t * t over 10^6 (t contracted).
+  Batch c;
+  const int64_t n = 1000000;
+  const BaseId x = c.base(DType::Float64, n), t = c.base(DType::Float64, n), z = c.base(DType::Float64, n);
+  c.add(make(Opcode::Negative, view1(t, 0, n), {v(view1(x, 0, n))}));
+  c.add(make(Opcode::Multiply, view1(z, 0, n), {v(view1(t, 0, n)), v(view1(t, 0, n))}));
+  c.add(control(Opcode::Free, t));
+  const fusion::Graph gc(c.instrs);
+  CHECK(machine->merge_bonus(gc) == 0);
+  CHECK(fusion::find_algorithm("greedy")->fuse(gc, *machine, options).blocks.size() == 1);
+  CHECK(fusion::find_algorithm("ilp")->fuse(gc, *machine, options).blocks.size() == 1);
+  fusion::set_machine_costs(fusion::MachineCosts{});
+}
