@@ -6,13 +6,19 @@ NumPy and the ratio Python / C++ (target: at most 1.2).
 
 Usage (from the repository root, after building arrvm_cli and arrvm_python):
   /usr/bin/python3 bench/python/compare.py [--size tiny|default] [--backend cpu|opencl]
-      [--arrvm build/arrvm] [--repeat R] [NAME...]
+      [--arrvm build/arrvm] [--repeat R] [--rounds K] [NAME...]
 Sizes are the C++ registry's (bench/programs/registry.cpp).
+
+--rounds K: per program, K alternating Python and C++ measurements, each
+side's median reported. On a shared host the same binary's time can jump
+between two levels from one process to the next (gauss: 0.075 or 0.11 s), so
+one measurement per side compares whichever levels each side drew.
 """
 import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -58,6 +64,8 @@ def main():
     ap.add_argument('--backend', default='cpu')
     ap.add_argument('--arrvm', default=os.path.join(ROOT, 'build', 'arrvm'))
     ap.add_argument('--repeat', type=int, default=2, help='runs per measurement; the last is reported')
+    ap.add_argument('--rounds', type=int, default=1,
+                    help='alternating Python / C++ measurements per program; the medians are reported')
     ap.add_argument('--json', action='store_true', help='one JSON object per program instead of a table')
     a = ap.parse_args()
     env = dict(os.environ, ARRVM_BACKEND=a.backend)
@@ -70,12 +78,18 @@ def main():
     for name, n, it in rows:
         args = [name, str(n), str(it)]
         want = run_python(args, False, env, 1)
-        got = run_python(args, True, env, a.repeat)
-        cpp = run_cpp(a.arrvm, name, a.size, a.backend, env, a.repeat) if os.path.exists(a.arrvm) else float('nan')
+        py_times, cpp_times = [], []
+        for _ in range(max(1, a.rounds)):
+            got = run_python(args, True, env, a.repeat)
+            py_times.append(got['time'])
+            cpp_times.append(run_cpp(a.arrvm, name, a.size, a.backend, env, a.repeat)
+                             if os.path.exists(a.arrvm) else float('nan'))
+        got['time'], cpp = statistics.median(py_times), statistics.median(cpp_times)
         ok = abs(float(got['checksum']) - float(want['checksum'])) <= 1e-9 * max(1.0, abs(float(want['checksum'])))
         status |= 0 if ok else 1
         row = {'name': name, 'n': n, 'iterations': it, 'numpy_s': want['time'], 'arrvm_python_s': got['time'],
-               'arrvm_cpp_s': cpp, 'python_over_cpp': got['time'] / cpp, 'speedup_over_numpy': want['time'] / got['time'],
+               'arrvm_cpp_s': cpp, 'python_over_cpp': got['time'] / cpp if cpp > 0 else float('nan'),
+               'speedup_over_numpy': want['time'] / got['time'] if got['time'] > 0 else float('nan'),
                'checksum_ok': ok}
         if a.json:
             print(json.dumps(row), flush=True)
