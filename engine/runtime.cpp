@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -348,8 +349,10 @@ void Runtime::run_batch(BaseId synced) {
   }
   log_flush(before, partition);
   if (observer_) observer_->on_flush(batch_, partition);
-  batch_ = std::move(carry.batch);
-  batch_origin_ = std::move(carry.origin);
+  // (assign, not move: the batch keeps its capacity; a 1000-instruction
+  // batch is about a megabyte, which malloc maps and unmaps each time.)
+  batch_.assign(std::make_move_iterator(carry.batch.begin()), std::make_move_iterator(carry.batch.end()));
+  batch_origin_.assign(carry.origin.begin(), carry.origin.end());
   carry_keys_ = std::move(carry.keys);
   resolve_lengths();
 }
