@@ -80,10 +80,11 @@ Cost MachineCost::constant(const Graph& g) const {
 }
 
 Cost MachineCost::launch_in(const Graph& g) const {
-  // Once per graph (saving() runs O(n^2) times): the last graph's answer.
+  // Once per graph (saving() runs O(n^2) times): the last graph's answer,
+  // for this launch cost (two models may hold different calibrations).
   thread_local uint64_t serial = 0;
-  thread_local Cost value = 0;
-  if (serial == g.serial()) return value;
+  thread_local Cost for_launch = 0, value = 0;
+  if (serial == g.serial() && for_launch == launch_) return value;
   double traffic = 0;
   std::size_t kernels = 0;
   for (uint32_t i = 0; i < g.size(); ++i) {
@@ -99,6 +100,7 @@ Cost MachineCost::launch_in(const Graph& g) const {
   const double launches = static_cast<double>(kernels) * static_cast<double>(launch_);
   value = launches >= kLaunchShare * traffic ? launch_ : 0;  // (no work: launch_, as before)
   serial = g.serial();
+  for_launch = launch_;
   return value;
 }
 

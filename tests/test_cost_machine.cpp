@@ -128,6 +128,13 @@ TEST_CASE("machine cost model: no launch term in a batch of large instructions")
       CHECK(fusion::find_algorithm(fuser)->fuse(g, *machine, options).blocks.size() ==
             (launch > 0 ? 1u : 2u));
     }
+    // Another calibration, the same graph: its own launch term (not the last model's).
+    fusion::MachineCosts slower = m;
+    slower.launch_s = 2e-6;
+    fusion::set_machine_costs(slower);
+    CHECK(fusion::make_cost_model("machine")->merge_bonus(g) == (n <= 12500 ? 20000 : 0));
+    CHECK(machine->merge_bonus(g) == launch);
+    fusion::set_machine_costs(m);
   }
   // Related work still fuses: t = -x; z = t * t over 10^6 (t contracted).
   Batch c;
