@@ -9,6 +9,7 @@
 #include "backends/backend.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/defer.hpp"
+#include "engine/fill_fold.hpp"
 #include "engine/fusion_stage.hpp"
 #include "engine/gather_pull.hpp"
 #include "vm/error.hpp"
@@ -312,17 +313,22 @@ void Runtime::run_batch(BaseId synced) {
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},
                          {"instructions", static_cast<int64_t>(batch_.size())}});
+  // A base for a batch rewrite's temporary, which the rewrite frees.
+  auto batch_temp = [&](DType t, int64_t n) {
+    const BaseId id = bases_.add(t, n);
+    backend_->declare(id, t, n);
+    bases_.remove(id);
+    return id;
+  };
   if (config_.pull_gathers) {
     const bool gathers = std::any_of(batch_.begin(), batch_.end(),
                                      [](const Instruction& in) { return in.op == Opcode::Gather; });
     if (gathers) {
-      profile_.gathers_pulled += pull_gathers(batch_, batch_origin_, [&](DType t, int64_t n) {
-        const BaseId id = bases_.add(t, n);
-        backend_->declare(id, t, n);
-        bases_.remove(id);  // the pass frees it in the batch
-        return id;
-      });
+      profile_.gathers_pulled += pull_gathers(batch_, batch_origin_, batch_temp);
     }
+  }
+  if (config_.fold_fills) {
+    profile_.fills_folded += fold_fills(batch_, batch_origin_, batch_temp);
   }
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;

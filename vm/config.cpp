@@ -145,6 +145,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.anytime = parse_on_off(label, value);
   } else if (name == "pull_gathers") {
     c.pull_gathers = parse_on_off(label, value);
+  } else if (name == "fold_fills") {
+    c.fold_fills = parse_on_off(label, value);
   } else if (name == "defer") {
     check_choice(label, value, {"on", "off", "always"});
     c.defer = value;
@@ -187,6 +189,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_MERGE_CACHE", "merge_cache"},
       {"ARRVM_ANYTIME", "anytime"},
       {"ARRVM_PULL_GATHERS", "pull_gathers"},
+      {"ARRVM_FOLD_FILLS", "fold_fills"},
       {"ARRVM_DEFER", "defer"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
@@ -224,6 +227,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_MERGE_CACHE", to_string(merge_cache_mode())},
       {"ARRVM_ANYTIME", anytime ? "on" : "off"},
       {"ARRVM_PULL_GATHERS", pull_gathers ? "on" : "off"},
+      {"ARRVM_FOLD_FILLS", fold_fills ? "on" : "off"},
       {"ARRVM_DEFER", defer},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},

@@ -43,6 +43,11 @@ struct Config {
   // evaluates the array's elementwise producer at the gathered positions
   // (engine/gather_pull.hpp).
   bool pull_gathers = true;
+  // ARRVM_FOLD_FILLS: on | off. A constant written into a diagonal or a
+  // column of a matrix the previous instruction computed becomes an
+  // elementwise `where` over the matrix, which fuses with its producer
+  // (engine/fill_fold.hpp).
+  bool fold_fills = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites
