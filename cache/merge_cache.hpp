@@ -40,7 +40,7 @@
 
 namespace arrvm {
 
-inline constexpr uint64_t kMergeKeyVersion = 2;  // 2: the backend's FusionRules
+inline constexpr uint64_t kMergeKeyVersion = 3;  // 2: the backend's FusionRules; 3: broadcast views cost their distinct elements
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

@@ -85,7 +85,11 @@ void Graph::build_accesses() {
     auto [it, fresh] = array_ids.emplace(view_key(v), 0);
     if (fresh) {
       it->second = static_cast<ArrayId>(arrays_.size());
-      arrays_.push_back(ArrayInfo{v, base_of(v.base), v.nelem() * static_cast<int64_t>(dtype_size(v.dtype))});
+      // The elements the view holds: a broadcast axis (stride 0) reads the
+      // same ones again, from cache, so it does not multiply the traffic.
+      int64_t distinct = 1;
+      for (int d = 0; d < v.rank(); ++d) distinct *= v.stride[d] == 0 && v.shape[d] > 0 ? 1 : v.shape[d];
+      arrays_.push_back(ArrayInfo{v, base_of(v.base), distinct * static_cast<int64_t>(dtype_size(v.dtype))});
       array_users_.emplace_back();
     }
     return it->second;
