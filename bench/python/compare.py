@@ -36,9 +36,9 @@ def sizes(size_class):
     return [(r[0], int(r[col]), int(r[col + 1])) for r in rows]
 
 
-def run_python(args, under_arrvm, env, repeat):
+def run_python(args, under_arrvm, env, repeat, warmup=0):
     cmd = [PY] + (['-m', 'arrvm'] if under_arrvm else []) + [os.path.join(HERE, 'run_program.py'),
-                                                             '--repeat', str(repeat)] + args
+                                                             '--warmup', str(warmup), '--repeat', str(repeat)] + args
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError('%s failed:\n%s' % (' '.join(cmd), p.stderr[-3000:]))
@@ -63,7 +63,8 @@ def main():
     ap.add_argument('--size', default='default', choices=['tiny', 'default', 'paper'])
     ap.add_argument('--backend', default='cpu')
     ap.add_argument('--arrvm', default=os.path.join(ROOT, 'build', 'arrvm'))
-    ap.add_argument('--repeat', type=int, default=2, help='runs per measurement; the last is reported')
+    ap.add_argument('--repeat', type=int, default=2,
+                    help='timed runs per measurement after one warm-up, the mean reported (both sides)')
     ap.add_argument('--rounds', type=int, default=1,
                     help='alternating Python / C++ measurements per program; the medians are reported')
     ap.add_argument('--json', action='store_true', help='one JSON object per program instead of a table')
@@ -80,7 +81,7 @@ def main():
         want = run_python(args, False, env, 1)
         py_times, cpp_times = [], []
         for _ in range(max(1, a.rounds)):
-            got = run_python(args, True, env, a.repeat)
+            got = run_python(args, True, env, a.repeat, warmup=1)
             py_times.append(got['time'])
             cpp_times.append(run_cpp(a.arrvm, name, a.size, a.backend, env, a.repeat)
                              if os.path.exists(a.arrvm) else float('nan'))

@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """Runs programs of bench/numpy/programs.py (as they are, or under
 `python3 -m arrvm`) and prints one JSON line per program: name, n,
-iterations, checksum, time (seconds of the last of `--repeat` runs; earlier
-runs warm the kernel and merge caches, as `arrvm bench` does for C++).
+iterations, checksum, time (the mean seconds of `--repeat` runs after
+`--warmup` untimed ones; `--warmup 1 --repeat R` is `arrvm bench --repeat
+R`'s protocol: the warm-up fills the kernel and merge caches).
 
 Under arrvm, the programs' Philox inputs (programs.random_uniform, NumPy code
 emulating the VM's `random` opcode with 64-bit integer arithmetic) come from
 the `random` opcode itself, as in the C++ twins: the same numbers, so the
 checksums stay NumPy's; the NumPy run subtracts its Philox time likewise.
 
-Usage: run_program.py [--repeat R] NAME N ITERATIONS [NAME N ITERATIONS ...]
+Usage: run_program.py [--warmup W] [--repeat R] NAME N ITERATIONS [NAME N ITERATIONS ...]
 """
 import importlib.util
 import json
@@ -23,9 +24,13 @@ PROGRAMS = os.environ.get('ARRVM_NUMPY_PROGRAMS',
 
 
 def main(argv):
-    repeat = 1
-    if argv[:1] == ['--repeat']:
-        repeat, argv = int(argv[1]), argv[2:]
+    repeat, warmup = 1, 0
+    while argv[:1] in (['--repeat'], ['--warmup']):
+        if argv[0] == '--repeat':
+            repeat = int(argv[1])
+        else:
+            warmup = int(argv[1])
+        argv = argv[2:]
     spec = importlib.util.spec_from_file_location('programs', PROGRAMS)
     programs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(programs)
@@ -36,11 +41,14 @@ def main(argv):
             tuple(shape) if not isinstance(shape, int) else (shape,), seed)
     for i in range(0, len(argv), 3):
         name, n, iterations = argv[i], int(argv[i + 1]), int(argv[i + 2])
-        for _ in range(repeat):
+        times = []
+        for r in range(warmup + repeat):
             programs._philox_seconds = 0.0
             start = time.perf_counter()
             checksum = programs.PROGRAMS[name](n, iterations)
-            elapsed = time.perf_counter() - start - programs._philox_seconds
+            if r >= warmup:
+                times.append(time.perf_counter() - start - programs._philox_seconds)
+        elapsed = sum(times) / len(times)
         print(json.dumps({'name': name, 'n': n, 'iterations': iterations, 'checksum': repr(checksum),
                           'time': elapsed, 'arrvm': under_arrvm}), flush=True)
     return 0
