@@ -40,7 +40,9 @@
 
 namespace arrvm {
 
-inline constexpr uint64_t kMergeKeyVersion = 3;  // 2: the backend's FusionRules; 3: broadcast views cost their distinct elements
+// 2: the backend's FusionRules; 3: a broadcast view costs its distinct
+// elements (fusion/README.md), so partitions cached before may differ.
+inline constexpr uint64_t kMergeKeyVersion = 3;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch
