@@ -3,7 +3,6 @@
 #include "engine/fill_fold.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 #include <utility>
 
 #include "engine/batch_users.hpp"
@@ -20,6 +19,15 @@ struct Line {
 bool is_fill(const Instruction& in) {
   return in.op == Opcode::Identity && in.nin == 1 && in.in[0].is_const && in.out.rank() == 1 &&
          in.out.nelem() > 0 && in.length_class < 0;
+}
+
+// Whether `in` reads or writes (part of) `base`, or frees or syncs it.
+bool touches(const Instruction& in, BaseId base) {
+  if (in.out.base == base) return true;
+  for (int k = 0; k < in.nin; ++k) {
+    if (!in.in[k].is_const && in.in[k].view.base == base) return true;
+  }
+  return false;
 }
 
 // W: written whole by an elementwise instruction, rank 2, row-major.
@@ -123,41 +131,51 @@ std::vector<Instruction> fold(const Instruction& fill, const View& w, const Line
 
 std::size_t fold_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
                        const std::function<BaseId(DType, int64_t)>& new_temp) {
-  if (std::none_of(batch.begin(), batch.end(), is_fill)) return 0;
+  // Decided on the batch as it is (a flush's hot path: no copy unless a fill
+  // folds). A fill's producer is the last earlier instruction touching its
+  // base; a fill folded before it counts as the `where` it becomes.
+  struct Fold {
+    std::size_t at;
+    View w;
+    Line line;
+  };
+  std::vector<Fold> folds;
+  for (std::size_t j = 0; j < batch.size(); ++j) {
+    if (!is_fill(batch[j])) continue;
+    const BaseId base = batch[j].out.base;
+    std::size_t q = j;
+    while (q > 0 && !touches(batch[q - 1], base)) --q;
+    if (q == 0) continue;  // nothing before it in the batch
+    const View* w = nullptr;
+    if (!folds.empty() && folds.back().at == q - 1) {
+      w = &folds.back().w;
+    } else if (is_matrix_producer(batch[q - 1], base)) {
+      w = &batch[q - 1].out;
+    }
+    Line ln;
+    if (w != nullptr && line_in(batch[j].out, *w, &ln)) folds.push_back({j, *w, ln});
+  }
+  if (folds.empty()) return 0;
   std::vector<Instruction> next;
   std::vector<uint64_t> next_origin;
-  next.reserve(batch.size());
-  next_origin.reserve(batch.size());
-  std::unordered_map<BaseId, std::size_t> last;  // per base, its last toucher in `next`
-  std::size_t folded = 0;
-  auto append = [&](const Instruction& in, uint64_t at) {
-    last[in.out.base] = next.size();
-    for (int k = 0; k < in.nin; ++k) {
-      if (!in.in[k].is_const) last[in.in[k].view.base] = next.size();
-    }
-    next.push_back(in);
-    next_origin.push_back(at);
-  };
+  next.reserve(batch.size() + 8 * folds.size());
+  next_origin.reserve(next.capacity());
+  std::size_t f = 0;
   for (std::size_t j = 0; j < batch.size(); ++j) {
-    const Instruction& in = batch[j];
-    if (is_fill(in)) {
-      const auto p = last.find(in.out.base);
-      Line ln;
-      if (p != last.end() && is_matrix_producer(next[p->second], in.out.base) &&
-          line_in(in.out, next[p->second].out, &ln)) {
-        const View w = next[p->second].out;
-        for (const Instruction& r : fold(in, w, ln, new_temp)) append(r, origin[j]);
-        ++folded;
-        continue;
+    if (f < folds.size() && folds[f].at == j) {
+      for (Instruction& r : fold(batch[j], folds[f].w, folds[f].line, new_temp)) {
+        next.push_back(std::move(r));
+        next_origin.push_back(origin[j]);
       }
+      ++f;
+      continue;
     }
-    append(in, origin[j]);
+    next.push_back(std::move(batch[j]));
+    next_origin.push_back(origin[j]);
   }
-  if (folded > 0) {
-    batch = std::move(next);
-    origin = std::move(next_origin);
-  }
-  return folded;
+  batch = std::move(next);
+  origin = std::move(next_origin);
+  return folds.size();
 }
 
 }  // namespace arrvm

@@ -149,6 +149,24 @@ TEST_CASE("the folded fill's values by hand: the diagonal of a 4 x 4 matrix") {
   CHECK(vm.runtime().profile().fills_folded == 1);
 }
 
+TEST_CASE("two fills in a row on one matrix both fold, the second onto the first's where") {
+  const cputest::TempDir dir;
+  std::vector<double> results[2];
+  for (bool fold : {false, true}) {
+    const Vm vm = make_vm("cpu", fold, dir.path());
+    std::vector<double> v(16);
+    for (int i = 0; i < 16; ++i) v[i] = i + 1;
+    Array f = Array::from_host(v, {4, 4}, vm) * 2.0;
+    f.ravel()(Slice(0, {}, 5)).assign(-1.0);  // the diagonal
+    f.ravel()(Slice(3, 13, 3)).assign(-2.0);  // the anti-diagonal
+    results[fold] = f.to_vector<double>();
+    CHECK(vm.runtime().profile().fills_folded == (fold ? 2u : 0u));
+  }
+  const std::vector<double> want = {-1, 4, 6, -2, 10, -1, -2, 16, 18, -2, -1, 24, -2, 28, 30, -1};
+  CHECK(results[0] == want);
+  CHECK(results[1] == want);
+}
+
 TEST_CASE("a folded fill joins its producer and the reduction: one kernel, the matrix contracted") {
   const cputest::TempDir dir;
   const Line diag = kLines[0];
