@@ -223,6 +223,10 @@ std::string cast_body(DType from, DType to, const CDialect& d) {
            c_limit(to, false) + ") return " + c_limit(to, false) + "; if (x >= (" + ld + ")" +
            c_limit(to, true) + ") return " + c_limit(to, true) + "; return (" + c_type(to) + ")v;";
   }
+  // A bool as a conditional: gcc does not vectorize a mask converted to a
+  // float (`(double)(a < b)`), but does a select.
+  if (is_bool(from) && is_float(to))
+    return std::string("return v ? (") + c_type(to) + ")1 : (" + c_type(to) + ")0;";
   return std::string("return (") + c_type(to) + ")v;";
 }
 

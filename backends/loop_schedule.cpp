@@ -12,7 +12,9 @@
 //
 // Cpu, a reduction along an axis A other than the last (NumPy's
 // `x.sum(axis=0)`), where the rows are contiguous and the inner sweep would
-// stride across them: OuterSweep (loop_ir.hpp) when it is exact and pays.
+// stride across them, or an outer product (an input read as a column,
+// nbody's `x[:, None] - x[None, :]`) whose inner sweep would be a scalar
+// loop: OuterSweep (loop_ir.hpp) when it is exact and pays.
 // The loops: the axes before A, the axes between A and the last, the sweep,
 // the last axis (simd). Each reduction's output element then holds its
 // accumulator; still combined in ref's order. The first loop runs in
@@ -34,6 +36,10 @@ namespace arrvm::codegen {
 
 namespace {
 
+// The most bytes of output rows (all reductions of a row of the last axis)
+// for which an outer product is swept outside the last axis: L2-resident.
+constexpr int64_t kOuterProductRowBytes = 256 * 1024;
+
 // Whether a cpu kernel's reductions may accumulate in their outputs with
 // the sweep outside the last axis (see above), and whether it pays.
 bool outer_sweep(const LoweredBlock& b) {
@@ -53,17 +59,27 @@ bool outer_sweep(const LoweredBlock& b) {
     if (st.out.kind != ArgKind::View || k.accs[st.acc] != st.out.dtype) return false;
     output[st.out.index] = true;
   }
-  bool strided_sweep = false;
+  bool strided_sweep = false, column = false;
+  int64_t outputs = 0;
   for (std::size_t v = 0; v < b.views.size(); ++v) {
     for (std::size_t u = 0; u < b.views.size(); ++u) {
       if (u != v && output[v] && b.views[u].base == b.views[v].base) return false;
     }
-    if (output[v]) continue;
+    if (output[v]) {
+      outputs += dtype_size(k.views[v]);
+      continue;
+    }
     const int64_t last = b.views[v].stride[R - 1], along = b.views[v].stride[A];
     if (last != 0 && last != 1) return false;  // the rows are not contiguous: nothing won
     strided_sweep = strided_sweep || (along != 0 && along != 1);
+    column = column || (last == 0 && along != 0);
   }
-  return strided_sweep;
+  // An outer product reduced along A (nbody's `(x[:, None] - x[None, :]
+  // ...).sum(axis=0)`): the inner sweep is a scalar loop, the outer one
+  // vectorizes along the last axis. It pays while a thread's output rows
+  // stay in cache (they are read and written once per index of A).
+  const bool outer_product = column && outputs * b.shape[R - 1] <= kOuterProductRowBytes;
+  return strided_sweep || outer_product;
 }
 
 }  // namespace

@@ -197,3 +197,91 @@ TEST_CASE("cpu: column sums sweeping outside the last axis equal hand-computed v
   CHECK(wrong == 0);
   CHECK(cpu_backend_stats(rt.backend()).kernels_launched == 1);
 }
+
+namespace {
+
+// nbody's shape of block: an outer product reduced along axis 0,
+//   d = x[:, None] - x[None, :];  s = (d * (d < 0.25)).sum(axis=0)
+// with the bool cast to float64 (a select in the generated C), the n x n
+// temporaries contracted.
+std::vector<Instruction> outer_product_block(int64_t n, BaseId x, BaseId d, BaseId m, BaseId f, BaseId s) {
+  const DType t = DType::Float64;
+  auto binary = [](Opcode op, const View& out, const Operand& a, const Operand& b) {
+    Instruction i;
+    i.op = op;
+    i.out = out;
+    i.add_input(a);
+    i.add_input(b);
+    return i;
+  };
+  const View column = reduceprog::typed_view(x, t, 0, {n, n}, {1, 0});
+  const View row = reduceprog::typed_view(x, t, 0, {n, n}, {0, 1});
+  return {
+      binary(Opcode::Subtract, whole(d, t, {n, n}), Operand::of(column), Operand::of(row)),
+      binary(Opcode::Less, whole(m, DType::Bool, {n, n}), Operand::of(whole(d, t, {n, n})),
+             Operand::of(Scalar::of_double(t, 0.25))),
+      reduceprog::unary(Opcode::Identity, whole(f, t, {n, n}), whole(m, DType::Bool, {n, n})),
+      binary(Opcode::Multiply, whole(f, t, {n, n}), Operand::of(whole(f, t, {n, n})),
+             Operand::of(whole(d, t, {n, n}))),
+      reduce(Opcode::AddReduce, t, {n, n}, 0, f, s),
+  };
+}
+
+// The block with the frees that contract its temporaries (bases 2, 3, 4).
+std::vector<Instruction> contracted(std::vector<Instruction> block, int64_t n) {
+  for (const auto& [b, t] : {std::pair{2, DType::Float64}, {3, DType::Bool}, {4, DType::Float64}}) {
+    Instruction in;
+    in.op = Opcode::Free;
+    in.out = whole(b, t, {n * n});
+    block.push_back(in);
+  }
+  return block;
+}
+
+}  // namespace
+
+TEST_CASE("schedule: an outer product reduced along axis 0 sweeps outside the last axis while its rows fit") {
+  // No input strided along the sweep, but the inner sweep would be a
+  // scalar loop; swept outside, the last axis vectorizes.
+  CHECK(loops_of(contracted(outer_product_block(1000, 1, 2, 3, 4, 5), 1000)) ==
+        Loops{{0, LoopKind::OuterSweep}, {1, LoopKind::SharedSimd}});
+  // Output rows over 256 KB (40000 doubles) would be re-read from beyond
+  // L2 once per index of the sweep: inner sweep.
+  CHECK(loops_of(contracted(outer_product_block(40000, 1, 2, 3, 4, 5), 40000)) ==
+        Loops{{1, LoopKind::Parallel}, {0, LoopKind::Sweep}});
+}
+
+TEST_CASE("cpu: an outer product reduced along axis 0 equals ref and a hand loop bit for bit") {
+  for (const int64_t n : {9, 37, 1003}) {  // 1003: parallel, shares not a multiple of 8
+    CAPTURE(n);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<double>((i * 7919) % 1009 - 504) / 1024.0;
+    std::vector<double> hand(static_cast<std::size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = -0.0;  // ref's sum: from -0.0, in index order
+      for (int64_t i = 0; i < n; ++i) {
+        const double d = x[i] - x[j];
+        acc += (d < 0.25 ? 1.0 : 0.0) * d;
+      }
+      hand[j] = acc;
+    }
+    for (const std::string backend : {"cpu", "ref"}) {
+      CAPTURE(backend);
+      cputest::TempDir dir;
+      Runtime rt(cputest::config(backend, dir.path()));
+      const BaseId xb = rt.new_base(DType::Float64, n), s = rt.new_base(DType::Float64, n);
+      const BaseId d = rt.new_base(DType::Float64, n * n), m = rt.new_base(DType::Bool, n * n),
+                   f = rt.new_base(DType::Float64, n * n);
+      rt.write(xb, x.data(), x.size() * sizeof(double));
+      for (const Instruction& in : outer_product_block(n, xb, d, m, f, s)) rt.issue(in);
+      for (BaseId b : {d, m, f}) rt.free_base(b);
+      std::vector<double> got(static_cast<std::size_t>(n));
+      rt.read(s, got.data(), got.size() * sizeof(double));
+      CHECK(std::memcmp(got.data(), hand.data(), got.size() * sizeof(double)) == 0);
+      if (backend == "cpu") {
+        CHECK(cpu_backend_stats(rt.backend()).kernels_launched == 1);
+        CHECK(rt.profile().arrays_contracted == 3);
+      }
+    }
+  }
+}

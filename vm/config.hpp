@@ -29,8 +29,9 @@ struct Config {
   std::string profile;              // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
   std::string log = "warn";         // ARRVM_LOG
   std::string cc = "cc";            // ARRVM_CC
-  std::string cflags = "-O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off";  // ARRVM_CFLAGS
-  std::string opencl_device;                                                            // ARRVM_OPENCL_DEVICE
+  std::string cflags =
+      "-O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -ffp-contract=off";  // ARRVM_CFLAGS
+  std::string opencl_device;     // ARRVM_OPENCL_DEVICE
   double fuse_time_limit = 1.0;  // ARRVM_FUSE_TIME_LIMIT (seconds)
   // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; unset
   // (or empty): as ARRVM_CACHE (lets the cache study vary it with the kernel

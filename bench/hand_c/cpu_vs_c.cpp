@@ -2,7 +2,7 @@
 // program of the benchmark suite (bench/programs/registry.cpp) runs on
 // libarrvm fused by greedy on the cpu backend with a warm kernel cache, and
 // as its hand-written twin (bench/hand_c/hand_*.c, compiled with the JIT's
-// flags: -O3 -march=native -fopenmp -fno-math-errno -ffp-contract=off), the
+// flags: -O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -ffp-contract=off), the
 // two taking turns run by run (a burst of load hits both). One table: the best time of each, fused/hand, the
 // program's compulsory bytes (hand_kernels.h: inputs read once, outputs written once per pass), the GB/s both
 // achieve on those bytes against a STREAM triad measured at the start of the same run, the kernels arrvm
