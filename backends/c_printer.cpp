@@ -299,8 +299,13 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   }
   for (std::size_t i = 0; i < k.consts.size(); ++i) {
     const std::string is = num(static_cast<int64_t>(i));
-    w.line(std::string(c_type(k.consts[i])) + " C" + is + "; memcpy(&C" + is + ", &c[" + is + "], sizeof(C" +
-           is + "));");
+    // Read through a scratch variable: a constant whose address memcpy
+    // takes is shared with the OpenMP region by reference, so gcc loaded
+    // it through a pointer at every use (water_ice's density kernel: two
+    // loads per use of its 57 constants); the const copy goes by value.
+    const std::string t = c_type(k.consts[i]);
+    w.line(t + " C" + is + "_; memcpy(&C" + is + "_, &c[" + is + "], sizeof(C" + is + "_)); const " + t +
+           " C" + is + " = C" + is + "_;");
   }
 
   before_loops(w, k);

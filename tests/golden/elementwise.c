@@ -11,7 +11,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
   const int64_t s1_0 = a[5];
   const int64_t o2_0 = a[6];
   const int64_t s2_0 = a[7];
-  double C0; memcpy(&C0, &c[0], sizeof(C0));
+  double C0_; memcpy(&C0_, &c[0], sizeof(C0_)); const double C0 = C0_;
 #pragma omp parallel for simd if(parallel: a[1]) schedule(static)
   for (int64_t i0 = 0; i0 < n0; ++i0) {
     const int64_t o0_1 = o0_0 + i0;

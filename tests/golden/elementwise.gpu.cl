@@ -14,7 +14,7 @@ __kernel void kernel(__global double* P0, __global double* P1, __global double* 
   const int64_t s1_0 = a[5];
   const int64_t o2_0 = a[6];
   const int64_t s2_0 = a[7];
-  double C0; memcpy(&C0, &c[0], sizeof(C0));
+  double C0_; memcpy(&C0_, &c[0], sizeof(C0_)); const double C0 = C0_;
   const int64_t total = n0;
   if (total == 0) return;
   int64_t i0;

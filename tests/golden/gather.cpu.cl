@@ -21,7 +21,7 @@ __kernel void kernel(__global int64_t* P0, __global float* P1, __global float* Q
   const int64_t s1_0 = a[5];
   __global const int64_t* q0 = a + 6;
   const int64_t N0 = q0[1];
-  float C0; memcpy(&C0, &c[0], sizeof(C0));
+  float C0_; memcpy(&C0_, &c[0], sizeof(C0_)); const float C0 = C0_;
   const int64_t total = n0;
   if (total == 0) return;
   const int64_t chunk = (total + (int64_t)get_global_size(0) - 1) / (int64_t)get_global_size(0);
