@@ -76,8 +76,9 @@ bool outer_sweep(const LoweredBlock& b) {
   }
   // An outer product reduced along A (nbody's `(x[:, None] - x[None, :]
   // ...).sum(axis=0)`): the inner sweep is a scalar loop, the outer one
-  // vectorizes along the last axis. It pays while a thread's output rows
-  // stay in cache (they are read and written once per index of A).
+  // vectorizes along the last axis. It pays while the output rows stay in
+  // cache (read and written once per index of A; bounded whole, before the
+  // threads share the last axis).
   const bool outer_product = column && outputs * b.shape[R - 1] <= kOuterProductRowBytes;
   return strided_sweep || outer_product;
 }

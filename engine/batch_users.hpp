@@ -1,6 +1,7 @@
-// Per base, the positions of the batch's instructions that touch it: shared
-// by the batch rewrites of the engine (engine/gather_pull.cpp,
-// engine/defer.cpp).
+// Per base, the positions of the batch's instructions that touch it, and
+// whether one instruction touches or writes a base: shared by the engine's
+// batch rewrites (engine/gather_pull.cpp, engine/defer.cpp,
+// engine/fill_fold.cpp) and the runtime.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,15 @@ inline std::unordered_map<BaseId, std::vector<uint32_t>> users_by_base(
     }
   }
   return users;
+}
+
+// Whether `in` reads or writes (part of) `base`, or frees or syncs it.
+inline bool touches_base(const Instruction& in, BaseId base) {
+  if (in.out.base == base) return true;  // free and sync carry their base here too
+  for (int k = 0; k < in.nin; ++k) {
+    if (!in.in[k].is_const && in.in[k].view.base == base) return true;
+  }
+  return false;
 }
 
 // Whether `in` writes (part of) `base`: free and sync write nothing.

@@ -21,15 +21,6 @@ bool is_fill(const Instruction& in) {
          in.out.nelem() > 0 && in.length_class < 0;
 }
 
-// Whether `in` reads or writes (part of) `base`, or frees or syncs it.
-bool touches(const Instruction& in, BaseId base) {
-  if (in.out.base == base) return true;
-  for (int k = 0; k < in.nin; ++k) {
-    if (!in.in[k].is_const && in.in[k].view.base == base) return true;
-  }
-  return false;
-}
-
 // W: written whole by an elementwise instruction, rank 2, row-major.
 bool is_matrix_producer(const Instruction& p, BaseId base) {
   if (opcode_kind(p.op) != OpKind::Elementwise || !writes_base(p, base) || p.length_class >= 0) return false;
@@ -144,7 +135,7 @@ std::size_t fold_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& o
     if (!is_fill(batch[j])) continue;
     const BaseId base = batch[j].out.base;
     std::size_t q = j;
-    while (q > 0 && !touches(batch[q - 1], base)) --q;
+    while (q > 0 && !touches_base(batch[q - 1], base)) --q;
     if (q == 0) continue;  // nothing before it in the batch
     const View* w = nullptr;
     if (!folds.empty() && folds.back().at == q - 1) {

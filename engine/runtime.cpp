@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "engine/batch_users.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/defer.hpp"
 #include "engine/fill_fold.hpp"
@@ -96,13 +97,8 @@ void check_size(const BaseInfo& b, BaseId id, std::size_t bytes, const char* wha
 }
 
 bool batch_uses(const std::vector<Instruction>& batch, BaseId id) {
-  for (const Instruction& in : batch) {
-    if (in.out.base == id) return true;
-    for (int i = 0; i < in.nin; ++i) {
-      if (!in.in[i].is_const && in.in[i].view.base == id) return true;
-    }
-  }
-  return false;
+  return std::any_of(batch.begin(), batch.end(),
+                     [id](const Instruction& in) { return touches_base(in, id); });
 }
 
 Instruction control(Opcode op, BaseId id) {
