@@ -128,11 +128,75 @@ void forward_stores(LoweredBlock* b) {
   k.body = std::move(body);
 }
 
+// One slot per view read, and none unread. build() gives every operand its
+// own slot, so a view read by several instructions (water_ice's density
+// reads T and S a dozen times each) became as many pointers and offsets:
+// about 60 offsets live in the loop nest, spilled and recomputed at every
+// row. Read-only slots of the same view (base, offset, shape, strides) now
+// share one slot, and the slots of reads forward_stores replaced go.
+// Written slots stay apart (cpu's writes_all() skips zero-filling a base
+// whose only slot is written, which a merged read-write slot would break;
+// forward_stores already turns a read after a write into a temporary), and
+// so does every slot of a kernel with a compress (a slot's length class
+// decides how it is indexed).
+void merge_reads(LoweredBlock* b) {
+  LoopKernel& k = b->kernel;
+  if (k.counters > 0) return;
+  // Slots no statement names any more (reads forward_stores replaced) go.
+  std::vector<bool> used(b->views.size(), false);
+  for (const Stmt& st : k.body) {
+    if (st.out.kind == ArgKind::View) used[st.out.index] = true;
+    for (int j = 0; j < st.nin; ++j) {
+      if (st.in[j].kind == ArgKind::View) used[st.in[j].index] = true;
+    }
+  }
+  std::vector<int> to(b->views.size(), -1);
+  std::vector<View> views;
+  std::vector<bool> exclusive, written;
+  std::vector<DType> dtypes;
+  for (std::size_t v = 0; v < b->views.size(); ++v) {
+    if (!used[v]) continue;
+    const View& x = b->views[v];
+    int same = -1;
+    if (!k.written[v] && !b->exclusive[v]) {
+      for (std::size_t u = 0; u < views.size() && same < 0; ++u) {
+        const View& y = views[u];
+        if (!written[u] && !exclusive[u] && y.base == x.base && y.dtype == x.dtype && y.offset == x.offset &&
+            y.shape == x.shape && y.stride == x.stride) {
+          same = static_cast<int>(u);
+        }
+      }
+    }
+    if (same >= 0) {
+      to[v] = same;
+      continue;
+    }
+    to[v] = static_cast<int>(views.size());
+    views.push_back(x);
+    exclusive.push_back(b->exclusive[v]);
+    written.push_back(k.written[v]);
+    dtypes.push_back(k.views[v]);
+  }
+  if (views.size() == b->views.size()) return;
+  auto remap = [&](Arg& a) {
+    if (a.kind == ArgKind::View) a.index = to[a.index];
+  };
+  for (Stmt& st : k.body) {
+    remap(st.out);
+    for (int j = 0; j < st.nin; ++j) remap(st.in[j]);
+  }
+  b->views = std::move(views);
+  b->exclusive = std::move(exclusive);
+  k.written = std::move(written);
+  k.views = std::move(dtypes);
+}
+
 }  // namespace
 
 LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
   b = contract_bases(std::move(b), batch, block);
   forward_stores(&b);
+  merge_reads(&b);
   return b;
 }
 
