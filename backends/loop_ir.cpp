@@ -24,6 +24,20 @@ uint64_t pack_scalar(const Scalar& s) {
   return u;
 }
 
+// The slot among `slots` that holds constant `c` (same dtype, same bytes:
+// 0.0 and -0.0 differ, a NaN equals its own bits), or -1. A block's equal
+// constants share a slot, so the compiler sees one value: water_ice's
+// density evaluates `pow(s, 1.5)` twice (its two UNESCO formulas), and gcc
+// folds the two calls into one only when both read the same variable.
+int equal_const(const std::vector<DType>& dtypes, const std::vector<uint64_t>& values,
+                const std::vector<int>& slots, const Scalar& c) {
+  const uint64_t bits = pack_scalar(c);
+  for (int slot : slots) {
+    if (dtypes[slot] == c.dtype && values[slot] == bits) return slot;
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string LoopKernel::signature() const {
@@ -148,6 +162,14 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
     r.consts.push_back(value);
     return static_cast<int>(r.consts.size()) - 1;
   };
+  // Operand constants of one dtype and value share a slot (seeds never do).
+  std::vector<int> operand_slots;
+  auto operand_const = [&](const Scalar& c) {
+    const int same = equal_const(k.consts, r.consts, operand_slots, c);
+    if (same >= 0) return same;
+    operand_slots.push_back(const_slot(c.dtype, pack_scalar(c)));
+    return operand_slots.back();
+  };
   bool have_shape = false;
   std::unordered_map<BaseId, int> counter_of;  // length class -> the counter of its compress in the block
   for (uint32_t i : block) {
@@ -209,8 +231,7 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
         for (int j = 0; j < in.nin; ++j) {
           const Operand& o = in.in[j];
           if (o.is_const) {
-            st.in[j] =
-                Arg{ArgKind::Const, const_slot(o.constant.dtype, pack_scalar(o.constant)), o.constant.dtype};
+            st.in[j] = Arg{ArgKind::Const, operand_const(o.constant), o.constant.dtype};
           } else {
             st.in[j] = view_arg(o.view, false);
           }
@@ -227,6 +248,7 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
   std::vector<uint64_t>& w = key->words;
   w.clear();
   key->bases.clear();
+  key->consts.clear();
   // At most 3 views per instruction: a table of 8 slots per instruction stays under half full.
   std::size_t want = 64;
   while (want < 8 * block.size()) want *= 2;
@@ -267,7 +289,18 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
     for (int j = 0; j < in.nin; ++j) {
       const Operand& o = in.in[j];
       if (o.is_const) {
-        w.push_back(uint64_t{1} << 63 | static_cast<uint8_t>(o.constant.dtype));
+        // Which of the block's distinct constants it is (build() shares a
+        // slot between equal ones): the values stay out of the key, the
+        // pattern of equal ones goes in.
+        const uint64_t bits = pack_scalar(o.constant);
+        std::size_t number = 0;
+        while (number < key->consts.size() &&
+               key->consts[number] != std::make_pair(static_cast<uint8_t>(o.constant.dtype), bits)) {
+          ++number;
+        }
+        if (number == key->consts.size())
+          key->consts.emplace_back(static_cast<uint8_t>(o.constant.dtype), bits);
+        w.push_back(uint64_t{1} << 63 | static_cast<uint8_t>(o.constant.dtype) | uint64_t{number} << 8);
       } else {
         put_view(o.view);
       }
@@ -301,7 +334,11 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
   for (uint32_t i : b.error_instr) {
     r.errors.push_back(static_cast<uint32_t>(std::find(block.begin(), block.end(), i) - block.begin()));
   }
-  for (uint32_t p = 0; p < block.size(); ++p) {  // block_consts' order
+  // build()'s order of constant slots: each operand constant (a new slot
+  // unless an equal one has one) and each random's seed.
+  std::vector<int> operand_slots;
+  int slots = 0;
+  for (uint32_t p = 0; p < block.size(); ++p) {
     const Instruction& in = batch[block[p]];
     const OpKind kind = opcode_kind(in.op);
     if (is_control(in.op) || kind == OpKind::Reduce || kind == OpKind::Accumulate || kind == OpKind::Gather ||
@@ -309,15 +346,22 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
       continue;
     }
     for (int k = 0; k < in.nin; ++k) {
-      if (in.in[k].is_const) r.consts.push_back({p, k});
+      if (!in.in[k].is_const) continue;
+      const int same = equal_const(b.kernel.consts, b.consts, operand_slots, in.in[k].constant);
+      if (same >= 0) {
+        r.consts.push_back({{p, k}, same, true});
+      } else {
+        operand_slots.push_back(slots);
+        r.consts.push_back({{p, k}, slots++, false});
+      }
     }
-    if (in.op == Opcode::Random) r.consts.push_back({p, Binding::kSeed});
+    if (in.op == Opcode::Random) r.consts.push_back({{p, Binding::kSeed}, slots++, false});
   }
-  ARRVM_ASSERT(r.consts.size() == b.consts.size());
+  ARRVM_ASSERT(static_cast<std::size_t>(slots) == b.consts.size());
   return r;
 }
 
-void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
+bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
             std::span<const uint32_t> block) {
   auto base = [&](const Binding::Origin& o) {
     const Instruction& in = batch[block[o.pos]];
@@ -328,11 +372,17 @@ void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction
   for (std::size_t c = 0; c < b->contracted.size(); ++c) b->contracted[c] = base(binding.contracted[c]);
   for (std::size_t e = 0; e < b->error_instr.size(); ++e) b->error_instr[e] = block[binding.errors[e]];
   for (std::size_t c = 0; c < b->kept.size(); ++c) b->kept[c] = base(binding.kept[c]);
-  for (std::size_t c = 0; c < b->consts.size(); ++c) {
-    const Binding::Origin& o = binding.consts[c];
-    const Instruction& in = batch[block[o.pos]];
-    b->consts[c] = o.operand == Binding::kSeed ? in.seed : pack_scalar(in.in[o.operand].constant);
+  for (const Binding::ConstUse& u : binding.consts) {
+    const Instruction& in = batch[block[u.origin.pos]];
+    const uint64_t value =
+        u.origin.operand == Binding::kSeed ? in.seed : pack_scalar(in.in[u.origin.operand].constant);
+    if (!u.shared) {
+      b->consts[u.slot] = value;
+    } else if (b->consts[u.slot] != value) {
+      return false;  // constants equal in the lowered block differ in this one
+    }
   }
+  return true;
 }
 
 // Pass `stride_classes`: the inner stride of each view slot, where constant.

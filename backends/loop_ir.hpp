@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vm/instruction.hpp"
@@ -165,8 +166,10 @@ struct LoweredBlock {
 // lower() is a pipeline of passes (each in its own file):
 //   verify_block  (loop_verify.cpp)   the block is one kernel, or InternalError
 //   build         (loop_ir.cpp)       one statement per instruction, every array a slot
+//                                     (equal constants one slot)
 //   contract      (loop_contract.cpp) bases created and freed in the block become temporaries;
-//                                     a stored value is forwarded to later reads of its view
+//                                     a stored value is forwarded to later reads of its view;
+//                                     the reads of one view share a slot
 //   schedule      (loop_schedule.cpp) the loop nest for the target
 //   stride_classes(loop_ir.cpp)       unit / zero strides along the innermost loop as constants
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target);
@@ -204,7 +207,8 @@ bool launches(const LoweredBlock& b);
 struct BlockKey {
   std::vector<uint64_t> words;  // the structure; equal words: equal lowering up to the bases and constants
   std::vector<BaseId> bases;    // the block's bases in order of first appearance (words number them so)
-  uint64_t hash = 0;            // of words
+  std::vector<std::pair<uint8_t, uint64_t>> consts;  // its distinct constants (dtype, bytes), numbered so
+  uint64_t hash = 0;                                 // of words
   // Scratch: base id -> number, open addressing, cleared by bumping the generation.
   struct Slot {
     BaseId id = 0;
@@ -224,13 +228,25 @@ struct Binding {
     int32_t operand;  // its input operand, kOut for the output, kSeed for a random's seed
   };
   static constexpr int32_t kOut = -1, kSeed = -2;
-  std::vector<Origin> views, indexed, contracted, consts, kept;
+  std::vector<Origin> views, indexed, contracted, kept;
+  // Every constant operand and seed, in the block's order, and its slot:
+  // `shared` if an equal constant before it has the slot.
+  struct ConstUse {
+    Origin origin;
+    int32_t slot;
+    bool shared;
+  };
+  std::vector<ConstUse> consts;
   std::vector<uint32_t> errors;  // positions in the block
 };
 Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
                    std::span<const uint32_t> block);
-void rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
-            std::span<const uint32_t> block);
+// False if the block's constants do not share slots as the lowered block's
+// did (equal there, different here: a loop whose scalars change); the
+// lowering is then unusable for this block (a lowering found by BlockKey
+// always fits: the key holds the pattern).
+[[nodiscard]] bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
+                          std::span<const uint32_t> block);
 
 // The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
 std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);

@@ -153,9 +153,11 @@ class CpuBackend final : public Backend {
       by_index = &by_structure_[structure];
       if (index < by_index->size() && (*by_index)[index]) {
         Lowered& e = *(*by_index)[index];
-        codegen::rebind(&e.b, e.binding, batch, block);
-        ++stats_.lowerings_reused;
-        return &e;
+        if (codegen::rebind(&e.b, e.binding, batch, block)) {
+          ++stats_.lowerings_reused;
+          return &e;
+        }
+        // Its constants share slots differently: found by key or lowered below.
       }
     }
     codegen::block_key(batch, block, &key_);
@@ -163,7 +165,8 @@ class CpuBackend final : public Backend {
     auto it = by_key_.find(key_.hash);
     if (it != by_key_.end() && it->second.first == key_.words) {
       e = it->second.second;
-      codegen::rebind(&e->b, e->binding, batch, block);
+      const bool fits = codegen::rebind(&e->b, e->binding, batch, block);
+      ARRVM_ASSERT(fits);  // the key holds the constants' pattern
       ++stats_.lowerings_reused;
     } else {
       e = std::make_shared<Lowered>();

@@ -397,10 +397,12 @@ class OpenClBackend final : public Backend {
       if (index < by_index->size() && (*by_index)[index]) {
         const KeptLoop& kept = *(*by_index)[index];
         st->lowered = kept.lowered;
-        codegen::rebind(&st->lowered, kept.binding, batch, block);
-        st->kernels = kept.kernels;
-        ++lowerings_reused_;
-        return true;
+        if (codegen::rebind(&st->lowered, kept.binding, batch, block)) {
+          st->kernels = kept.kernels;
+          ++lowerings_reused_;
+          return true;
+        }
+        // Its constants share slots differently: lowered anew below (and kept instead).
       }
     }
     st->lowered = codegen::lower(batch, block, codegen::Target::OpenCl);
