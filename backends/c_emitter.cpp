@@ -296,6 +296,18 @@ const char* kPhilox8 =
     "  r[0] = m->w[2 * odd][b]; r[1] = m->w[2 * odd + 1][b];\n"
     "}\n";
 
+// An element's value from its words r[0], r[1] and r64 = r[0] | r[1] << 32
+// (backends/philox.hpp's random_value).
+std::string random_value(DType t) {
+  // Below 2^53 a signed conversion is exact and has an instruction without
+  // AVX-512 (unsigned 64-bit to double has none on AVX2).
+  if (t == DType::Float64) return "(double)(int64_t)(r64 >> 11) * 0x1.0p-53";
+  if (is_bool(t)) return "r[0] & 1u";
+  if (t == DType::Float32) return "(float)(r[0] >> 8) * 0x1.0p-24f";
+  if (dtype_size(t) == 8) return std::string("(") + c_type(t) + ")r64";
+  return std::string("(") + c_type(t) + ")r[0]";
+}
+
 std::string random_body(DType t, bool chunked) {
   std::string s =
       chunked
@@ -304,13 +316,20 @@ std::string random_body(DType t, bool chunked) {
           : "const uint64_t b = (uint64_t)i >> 1; uint32_t r[4] = {(uint32_t)b, (uint32_t)(b >> 32), 0, 0};"
             " arrvm_philox(r, seed); if (i & 1) { r[0] = r[2]; r[1] = r[3]; }"
             " uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32); (void)r64; ";
-  // Below 2^53 a signed conversion is exact and has an instruction without
-  // AVX-512 (unsigned 64-bit to double has none on AVX2).
-  if (t == DType::Float64) return s + "return (double)(int64_t)(r64 >> 11) * 0x1.0p-53;";
-  if (is_bool(t)) return s + "return r[0] & 1u;";
-  if (t == DType::Float32) return s + "return (float)(r[0] >> 8) * 0x1.0p-24f;";
-  if (dtype_size(t) == 8) return s + "return (" + c_type(t) + ")r64;";
-  return s + "return (" + c_type(t) + ")r[0];";
+  return s + "return " + random_value(t) + ";";
+}
+
+// The 16 values of aligned group g (elements 16g .. 16g + 15) at once, from
+// one arrvm_philox8: what a rank-1 kernel's loop over groups reads
+// (CPrinter::print), so that its element loop has no state and vectorizes.
+std::string random_fill(DType t) {
+  return std::string("static inline void fill_random_") + name_of(t) + "(uint64_t seed, int64_t g, " +
+         c_type(t) +
+         " v[16]) { uint32_t w[4][8]; arrvm_philox8(seed, (uint64_t)g << 3, w);"
+         " for (int j = 0; j < 16; ++j) { const uint32_t r[4] = {w[2 * (j & 1)][j >> 1],"
+         " w[2 * (j & 1) + 1][j >> 1], 0, 0}; const uint64_t r64 = (uint64_t)r[0] | ((uint64_t)r[1] << 32);"
+         " (void)r64; v[j] = " +
+         random_value(t) + "; } }\n";
 }
 
 std::string helper_name(const Stmt& st) {
@@ -342,7 +361,8 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
   if (st.op == Opcode::Random) {
     const std::string memo = d.chunked_random ? ", struct arrvm_rmemo* m" : "";
     return "static inline " + out + " " + name + "(uint64_t seed, int64_t i" + memo + ") { " +
-           random_body(st.out.dtype, d.chunked_random) + " }\n";
+           random_body(st.out.dtype, d.chunked_random) + " }\n" +
+           (d.chunked_random ? random_fill(st.out.dtype) : std::string());
   }
   std::string params;
   const char* names[3] = {"a", "b", "c"};

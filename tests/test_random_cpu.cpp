@@ -5,12 +5,15 @@
 // what ref computes) for every dtype, for lengths that end inside a group
 // of 16 or a block, for views whose flat
 // index runs against memory order, for several random statements fused in
-// one parallel loop, and with the AVX2 path compiled out.
+// one parallel loop, and with the AVX2 path compiled out. A rank-1 kernel
+// takes each group's 16 values at once (CPrinter: fill_random_*) and its
+// element loop has no memo: its reductions and scans equal ref's too.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
+#include "backends/c_printer.hpp"
 #include "backends/philox.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/ref_test_util.hpp"
@@ -107,4 +110,70 @@ TEST_CASE("cpu random: several random statements fused in one parallel loop keep
     }
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("cpu random: a rank-1 kernel runs over groups of 16 with a stateless element loop, equal to ref") {
+  // monte_carlo_pi's kernel (x*x + y*y <= 1 of two randoms, counted) and a
+  // running sum of a random: printed over whole groups (fill_random_*), with
+  // values equal to random_value (the count exactly, the running sum bit for
+  // bit: its sweep stays sequential). A 2-D random keeps the memo.
+  cputest::TempDir dir;
+  for (const std::string& flags : kFlags) {
+    CAPTURE(flags);
+    for (int64_t n : {1, 15, 16, 17, 37, 100003}) {
+      CAPTURE(n);
+      arrvm::Runtime rt(cpu_config(dir.path(), flags));
+      const BaseId x = rt.new_base(DType::Float64, n), y = rt.new_base(DType::Float64, n),
+                   r = rt.new_base(DType::Float64, n), b = rt.new_base(DType::Bool, n),
+                   c = rt.new_base(DType::Int64, n), count = rt.new_base(DType::Int64, 1),
+                   run = rt.new_base(DType::Float64, n);
+      const uint64_t sx = 7 + static_cast<uint64_t>(n), sy = 8 + static_cast<uint64_t>(n);
+      rt.issue(make(Opcode::Random, vec(x, n), {}, 0, sx));
+      rt.issue(make(Opcode::Random, vec(y, n), {}, 0, sy));
+      rt.issue(make(Opcode::Multiply, vec(r, n), {in(vec(x, n)), in(vec(x, n))}));
+      rt.issue(make(Opcode::Multiply, vec(y, n), {in(vec(y, n)), in(vec(y, n))}));
+      rt.issue(make(Opcode::Add, vec(r, n), {in(vec(r, n)), in(vec(y, n))}));
+      rt.issue(make(Opcode::LessEqual, vec(b, n), {in(vec(r, n)), konst(1.0)}));
+      rt.issue(make(Opcode::Identity, vec(c, n), {in(vec(b, n))}));
+      rt.issue(make(Opcode::AddReduce, view(count, 0, {}, {}), {in(vec(c, n))}, 0));
+      for (BaseId t : {x, y, r, b, c}) rt.free_base(t);
+      const Vec<int64_t> got = read<int64_t>(rt, count);
+      rt.issue(make(Opcode::Random, vec(run, n), {}, 0, sx));
+      rt.issue(make(Opcode::AddAccumulate, vec(run, n), {in(vec(run, n))}, 0));
+      const Vec<double> sums = read<double>(rt, run);
+      int64_t want = 0;
+      double acc = -0.0;
+      int bad = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double a = arrvm::random_value<double>(sx, static_cast<uint64_t>(i)),
+                     e = arrvm::random_value<double>(sy, static_cast<uint64_t>(i));
+        want += a * a + e * e <= 1.0 ? 1 : 0;
+        acc += a;
+        if (sums[i] != acc) ++bad;
+      }
+      CHECK(got[0] == want);
+      CHECK(bad == 0);
+    }
+  }
+  arrvm::codegen::CDialect dialect;
+  dialect.chunked_random = true;
+  arrvm::codegen::LoopKernel k;
+  k.rank = 1;
+  k.views = {DType::Float64};
+  k.written = {true};
+  k.consts = {DType::UInt64};
+  arrvm::codegen::Stmt st;
+  st.op = Opcode::Random;
+  st.out = arrvm::codegen::Arg{arrvm::codegen::ArgKind::View, 0, DType::Float64};
+  st.seed_slot = 0;
+  k.body = {st};
+  k.loops = {{0, arrvm::codegen::LoopKind::Parallel}};
+  const std::string one = arrvm::codegen::CPrinter(dialect).print(k, "k");
+  CHECK(one.find("fill_random_float64(C0, arrvm_g, arrvm_rv0);") != std::string::npos);
+  CHECK(one.find("arrvm_rm0") == std::string::npos);
+  k.rank = 2;
+  k.loops = {{0, arrvm::codegen::LoopKind::Parallel}, {1, arrvm::codegen::LoopKind::Serial}};
+  const std::string two = arrvm::codegen::CPrinter(dialect).print(k, "k");
+  CHECK(two.find("arrvm_g") == std::string::npos);
+  CHECK(two.find("random_float64(C0, f, &arrvm_rm0)") != std::string::npos);
 }
