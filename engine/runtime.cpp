@@ -8,6 +8,7 @@
 
 #include "backends/backend.hpp"
 #include "engine/batch_users.hpp"
+#include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/defer.hpp"
 #include "engine/fill_fold.hpp"
@@ -326,6 +327,7 @@ void Runtime::run_batch(BaseId synced) {
   if (config_.fold_fills) {
     profile_.fills_folded += fold_fills(batch_, batch_origin_, batch_temp);
   }
+  if (config_.split_boxes) profile_.boxes_split += split_boxes(batch_, batch_origin_, batch_temp);
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;
   {

@@ -147,6 +147,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.pull_gathers = parse_on_off(label, value);
   } else if (name == "fold_fills") {
     c.fold_fills = parse_on_off(label, value);
+  } else if (name == "split_boxes") {
+    c.split_boxes = parse_on_off(label, value);
   } else if (name == "defer") {
     check_choice(label, value, {"on", "off", "always"});
     c.defer = value;
@@ -190,6 +192,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_ANYTIME", "anytime"},
       {"ARRVM_PULL_GATHERS", "pull_gathers"},
       {"ARRVM_FOLD_FILLS", "fold_fills"},
+      {"ARRVM_SPLIT_BOXES", "split_boxes"},
       {"ARRVM_DEFER", "defer"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
@@ -228,6 +231,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_ANYTIME", anytime ? "on" : "off"},
       {"ARRVM_PULL_GATHERS", pull_gathers ? "on" : "off"},
       {"ARRVM_FOLD_FILLS", fold_fills ? "on" : "off"},
+      {"ARRVM_SPLIT_BOXES", split_boxes ? "on" : "off"},
       {"ARRVM_DEFER", defer},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},

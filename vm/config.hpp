@@ -49,6 +49,10 @@ struct Config {
   // elementwise `where` over the matrix, which fuses with its producer
   // (engine/fill_fold.hpp).
   bool fold_fills = true;
+  // ARRVM_SPLIT_BOXES: on | off. An in-place update of a whole array
+  // followed by one of rows [a, b) of its first axis splits there, so the
+  // two box updates can share a kernel (engine/box_split.hpp).
+  bool split_boxes = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites

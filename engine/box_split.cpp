@@ -1,0 +1,218 @@
+// Whole-array updates split at the box that the next update writes
+// (engine/box_split.hpp).
+#include "engine/box_split.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "engine/batch_users.hpp"
+
+namespace arrvm {
+namespace {
+
+// Rows [a, b) of the first axis of `v`.
+View rows(const View& v, int64_t a, int64_t b) {
+  View r = v;
+  r.offset = v.offset + a * v.stride[0];
+  r.shape[0] = b - a;
+  return r;
+}
+
+// I as the header says: an in-place elementwise instruction whose first
+// axis can be split.
+// An input the batch frees (a temporary such as `omega * FEQ` in
+// `F += omega * FEQ`) keeps its reader whole: its pieces would read the
+// temporary in two blocks, and it could no longer be contracted.
+bool splittable(const Instruction& in, const std::unordered_set<BaseId>& freed) {
+  if (opcode_kind(in.op) != OpKind::Elementwise || in.length_class >= 0) return false;
+  const View& w = in.out;
+  if (w.rank() < 1 || w.shape[0] < 2 || w.stride[0] == 0) return false;
+  for (int k = 0; k < in.nin; ++k) {
+    const Operand& o = in.in[k];
+    if (o.is_const) continue;
+    if (o.view.base != w.base) {
+      if (freed.count(o.view.base) != 0) return false;
+      continue;
+    }
+    if (o.view.offset != w.offset || !(o.view.stride == w.stride)) return false;
+  }
+  return true;
+}
+
+// The rows [a, b) of w that box x is, if it is one.
+bool box_of(const View& x, const View& w, int64_t* a, int64_t* b) {
+  if (x.base != w.base || x.dtype != w.dtype || x.rank() != w.rank()) return false;
+  for (int d = 1; d < w.rank(); ++d) {
+    if (x.shape[d] != w.shape[d] || x.stride[d] != w.stride[d]) return false;
+  }
+  if (x.stride[0] != w.stride[0] || x.shape[0] >= w.shape[0] || x.shape[0] == 0) return false;
+  const int64_t rel = x.offset - w.offset;
+  if (rel % w.stride[0] != 0) return false;
+  *a = rel / w.stride[0];
+  *b = *a + x.shape[0];
+  return *a >= 0 && *b <= w.shape[0];
+}
+
+// The piece of elementwise `in` over rows [a, b) of its output.
+Instruction piece(const Instruction& in, int64_t a, int64_t b) {
+  Instruction p = in;
+  p.out = rows(in.out, a, b);
+  for (int k = 0; k < p.nin; ++k) {
+    if (!p.in[k].is_const) p.in[k].view = rows(in.in[k].view, a, b);
+  }
+  return p;
+}
+
+}  // namespace
+
+// A temporary the batch computes whole and reads once, elementwise, then
+// frees: its producer splits with its reader, each piece into a fresh base.
+struct Renamed {
+  uint32_t producer = 0;
+  std::vector<BaseId> pieces;  // per piece of the split, in the rewrite's order
+  std::vector<int64_t> sizes;  // their elements
+};
+
+// Whether input base t of instruction `reader` (at position r) is such a
+// temporary: touched only by its producer p (elementwise, writing all of t
+// row-major, splittable itself), by `reader` through p's output view, and
+// by its free.
+bool renamable(const std::vector<Instruction>& batch, const std::vector<uint32_t>& users, uint32_t r,
+               BaseId t, const std::unordered_set<BaseId>& freed) {
+  if (users.size() != 3 || users[1] != r) return false;
+  const Instruction& p = batch[users[0]];
+  const Instruction& f = batch[users[2]];
+  if (f.op != Opcode::Free || !splittable(p, freed) || p.out.base != t) return false;
+  const View& w = p.out;
+  if (w.offset != 0 || w.nelem() != f.out.nelem() || !(w.stride == row_major_strides(w.shape))) return false;
+  if (!(w.shape == batch[r].out.shape)) return false;
+  for (int k = 0; k < p.nin; ++k) {
+    if (!p.in[k].is_const && p.in[k].view.base == t) return false;
+  }
+  const Instruction& in = batch[r];
+  for (int k = 0; k < in.nin; ++k) {
+    const Operand& o = in.in[k];
+    if (o.is_const || o.view.base != t) continue;
+    if (o.view.offset != w.offset || !(o.view.stride == w.stride) || !(o.view.shape == w.shape)) return false;
+  }
+  return true;
+}
+
+std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
+                        const std::function<BaseId(DType, int64_t)>& new_temp) {
+  // Decided from the last instruction back, so that an update followed by
+  // a split one splits at the same box. box[i]: the first piece's rows of
+  // instruction i when it splits (b > a), else (0, 0).
+  std::vector<std::pair<int64_t, int64_t>> box(batch.size(), {0, 0});
+  std::unordered_map<BaseId, uint32_t> next_user;  // base -> the next instruction touching it
+  std::unordered_map<BaseId, Renamed> renamed;
+  std::size_t splits = 0;
+  std::unordered_set<BaseId> freed;
+  for (const Instruction& in : batch) {
+    if (in.op == Opcode::Free) freed.insert(in.out.base);
+  }
+  std::unordered_map<BaseId, std::vector<uint32_t>> users;  // only if a split needs it
+  for (std::size_t i = batch.size(); i-- > 0;) {
+    const Instruction& in = batch[i];
+    const bool decided = box[i].second > box[i].first;  // a producer its reader split
+    if (!decided && splittable(in, {})) {
+      const auto it = next_user.find(in.out.base);
+      if (it != next_user.end()) {
+        const Instruction& j = batch[it->second];
+        // What the next user writes first: its box piece if it splits.
+        const View x = box[it->second].second > box[it->second].first
+                           ? rows(j.out, box[it->second].first, box[it->second].second)
+                           : j.out;
+        int64_t a = 0, b = 0;
+        bool ok = opcode_kind(j.op) == OpKind::Elementwise && j.length_class < 0 && box_of(x, in.out, &a, &b);
+        // Its temporaries: renamed per piece, or it stays whole.
+        std::vector<BaseId> temps;
+        for (int k = 0; ok && k < in.nin; ++k) {
+          const Operand& o = in.in[k];
+          if (o.is_const || o.view.base == in.out.base || freed.count(o.view.base) == 0) continue;
+          if (users.empty()) users = users_by_base(batch);
+          ok = renamable(batch, users[o.view.base], static_cast<uint32_t>(i), o.view.base, freed);
+          if (std::find(temps.begin(), temps.end(), o.view.base) == temps.end()) temps.push_back(o.view.base);
+        }
+        if (ok) {
+          box[i] = {a, b};
+          ++splits;
+          for (BaseId t : temps) {
+            const uint32_t p = users[t][0];
+            box[p] = {a, b};
+            ++splits;
+            renamed[t].producer = p;
+          }
+        }
+      }
+    }
+    next_user[in.out.base] = static_cast<uint32_t>(i);  // free and sync carry their base here too
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) next_user[in.in[k].view.base] = static_cast<uint32_t>(i);
+    }
+  }
+  if (splits == 0) return 0;
+  // The pieces of a split over n rows: its box first, then the rows before and after.
+  auto ranges = [](int64_t a, int64_t b, int64_t n) {
+    std::vector<std::pair<int64_t, int64_t>> r{{a, b}};
+    if (a > 0) r.emplace_back(0, a);
+    if (b < n) r.emplace_back(b, n);
+    return r;
+  };
+  for (auto& [t, ren] : renamed) {
+    const Instruction& p = batch[ren.producer];
+    const auto [a, b] = box[ren.producer];
+    for (const auto& [lo, hi] : ranges(a, b, p.out.shape[0])) {
+      ren.sizes.push_back(rows(p.out, lo, hi).nelem());
+      ren.pieces.push_back(new_temp(p.out.dtype, ren.sizes.back()));
+    }
+  }
+  // A renamed temporary's piece q as a view: fresh, row-major, the piece's shape.
+  auto fresh = [&](const View& v, int64_t lo, int64_t hi, std::size_t q) {
+    const View r = rows(v, lo, hi);
+    return contiguous_view(renamed.at(v.base).pieces[q], v.dtype, r.shape);
+  };
+  std::vector<Instruction> next;
+  std::vector<uint64_t> next_origin;
+  next.reserve(batch.size() + 3 * splits);
+  next_origin.reserve(next.capacity());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto [a, b] = box[i];
+    const Instruction& in = batch[i];
+    if (in.op == Opcode::Free && renamed.count(in.out.base) != 0) {
+      const Renamed& ren = renamed.at(in.out.base);
+      for (std::size_t q = 0; q < ren.pieces.size(); ++q) {
+        Instruction fr = in;
+        fr.out = contiguous_view(ren.pieces[q], in.out.dtype, Dims{ren.sizes[q]});
+        next.push_back(fr);
+        next_origin.push_back(origin[i]);
+      }
+      continue;
+    }
+    if (b <= a) {
+      next.push_back(std::move(batch[i]));
+      next_origin.push_back(origin[i]);
+      continue;
+    }
+    const auto pieces = ranges(a, b, in.out.shape[0]);
+    for (std::size_t q = 0; q < pieces.size(); ++q) {
+      const auto [lo, hi] = pieces[q];
+      Instruction p = piece(in, lo, hi);
+      if (renamed.count(in.out.base) != 0) p.out = fresh(in.out, lo, hi, q);
+      for (int k = 0; k < p.nin; ++k) {
+        if (!p.in[k].is_const && renamed.count(in.in[k].view.base) != 0)
+          p.in[k].view = fresh(in.in[k].view, lo, hi, q);
+      }
+      next.push_back(p);
+      next_origin.push_back(origin[i]);
+    }
+  }
+  batch = std::move(next);
+  origin = std::move(next_origin);
+  return splits;
+}
+
+}  // namespace arrvm
