@@ -22,10 +22,8 @@ View rows(const View& v, int64_t a, int64_t b) {
 }
 
 // I as the header says: an in-place elementwise instruction whose first
-// axis can be split.
-// An input the batch frees (a temporary such as `omega * FEQ` in
-// `F += omega * FEQ`) keeps its reader whole: its pieces would read the
-// temporary in two blocks, and it could no longer be contracted.
+// axis can be split, and which reads no base in `freed` (a temporary's
+// producer: the temporaries it reads would be split without a rename).
 bool splittable(const Instruction& in, const std::unordered_set<BaseId>& freed) {
   if (opcode_kind(in.op) != OpKind::Elementwise || in.length_class >= 0) return false;
   const View& w = in.out;
@@ -66,8 +64,6 @@ Instruction piece(const Instruction& in, int64_t a, int64_t b) {
   return p;
 }
 
-}  // namespace
-
 // A temporary the batch computes whole and reads once, elementwise, then
 // frees: its producer splits with its reader, each piece into a fresh base.
 struct Renamed {
@@ -100,6 +96,8 @@ bool renamable(const std::vector<Instruction>& batch, const std::vector<uint32_t
   }
   return true;
 }
+
+}  // namespace
 
 std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
                         const std::function<BaseId(DType, int64_t)>& new_temp) {
@@ -162,12 +160,14 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     if (b < n) r.emplace_back(b, n);
     return r;
   };
-  for (auto& [t, ren] : renamed) {
-    const Instruction& p = batch[ren.producer];
-    const auto [a, b] = box[ren.producer];
+  for (std::size_t i = 0; i < batch.size(); ++i) {  // (in batch order: the same bases every run)
+    const Instruction& p = batch[i];
+    const auto it = renamed.find(p.out.base);
+    if (it == renamed.end() || it->second.producer != i) continue;
+    const auto [a, b] = box[i];
     for (const auto& [lo, hi] : ranges(a, b, p.out.shape[0])) {
-      ren.sizes.push_back(rows(p.out, lo, hi).nelem());
-      ren.pieces.push_back(new_temp(p.out.dtype, ren.sizes.back()));
+      it->second.sizes.push_back(rows(p.out, lo, hi).nelem());
+      it->second.pieces.push_back(new_temp(p.out.dtype, it->second.sizes.back()));
     }
   }
   // A renamed temporary's piece q as a view: fresh, row-major, the piece's shape.
@@ -183,6 +183,10 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     const auto [a, b] = box[i];
     const Instruction& in = batch[i];
     if (in.op == Opcode::Free && renamed.count(in.out.base) != 0) {
+      // The temporary's own free stays (the backend forgets the base, never
+      // written now), then its pieces'.
+      next.push_back(in);
+      next_origin.push_back(origin[i]);
       const Renamed& ren = renamed.at(in.out.base);
       for (std::size_t q = 0; q < ren.pieces.size(); ++q) {
         Instruction fr = in;

@@ -83,7 +83,7 @@ TEST_CASE("split_boxes: the chain splits at F[1:], box pieces first, the tempora
   std::vector<Instruction> b = chain();
   BaseId next = 100;
   CHECK(split(b, &next) == 3);  // F *= 0.5, T = 0.5 * FEQ, F += T
-  REQUIRE(b.size() == 10);
+  REQUIRE(b.size() == 11);
   const Dims s{4, 3, 5};
   const View F = whole(1, s);
   // F *= 0.5 over rows 1:4, then row 0.
@@ -98,11 +98,13 @@ TEST_CASE("split_boxes: the chain splits at F[1:], box pieces first, the tempora
   CHECK(same(b[4].in[1].view, whole(100, Dims{3, 3, 5})));
   CHECK(same(b[5].out, rows(F, 0, 1)));
   CHECK(same(b[5].in[1].view, whole(101, Dims{1, 3, 5})));
-  CHECK(b[6].op == Opcode::Free);
-  CHECK(same(b[6].out, whole(100, Dims{45})));
-  CHECK(same(b[7].out, whole(101, Dims{15})));
-  CHECK(same(b[8].out, rows(F, 1, 4)));  // the box updates, unchanged
-  CHECK(same(b[9].out, rows(F, 1, 4)));
+  CHECK(b[6].op == Opcode::Free);  // the temporary's own, then its pieces'
+  CHECK(same(b[6].out, whole(5, Dims{60})));
+  CHECK(b[7].op == Opcode::Free);
+  CHECK(same(b[7].out, whole(100, Dims{45})));
+  CHECK(same(b[8].out, whole(101, Dims{15})));
+  CHECK(same(b[9].out, rows(F, 1, 4)));  // the box updates, unchanged
+  CHECK(same(b[10].out, rows(F, 1, 4)));
 }
 
 TEST_CASE("split_boxes: a middle box gives three pieces; what must not split stays whole") {
