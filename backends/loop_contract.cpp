@@ -154,22 +154,22 @@ void merge_reads(LoweredBlock* b) {
   std::vector<View> views;
   std::vector<bool> exclusive, written;
   std::vector<DType> dtypes;
+  std::map<std::pair<BaseId, int64_t>, std::vector<int>> reads;  // (base, offset) -> read-only slots kept
   for (std::size_t v = 0; v < b->views.size(); ++v) {
     if (!used[v]) continue;
     const View& x = b->views[v];
-    int same = -1;
-    if (!k.written[v] && !b->exclusive[v]) {
-      for (std::size_t u = 0; u < views.size() && same < 0; ++u) {
+    const bool shareable = !k.written[v] && !b->exclusive[v];
+    if (shareable) {
+      std::vector<int>& candidates = reads[{x.base, x.offset}];
+      for (int u : candidates) {
         const View& y = views[u];
-        if (!written[u] && !exclusive[u] && y.base == x.base && y.dtype == x.dtype && y.offset == x.offset &&
-            y.shape == x.shape && y.stride == x.stride) {
-          same = static_cast<int>(u);
+        if (y.dtype == x.dtype && y.shape == x.shape && y.stride == x.stride) {
+          to[v] = u;
+          break;
         }
       }
-    }
-    if (same >= 0) {
-      to[v] = same;
-      continue;
+      if (to[v] >= 0) continue;
+      candidates.push_back(static_cast<int>(views.size()));
     }
     to[v] = static_cast<int>(views.size());
     views.push_back(x);
