@@ -16,6 +16,7 @@
 #include "engine/box_split.hpp"
 #include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
+#include "tests/ref_test_util.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -23,14 +24,6 @@ namespace {
 
 View whole(BaseId b, const Dims& shape) {
   return contiguous_view(b, DType::Float64, shape);
-}
-
-Instruction op(Opcode code, const View& out, std::vector<Operand> ins) {
-  Instruction in;
-  in.op = code;
-  in.out = out;
-  for (const Operand& o : ins) in.add_input(o);
-  return in;
 }
 
 bool same(const View& x, const View& y) {
@@ -68,12 +61,13 @@ std::vector<Instruction> chain() {
   const View F = whole(1, s), FEQ = whole(2, s), T = whole(5, s);
   View bound = make_view(3, 0, Dims{3, 3, 5}, Dims{0, 5, 1});
   return {
-      op(Opcode::Multiply, F, {Operand::of(F), num(0.5)}),
-      op(Opcode::Multiply, T, {Operand::of(FEQ), num(0.5)}),
-      op(Opcode::Add, F, {Operand::of(F), Operand::of(T)}),
+      reftest::make(Opcode::Multiply, F, {Operand::of(F), num(0.5)}),
+      reftest::make(Opcode::Multiply, T, {Operand::of(FEQ), num(0.5)}),
+      reftest::make(Opcode::Add, F, {Operand::of(F), Operand::of(T)}),
       free_of(5, 60),
-      op(Opcode::Multiply, rows(F, 1, 4), {Operand::of(rows(F, 1, 4)), Operand::of(bound)}),
-      op(Opcode::Add, rows(F, 1, 4), {Operand::of(rows(F, 1, 4)), Operand::of(rows(whole(4, s), 1, 4))}),
+      reftest::make(Opcode::Multiply, rows(F, 1, 4), {Operand::of(rows(F, 1, 4)), Operand::of(bound)}),
+      reftest::make(Opcode::Add, rows(F, 1, 4),
+                    {Operand::of(rows(F, 1, 4)), Operand::of(rows(whole(4, s), 1, 4))}),
   };
 }
 
@@ -111,8 +105,9 @@ TEST_CASE("split_boxes: a middle box gives three pieces; what must not split sta
   const Dims s{6, 4};
   const View a = whole(1, s);
   {  // a *= 2 then a[2:4] += 1: box 2:4, then rows 0:2 and 4:6.
-    std::vector<Instruction> b = {op(Opcode::Multiply, a, {Operand::of(a), num(2)}),
-                                  op(Opcode::Add, rows(a, 2, 4), {Operand::of(rows(a, 2, 4)), num(1)})};
+    std::vector<Instruction> b = {
+        reftest::make(Opcode::Multiply, a, {Operand::of(a), num(2)}),
+        reftest::make(Opcode::Add, rows(a, 2, 4), {Operand::of(rows(a, 2, 4)), num(1)})};
     BaseId next = 100;
     CHECK(split(b, &next) == 1);
     REQUIRE(b.size() == 4);
@@ -128,25 +123,27 @@ TEST_CASE("split_boxes: a middle box gives three pieces; what must not split sta
     REQUIRE(b.size() == before.size());
     for (std::size_t i = 0; i < b.size(); ++i) CHECK(same(b[i].out, before[i].out));
   };
-  const Instruction box_update = op(Opcode::Add, rows(a, 1, 6), {Operand::of(rows(a, 1, 6)), num(1)});
+  const Instruction box_update =
+      reftest::make(Opcode::Add, rows(a, 1, 6), {Operand::of(rows(a, 1, 6)), num(1)});
   // A generator: its values follow the flat index of its whole output.
-  Instruction random = op(Opcode::Random, a, {});
+  Instruction random = reftest::make(Opcode::Random, a, {});
   random.seed = 7;
   unchanged({random, box_update});
   // Reads its own base through another view (a shifted copy).
-  unchanged({op(Opcode::Add, a, {Operand::of(a), Operand::of(make_view(1, 0, s, Dims{0, 1}))}), box_update});
+  unchanged({reftest::make(Opcode::Add, a, {Operand::of(a), Operand::of(make_view(1, 0, s, Dims{0, 1}))}),
+             box_update});
   // The next update writes columns, not rows.
-  unchanged({op(Opcode::Multiply, a, {Operand::of(a), num(2)}),
-             op(Opcode::Add, make_view(1, 1, Dims{6, 3}, Dims{4, 1}),
-                {Operand::of(make_view(1, 1, Dims{6, 3}, Dims{4, 1})), num(1)})});
+  unchanged({reftest::make(Opcode::Multiply, a, {Operand::of(a), num(2)}),
+             reftest::make(Opcode::Add, make_view(1, 1, Dims{6, 3}, Dims{4, 1}),
+                           {Operand::of(make_view(1, 1, Dims{6, 3}, Dims{4, 1})), num(1)})});
   // Something reads the whole array between the two.
-  unchanged({op(Opcode::Multiply, a, {Operand::of(a), num(2)}),
-             op(Opcode::Add, whole(2, s), {Operand::of(a), num(1)}), box_update});
+  unchanged({reftest::make(Opcode::Multiply, a, {Operand::of(a), num(2)}),
+             reftest::make(Opcode::Add, whole(2, s), {Operand::of(a), num(1)}), box_update});
   // A temporary with another reader stays whole, and so does its reader.
   const View t = whole(5, s);
-  unchanged({op(Opcode::Multiply, t, {Operand::of(whole(2, s)), num(0.5)}),
-             op(Opcode::Add, a, {Operand::of(a), Operand::of(t)}),
-             op(Opcode::Add, whole(3, s), {Operand::of(t), num(1)}), free_of(5, 24), box_update});
+  unchanged({reftest::make(Opcode::Multiply, t, {Operand::of(whole(2, s)), num(0.5)}),
+             reftest::make(Opcode::Add, a, {Operand::of(a), Operand::of(t)}),
+             reftest::make(Opcode::Add, whole(3, s), {Operand::of(t), num(1)}), free_of(5, 24), box_update});
 }
 
 namespace {
