@@ -97,10 +97,28 @@ bool renamable(const std::vector<Instruction>& batch, const std::vector<uint32_t
   return true;
 }
 
+// Whether two elementwise instructions write one base with first axes of
+// different lengths: without such a pair nothing can split, and the pass
+// returns before building its maps (a flush's hot path: a loop of
+// whole-array updates pays a sort of its outputs, not a hash per operand).
+bool may_split(const std::vector<Instruction>& batch) {
+  std::vector<std::pair<BaseId, int64_t>> writes;
+  for (const Instruction& in : batch) {
+    if (opcode_kind(in.op) == OpKind::Elementwise && in.out.rank() >= 1)
+      writes.emplace_back(in.out.base, in.out.shape[0]);
+  }
+  std::sort(writes.begin(), writes.end());
+  for (std::size_t i = 1; i < writes.size(); ++i) {
+    if (writes[i].first == writes[i - 1].first && writes[i].second != writes[i - 1].second) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
                         const std::function<BaseId(DType, int64_t)>& new_temp) {
+  if (!may_split(batch)) return 0;
   // Decided from the last instruction back, so that an update followed by
   // a split one splits at the same box. box[i]: the first piece's rows of
   // instruction i when it splits (b > a), else (0, 0).
