@@ -41,8 +41,9 @@
 namespace arrvm {
 
 // 2: the backend's FusionRules; 3: a broadcast view costs its distinct
-// elements (fusion/README.md), so partitions cached before may differ.
-inline constexpr uint64_t kMergeKeyVersion = 3;
+// elements (fusion/README.md), so partitions cached before may differ;
+// 4: greedy runs both tie orders (fusion/greedy.cpp).
+inline constexpr uint64_t kMergeKeyVersion = 4;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

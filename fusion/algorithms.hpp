@@ -59,10 +59,17 @@ Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
 // W is O(n^2) in the worst case (every instruction sharing an array).
 // A model with a merge bonus (robinson) then takes the unrelated merges in
 // block order: O(B^2) legality tests per pass over the B blocks.
+// Of two equal savings the pair first in the stream is taken first
+// (FirstInStream, the paper's order), or the pair last in it. fuse runs both
+// and keeps the cheaper partition (fusion/greedy.cpp says why).
 namespace greedy {
+enum class Ties { FirstInStream, LastInStream };
 Partition fuse(const Graph& g, const CostModel& cost, const Options& options);
 // Runs the greedy merges on an existing state.
-void merge_all(BlockSet& s);
+void merge_all(BlockSet& s, Ties ties = Ties::FirstInStream);
+// Both orders from the state `s`, which ends as the cheaper (first in
+// stream on equal cost).
+void merge_all_both_orders(BlockSet& s);
 }  // namespace greedy
 
 // Fig. 6 / Theorem 3: merges only pairs that some optimal partition keeps

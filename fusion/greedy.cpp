@@ -17,8 +17,22 @@
 // only the edges incident to the merged block are ever re-weighed, and legality is only tested for the
 // edge being taken (most illegal edges are rejected by BlockSet's bitset
 // reach filter without a path search). Ties: larger saving first, then the
-// pair with the smaller instructions. With a merge bonus (robinson) the
-// unrelated merges follow, in block order (see run()).
+// pair with the smaller instructions (Ties::FirstInStream, the order that
+// reproduces seed 001's published partitions), or the larger
+// (Ties::LastInStream). With a merge bonus (robinson) the unrelated merges
+// follow, in block order (see run()).
+//
+// The `greedy` fuser runs both orders and keeps the cheaper partition. Under
+// the byte-counting models most savings are equal (one array of the loop's
+// size), so the tie order decides which of many equal merges comes first,
+// and a merge taken early can make a heavier one illegal later. Taking ties
+// first-in-stream, a batch that starts in the middle of a loop iteration
+// can chain each iteration's tail to the next iteration's head and split
+// every iteration's main kernel: water_ice from Python, forced flushes
+// every 3500 instructions, cost 1.92e9 against 1.59e9 for one batch; the
+// other order 1.57e9 (fusion/README.md, greedy's tie order). Neither order
+// is better on every batch (seed 001 Fig. 3: 38 first-in-stream, 46
+// last-in-stream), so both run: twice greedy's time, on a merge-cache miss.
 // Complexity: see fusion/algorithms.hpp.
 
 #include "fusion/algorithms.hpp"
@@ -37,11 +51,14 @@ struct Edge {
   uint32_t va, vb;
 };
 
+// The heap's order: the larger saving on top; of equal savings the pair
+// first (or last) in the stream.
 struct Lighter {
+  bool last_first = false;
   bool operator()(const Edge& x, const Edge& y) const {
     if (x.saving != y.saving) return x.saving < y.saving;
-    if (x.a != y.a) return x.a > y.a;
-    return x.b > y.b;
+    if (x.a != y.a) return (x.a > y.a) != last_first;
+    return (x.b > y.b) != last_first;
   }
 };
 
@@ -49,7 +66,8 @@ using Heap = std::priority_queue<Edge, std::vector<Edge>, Lighter>;
 
 class Greedy {
  public:
-  explicit Greedy(BlockSet& s) : s_(s), adj_(s.graph().size()) {}
+  Greedy(BlockSet& s, Ties ties)
+      : s_(s), adj_(s.graph().size()), order_{ties == Ties::LastInStream}, heap_(order_) {}
 
   void run() {
     s_.enable_reach_filter();
@@ -102,7 +120,7 @@ class Greedy {
   // hold only edges of a finished round).
   void initial_edges() {
     for (auto& a : adj_) a.clear();
-    heap_ = Heap();
+    heap_ = Heap(order_);
     for (uint32_t b : s_.blocks()) {
       for (uint32_t p : s_.partners(b)) {
         if (p < b || s_.related_saving(b, p) <= 0 || !s_.fusible(b, p) || s_.never_together(b, p)) continue;
@@ -155,18 +173,26 @@ class Greedy {
 
   BlockSet& s_;
   std::vector<std::unordered_set<uint32_t>> adj_;
+  Lighter order_;
   Heap heap_;
 };
 
 }  // namespace
 
-void merge_all(BlockSet& s) {
-  Greedy(s).run();
+void merge_all(BlockSet& s, Ties ties) {
+  Greedy(s, ties).run();
+}
+
+void merge_all_both_orders(BlockSet& s) {
+  BlockSet last = s;
+  merge_all(s, Ties::FirstInStream);
+  merge_all(last, Ties::LastInStream);
+  if (last.cost() < s.cost()) s = std::move(last);
 }
 
 Partition fuse(const Graph& g, const CostModel& cost, const Options&) {
   BlockSet s(g, cost);
-  merge_all(s);
+  merge_all_both_orders(s);
   return s.partition();
 }
 

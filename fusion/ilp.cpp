@@ -50,7 +50,7 @@ struct Fallback {
 
 Fallback best_fallback(const Graph& g, const CostModel& cost, const Options& options, const BlockSet& seed) {
   BlockSet from_singletons(g, cost);
-  greedy::merge_all(from_singletons);
+  greedy::merge_all_both_orders(from_singletons);
   Fallback best{from_singletons.partition(), from_singletons.cost()};
   if (seed.cost() < best.cost) best = {seed.partition(), seed.cost()};
   Partition lin = linear::fuse(g, cost, options);
@@ -292,7 +292,7 @@ Partition fuse_report(const Graph& g, const CostModel& cost, const Options& opti
   unintrusive::merge_all(units);
   units.enable_reach_filter();
   BlockSet seed = units;  // greedy from the units: the warm start
-  greedy::merge_all(seed);
+  greedy::merge_all_both_orders(seed);
   const Fallback best = best_fallback(g, cost, options, seed);
 
   UnitGraph ug;

@@ -251,7 +251,7 @@ Partition fuse(const Graph& g, const CostModel& cost, const Options& options) {
     }
   };
   BlockSet from_singletons(g, cost);
-  greedy::merge_all(from_singletons);
+  greedy::merge_all_both_orders(from_singletons);
   offer(from_singletons);
   BlockSet units(g, cost);
   unintrusive::merge_all(units);
@@ -259,7 +259,7 @@ Partition fuse(const Graph& g, const CostModel& cost, const Options& options) {
   offer(units);
   if (Clock::now() >= deadline) return best;
   BlockSet from_units = units;
-  greedy::merge_all(from_units);
+  greedy::merge_all_both_orders(from_units);
   offer(from_units);
   if (Clock::now() >= deadline) return best;
   std::vector<Block> found;
