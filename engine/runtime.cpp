@@ -10,6 +10,7 @@
 #include "engine/batch_users.hpp"
 #include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
+#include "engine/cse.hpp"
 #include "engine/defer.hpp"
 #include "engine/fill_fold.hpp"
 #include "engine/fusion_stage.hpp"
@@ -306,6 +307,12 @@ void Runtime::run_batch(BaseId synced) {
   for (std::size_t i = 0; i < batch_.size(); ++i) {
     if (keys[i] != 0 && !is_control(batch_[i].op) && refused_sites_.insert(keys[i]).second)
       ++profile_.deferrals_recomputed;
+  }
+  if (config_.cse) {
+    profile_.repeats_shared += share_common_subexpressions(batch_, batch_origin_, [&](BaseId b) -> int64_t {
+      const BaseInfo* info = bases_.find(b);
+      return info != nullptr && info->klass < 0 ? info->nelem : -1;
+    });
   }
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},

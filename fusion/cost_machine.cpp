@@ -33,7 +33,9 @@ namespace {
 std::mutex g_mutex;
 MachineCosts g_costs;
 
-OpClass class_of(Opcode op) {
+}  // namespace
+
+OpClass op_class(Opcode op) {
   switch (op) {
     case Opcode::Random:
       return OpClass::Random;
@@ -62,8 +64,6 @@ OpClass class_of(Opcode op) {
   }
 }
 
-}  // namespace
-
 MachineCost::MachineCost()
     : m_(machine_costs()),
       launch_(std::max<Cost>(1, static_cast<Cost>(m_.launch_s * m_.bandwidth + 0.5))),
@@ -74,7 +74,7 @@ Cost MachineCost::constant(const Graph& g) const {
   for (uint32_t i = 0; i < g.size(); ++i) {
     const Instruction& in = g.instruction(i);
     if (is_control(in.op)) continue;
-    c += static_cast<double>(in.out.nelem()) * m_.element_s[static_cast<int>(class_of(in.op))] * m_.bandwidth;
+    c += static_cast<double>(in.out.nelem()) * m_.element_s[static_cast<int>(op_class(in.op))] * m_.bandwidth;
   }
   return static_cast<Cost>(c + 0.5) + bohrium_->constant(g);
 }

@@ -13,6 +13,7 @@ namespace arrvm::fusion {
 
 // Per-element compute costs are kept per opcode class.
 enum class OpClass : int { Cheap, Transcendental, Random, Count };
+OpClass op_class(Opcode op);
 
 struct MachineCosts {
   double bandwidth = 10e9;  // bytes per second of a streaming kernel (read + write)

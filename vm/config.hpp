@@ -53,6 +53,10 @@ struct Config {
   // followed by one of rows [a, b) of its first axis splits there, so the
   // two box updates can share a kernel (engine/box_split.hpp).
   bool split_boxes = true;
+  // ARRVM_CSE: on | off. An elementwise instruction that repeats an earlier
+  // one (same operation on the same, unchanged inputs) goes, its readers
+  // reading the earlier result (engine/cse.hpp).
+  bool cse = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites
