@@ -83,4 +83,9 @@ void Backend::check_empty_classes(std::span<const Instruction> batch, std::span<
   }
 }
 
+void Backend::rename(BaseId from, BaseId to) {
+  throw InternalError(name() + " backend: cannot rename b" + std::to_string(from) + " to b" +
+                      std::to_string(to));
+}
+
 }  // namespace arrvm

@@ -80,6 +80,16 @@ class Backend {
   // batch that failed part-way.
   virtual void release(BaseId id) = 0;
 
+  // Renaming (engine/copy_back.hpp): moves the memory of base `from` to base
+  // `to`, which holds none (released, or declared and never written), and
+  // forgets `from`. A backend that cannot says so in can_rename (the
+  // default), and the VM then never asks.
+  virtual bool can_rename() const { return false; }
+  virtual void rename(BaseId from, BaseId to);
+  // A hint for a base declared just before: nothing reads an element of it
+  // before writing it, so its memory need not be zero-filled.
+  virtual void leave_unfilled(BaseId) {}
+
   // Executes `batch` block by block in the order of `partition`. Throws Error
   // for run-time errors of the program (e.g. a gather index out of range),
   // BackendError when the backend itself fails.

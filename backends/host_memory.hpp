@@ -58,6 +58,7 @@ class HostMemory {
     int64_t nelem = 0;
     std::unique_ptr<void, Deleter> data;  // null until first written
     bool adopted = false;                 // data is the user's (Array::adopt): not counted as allocated
+    bool unfilled = false;                // never read before written (Backend::leave_unfilled)
 
     std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
   };
@@ -107,6 +108,14 @@ class HostMemory {
     buffers_.erase(id);
   }
 
+  // Moves `from`'s buffer to `to` (Backend::rename), releasing what `to` held.
+  void rename(BaseId from, BaseId to) {
+    Buffer moved = std::move(find(from));
+    buffers_.erase(from);
+    release(to);
+    buffers_[to] = std::move(moved);
+  }
+
   Buffer& find(BaseId id) {
     Buffer* b = buffers_.find(id);
     if (b == nullptr) throw InternalError("host memory: unknown base b" + std::to_string(id));
@@ -127,7 +136,7 @@ class HostMemory {
         p = std::aligned_alloc(kAlignment, rounded);
       }
       if (p == nullptr) throw Error("out of memory allocating " + std::to_string(n) + " bytes");
-      if (!full) std::memset(p, 0, rounded);
+      if (!full && !b.unfilled) std::memset(p, 0, rounded);
       b.data.reset(p);
       if (profile_ != nullptr) profile_->allocated(n);
     }

@@ -118,6 +118,7 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   // The data replaces the base at this point of the stream: pending
   // instructions on it must run first.
   if (batch_uses(batch_, id)) flush();
+  forget_padding(id);
   backend_->copy_from_host(id, data);
   poisoned_.erase(id);
   bases_.set_class(id, -1, -1);  // all of it written: an ordinary base again (length classes)
@@ -132,11 +133,18 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
   if (batch_uses(batch_, id)) flush();
   // The trace records the contents as a write: a replay copies them.
   if (trace_) trace_->data(id, data, bytes);
+  forget_padding(id);
   const bool shared = backend_->adopt(id, data, std::move(deleter));
+  if (shared) adopted_.insert(id);
   poisoned_.erase(id);
   bases_.set_class(id, -1, -1);
   if (!shared) profile_.bytes_from_host += bytes;
   return shared;
+}
+
+void Runtime::forget_padding(BaseId id) {
+  const BaseId holder = copy_back_.forget(id);
+  if (holder >= 0) backend_->release(holder);
 }
 
 void Runtime::issue(const Instruction& instr) {
@@ -314,6 +322,35 @@ void Runtime::run_batch(BaseId synced) {
       return info != nullptr && info->klass < 0 ? info->nelem : -1;
     });
   }
+  // Copy-backs made renames (engine/copy_back.hpp): after the passes that
+  // reason in the program's names, before those that add temporaries.
+  std::vector<std::pair<BaseId, BaseId>> renames;
+  if (config_.copy_rename && backend_->can_rename()) {
+    CopyBack::Env env;
+    env.live = [&](BaseId b, DType* dtype, int64_t* nelem) {
+      const BaseInfo* info = bases_.find(b);
+      if (info == nullptr || info->klass >= 0) return false;
+      *dtype = info->dtype;
+      *nelem = info->nelem;
+      return true;
+    };
+    env.adopted = [&](BaseId b) { return adopted_.count(b) != 0; };
+    env.new_base = [&](DType t, int64_t n) {
+      const BaseId id = bases_.add(t, n);
+      backend_->declare(id, t, n);
+      backend_->leave_unfilled(id);
+      bases_.remove(id);  // the VM's: freed by a later batch's rewrite
+      return id;
+    };
+    const std::size_t before_renamed = copy_back_.renamed();
+    renames = copy_back_.rewrite(batch_, batch_origin_, env);
+    profile_.copies_renamed += copy_back_.renamed() - before_renamed;
+  }
+  if (!adopted_.empty()) {  // (kept to here: the rewrite must not pad an adopted base the batch frees)
+    for (const Instruction& in : batch_) {
+      if (in.op == Opcode::Free) adopted_.erase(in.out.base);
+    }
+  }
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},
                          {"instructions", static_cast<int64_t>(batch_.size())}});
@@ -351,6 +388,21 @@ void Runtime::run_batch(BaseId synced) {
     throw;
   } catch (...) {
     contain_failure(partition, backend_->progress().done, std::current_exception());
+  }
+  // The renamed arrays take their new memory (and a poisoned one its error).
+  for (const auto& [from, to] : renames) {
+    backend_->rename(from, to);
+    const auto it = poisoned_.find(from);
+    if (it != poisoned_.end()) {
+      poisoned_[to] = it->second;
+      poisoned_.erase(from);
+    }
+  }
+  if (!poisoned_.empty()) {  // a padded base's error is its holder's
+    for (const auto& [base, holder] : copy_back_.padded()) {
+      const auto it = poisoned_.find(holder);
+      if (it != poisoned_.end()) poisoned_[base] = it->second;
+    }
   }
   ++profile_.batches;
   profile_.blocks += partition.blocks.size();

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/copy_back.hpp"
 #include "vm/base_registry.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
@@ -103,6 +104,8 @@ class Runtime {
   // flush(), and on a sync of `synced` (>= 0) the deferral of the names
   // alive at it (engine/defer.hpp).
   void run_batch(BaseId synced);
+  // A base whose contents the host replaces is no longer padded (engine/copy_back.hpp).
+  void forget_padding(BaseId id);
   void watch(const std::vector<Instruction>& batch);
   void record_sync(BaseId id);
   // Logs the flush that just ran (at info; counters since `before`).
@@ -131,6 +134,8 @@ class Runtime {
   std::unordered_set<uint64_t> good_sites_;                  // wrote a base at a sync that died unread
   std::unordered_map<BaseId, uint64_t> watched_;             // candidates not deferred -> their site
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
+  CopyBack copy_back_;                                       // copy-backs made renames (engine/copy_back.hpp)
+  std::unordered_set<BaseId> adopted_;                       // bases on memory the program gave (adopt)
   std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
   uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;

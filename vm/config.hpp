@@ -57,6 +57,10 @@ struct Config {
   // one (same operation on the same, unchanged inputs) goes, its readers
   // reading the earlier result (engine/cse.hpp).
   bool cse = true;
+  // ARRVM_COPY_RENAME: on | off. A temporary copied back whole into a box
+  // of an array (`center[:] = work`) is computed in place in a second array
+  // of that size, and the copy becomes a rename (engine/copy_back.hpp).
+  bool copy_rename = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites

@@ -36,6 +36,7 @@ struct Profile {
   uint64_t fills_folded = 0;    // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
   uint64_t boxes_split = 0;     // whole-array updates split at the next update's box (engine/box_split.hpp)
   uint64_t repeats_shared = 0;  // elementwise instructions that repeated an earlier one (engine/cse.hpp)
+  uint64_t copies_renamed = 0;  // copy-backs that became renames (engine/copy_back.hpp)
   uint64_t gathers_pulled = 0;  // gathers that evaluate their source's producer (engine/gather_pull.hpp)
   uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
   // Names alive at a sync (engine/defer.hpp): bases deferred, writes dropped

@@ -75,6 +75,13 @@ class CpuBackend final : public Backend {
     memory_.release(id);
   }
 
+  bool can_rename() const override { return true; }
+  void rename(BaseId from, BaseId to) override {
+    memory_.track(&profile());
+    memory_.rename(from, to);
+  }
+  void leave_unfilled(BaseId id) override { memory_.find(id).unfilled = true; }
+
   // Each block runs as one kernel (fusibility guarantees that one loop nest
   // runs it: fusion/README.md); its frees are applied after the kernel.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {

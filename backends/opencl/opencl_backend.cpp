@@ -119,6 +119,14 @@ class OpenClBackend final : public Backend {
     buffers_.erase(it);
   }
 
+  bool can_rename() const override { return true; }
+  void rename(BaseId from, BaseId to) override {
+    Buffer moved = std::move(find(from));
+    buffers_.erase(from);
+    release(to);
+    buffers_[to] = std::move(moved);
+  }
+
   // The pipeline of a batch: plan (each block is one kernel: lowered by
   // codegen::lower and printed by OpenClPrinter, or, for a block that is a
   // single full reduction or a single long 1-D scan, the device's own

@@ -68,6 +68,12 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
   }
 
   void release(BaseId id) override { buffers_.erase(id); }
+  bool can_rename() const override { return true; }
+  void rename(BaseId from, BaseId to) override {
+    Buffer moved = std::move(find(from));
+    buffers_.erase(from);
+    buffers_[to] = std::move(moved);
+  }
   void kept(BaseId out, int64_t n) override { lengths_[out] = n; }
 
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
