@@ -114,10 +114,24 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::padded() const {
 BaseId CopyBack::forget(BaseId id) {
   const auto it = padded_.find(id);
   if (it == padded_.end()) return -1;
-  const BaseId holder = it->second.holder;
+  const BaseId holder = it->second.owned ? it->second.holder : -1;
   refused_.insert(it->second.site);
   padded_.erase(it);
   return holder;
+}
+
+std::vector<std::pair<View, View>> CopyBack::lend_back(BaseId g) {
+  std::vector<std::pair<View, View>> r;
+  for (auto it = padded_.begin(); it != padded_.end();) {
+    if (it->second.owned || it->second.holder != g) {
+      ++it;
+      continue;
+    }
+    r.emplace_back(it->second.whole, it->second.box);
+    refused_.insert(it->second.site);
+    it = padded_.erase(it);
+  }
+  return r;
 }
 
 std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction>& batch,
@@ -162,20 +176,37 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     pending.erase(std::remove_if(pending.begin(), pending.end(), pred), pending.end());
   };
   // W is itself again: P[V] copied into it, P freed. The site is not padded again.
+  auto current = [&](BaseId b) {
+    const auto a = alias.find(b);
+    return a == alias.end() ? b : a->second;
+  };
   auto unpad = [&](BaseId w, uint64_t o) {
     const auto it = padded_.find(w);
     const Pad p = it->second;
     padded_.erase(it);
     refused_.insert(p.site);
     sites_.erase(p.site);
-    emit(copy_of(p.whole, p.box), o);
-    emit(free_of(p.holder, p.box.dtype, p.holder_nelem), o);
+    if (p.owned) {
+      emit(copy_of(p.whole, p.box), o);
+      emit(free_of(p.holder, p.box.dtype, p.holder_nelem), o);
+    } else {
+      emit(copy_of(p.whole, on(current(p.holder), p.box)), o);
+    }
     drop_pending([&](const Pending& q) { return q.w == w; });
   };
-  auto commit = [&](const Pending& q) {
+  // The copy-back of W' into G becomes a rename; W' is G[V] from then on if
+  // it stays alive (`lend`: at the end of the batch).
+  auto commit = [&](const Pending& q, bool lend) {
     const auto it = padded_.find(q.w);
     const Pad p = it->second;
     padded_.erase(it);
+    if (lend) {
+      Pad b = p;
+      b.holder = q.program_g;
+      b.box = on(q.program_g, p.box);
+      b.owned = false;
+      padded_[q.w] = b;
+    }
     Dims shape, lo;
     if (!as_box(p.box, q.nelem, &shape, &lo)) throw InternalError("copy-back: the learned box is not a box");
     std::vector<Instruction> with;
@@ -196,6 +227,14 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Instruction& issued = batch[i];
     const uint64_t o = origin[i];
+    // A write to G, or its free, first copies out the W' that are boxes of it.
+    if (!padded_.empty() && issued.op != Opcode::Sync) {
+      std::vector<BaseId> lent;
+      for (const auto& [w, p] : padded_) {
+        if (!p.owned && p.holder == issued.out.base && w != issued.out.base) lent.push_back(w);
+      }
+      for (BaseId w : lent) unpad(w, o);
+    }
     Instruction in = issued;
     if (!alias.empty()) {
       for_each_view(in, [&](View& v, bool) {
@@ -210,8 +249,10 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       if (pit != padded_.end()) {
         const auto q =
             std::find_if(pending.begin(), pending.end(), [&](const Pending& p) { return p.w == x; });
-        if (q != pending.end()) {
-          commit(*q);
+        if (!pit->second.owned) {  // a box of G: nothing of its own to free
+          padded_.erase(pit);
+        } else if (q != pending.end()) {
+          commit(*q, false);
           pending.erase(q);
         } else {
           if (!pit->second.copied) {  // freed without the copy-back it was padded for
@@ -244,9 +285,13 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     // Padded bases are reached through their whole view only.
     if (!padded_.empty()) {
       std::vector<BaseId> restore;
-      for_each_view(in, [&](View& v, bool) {
+      for_each_view(in, [&](View& v, bool is_out) {
         const auto p = padded_.find(v.base);
-        if (p != padded_.end() && (!plain || !same_layout(v, p->second.whole))) restore.push_back(v.base);
+        if (p == padded_.end()) return;
+        // (A W' that is a box of G is not written in place: G would change.)
+        if (!plain || !same_layout(v, p->second.whole) || (!p->second.owned && is_out)) {
+          restore.push_back(v.base);
+        }
       });
       for (BaseId w : restore) {
         if (padded_.count(w) != 0) unpad(w, o);
@@ -266,7 +311,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       const bool own_g = env.live(program_g, &gd, &gn) && !env.adopted(program_g);
       const auto p = padded_.find(w);
       if (p != padded_.end()) {
-        if (own_g && gn == p->second.holder_nelem && same_layout(in.out, p->second.box) &&
+        if (p->second.owned && own_g && gn == p->second.holder_nelem && same_layout(in.out, p->second.box) &&
             std::none_of(pending.begin(), pending.end(), [&](const Pending& q) { return q.g == g; })) {
           pending.push_back({out.size(), g, program_g, w, gd, gn, {}});
           p->second.copied = true;
@@ -302,7 +347,8 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     }
     for_each_view(in, [&](View& v, bool) {
       const auto p = padded_.find(v.base);
-      if (p != padded_.end()) v = p->second.box;
+      if (p != padded_.end())
+        v = on(p->second.owned ? p->second.holder : current(p->second.holder), p->second.box);
     });
     for (Pending& q : pending) {
       bool reads = false;
@@ -315,6 +361,11 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     }
     emit(in, o);
   }
+  // A copy-back whose W' lives on past the batch, with nothing written to G
+  // or W' since: renamed, W' now a box of G (NumPy's `center[:] = work`
+  // before the loop's test syncs).
+  for (const Pending& q : pending) commit(q, true);
+  pending.clear();
   std::vector<std::pair<BaseId, BaseId>> renames;
   for (const auto& [g, holder] : alias) renames.emplace_back(holder, g);
   std::sort(renames.begin(), renames.end());

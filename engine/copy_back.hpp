@@ -30,6 +30,11 @@
 //    (Backend::rename). The copy of n elements becomes one of the frame's.
 //    Sweeps in one batch chain: the next copy-back finds G named P and
 //    copies P's frame into the next P', frees P, and G then names P'.
+//    A copy-back still pending at the end of the batch (W' alive past it,
+//    nothing written to G or W' since: `center[:] = work` before the
+//    loop's test syncs) is renamed there, and W' becomes G[V] itself (a
+//    box "lent" by G): a write to G, its free or the host replacing it
+//    first copies G[V] into W'.
 //
 // Legal: (a) a padded base's elements are P[V]'s, in the same row-major
 // order (the same view parameters on another base), and every access to it
@@ -38,7 +43,8 @@
 // no instruction up to W's free writes G or W', so from the copy to W's free
 // P and G-after-the-copy are equal, and the instructions between read the
 // same values through P; (c) G's old memory is read last by the frame copies
-// and freed there; from then on G's id refers to P's memory; (d) no element
+// and freed there; from then on G's id refers to P's memory; (c') a lent W'
+// equals G[V] while G is unwritten, and is copied out before any write; (d) no element
 // of P outside V is read before the frame copies write it, so P needs no
 // zero fill. The rewrite runs on the stream as issued (after the deferral,
 // which reasons in the program's names), so a trace replays it.
@@ -77,6 +83,10 @@ class CopyBack {
   // Forgets a padded base whose contents the program replaces (a write from
   // the host); returns the base that held it (to release), or -1.
   BaseId forget(BaseId id);
+  // The bases that are a box of `g` (W' after a rename at the end of a
+  // batch), which must be copied out before the host replaces g: (W' whole,
+  // the box of g); they are no longer padded.
+  std::vector<std::pair<View, View>> lend_back(BaseId g);
 
   std::size_t renamed() const { return renamed_; }
 
@@ -93,6 +103,10 @@ class CopyBack {
     View box;    // on P
     uint64_t site;
     bool copied = false;  // a copy-back of it came (if a write then kept it a copy, the site stays)
+    // False: the holder is the program's G, renamed at the end of the batch
+    // with the copy-back done and W' still alive; W' is G[V] until G is
+    // written (then copied out first).
+    bool owned = true;
   };
 
   std::unordered_map<uint64_t, Target> sites_;  // what a site's base is copied into

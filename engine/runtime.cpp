@@ -145,6 +145,17 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
 void Runtime::forget_padding(BaseId id) {
   const BaseId holder = copy_back_.forget(id);
   if (holder >= 0) backend_->release(holder);
+  // The arrays that are a box of this one get their own memory first.
+  const auto lent = copy_back_.lend_back(id);
+  if (lent.empty()) return;
+  for (const auto& [whole, box] : lent) {
+    Instruction c;
+    c.op = Opcode::Identity;
+    c.out = whole;
+    c.add_input(Operand::of(box));
+    append(c, issued_);
+  }
+  flush();
 }
 
 void Runtime::issue(const Instruction& instr) {
