@@ -319,7 +319,10 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       } else if (const auto c = creator_.find(w);
                  c != creator_.end() && refused_.count(c->second.site) == 0) {
         Dims shape, lo;
-        if (whole_row_major(in.in[0].view, c->second.nelem) && own_g && as_box(in.out, gn, &shape, &lo)) {
+        // Only a box of more than half of G: the rename copies G's frame
+        // instead of the box (shallow_water's `v[:, 0] = -v[:, 1]` stays a copy).
+        if (whole_row_major(in.in[0].view, c->second.nelem) && own_g && 2 * in.out.nelem() > gn &&
+            as_box(in.out, gn, &shape, &lo)) {
           sites_[c->second.site] = Target{gd, gn, on(-1, in.out)};
         }
       }

@@ -11,8 +11,9 @@
 // 1. Learn. A copy `identity G[V] <- W` that reads all of W, where W was
 //    created whole by an elementwise instruction at site S (defer.hpp's
 //    site_key) earlier in the stream and V is a box of G (a block of G
-//    viewed row-major in some shape), teaches: "what S creates lands in V
-//    of a G-sized array".
+//    viewed row-major in some shape) of more than half its elements (the
+//    rename copies the rest, G's frame, instead of V), teaches: "what S
+//    creates lands in V of a G-sized array".
 // 2. Pad. The next instruction at site S that creates a base W' (its first
 //    touch, writing all of it row-major) writes V of a fresh, unfilled base
 //    P of G's size instead; every later instruction that reads or writes all
