@@ -128,7 +128,6 @@ std::vector<std::pair<View, View>> CopyBack::lend_back(BaseId g) {
       continue;
     }
     r.emplace_back(it->second.whole, it->second.box);
-    refused_.insert(it->second.site);
     it = padded_.erase(it);
   }
   return r;
@@ -175,17 +174,21 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
   auto drop_pending = [&](auto pred) {
     pending.erase(std::remove_if(pending.begin(), pending.end(), pred), pending.end());
   };
-  // W is itself again: P[V] copied into it, P freed. The site is not padded again.
+  // W is itself again: P[V] (or G[V]) copied into it, P freed. The site is
+  // not padded again, unless W only leaves G because G is written or freed
+  // (the guess was right: the copy-back came).
   auto current = [&](BaseId b) {
     const auto a = alias.find(b);
     return a == alias.end() ? b : a->second;
   };
-  auto unpad = [&](BaseId w, uint64_t o) {
+  auto unpad = [&](BaseId w, uint64_t o, bool refuse = true) {
     const auto it = padded_.find(w);
     const Pad p = it->second;
     padded_.erase(it);
-    refused_.insert(p.site);
-    sites_.erase(p.site);
+    if (refuse) {
+      refused_.insert(p.site);
+      sites_.erase(p.site);
+    }
     if (p.owned) {
       emit(copy_of(p.whole, p.box), o);
       emit(free_of(p.holder, p.box.dtype, p.holder_nelem), o);
@@ -233,7 +236,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       for (const auto& [w, p] : padded_) {
         if (!p.owned && p.holder == issued.out.base && w != issued.out.base) lent.push_back(w);
       }
-      for (BaseId w : lent) unpad(w, o);
+      for (BaseId w : lent) unpad(w, o, false);
     }
     Instruction in = issued;
     if (!alias.empty()) {

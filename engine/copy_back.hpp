@@ -35,7 +35,7 @@
 //    nothing written to G or W' since: `center[:] = work` before the
 //    loop's test syncs) is renamed there, and W' becomes G[V] itself (a
 //    box "lent" by G): a write to G, its free or the host replacing it
-//    first copies G[V] into W'.
+//    first copies G[V] into W' (the site stays padded: the guess was right).
 //
 // Legal: (a) a padded base's elements are P[V]'s, in the same row-major
 // order (the same view parameters on another base), and every access to it
