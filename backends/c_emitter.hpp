@@ -32,6 +32,12 @@ struct CDialect {
   // statement, firstprivate to each OpenMP thread. Host C only; the loop
   // that calls it must not be `omp simd` (the memo is state).
   bool chunked_random = false;
+  // No OpenMP parallel region: parallel loops print as plain or `omp simd`
+  // loops, for launches below the parallel threshold (cpu_backend.cpp). A
+  // region under `if(0)` still enters libgomp, which costs ~0.6 us a launch
+  // on this host once a team has run (a futex wake per region): the cost
+  // of a 100-element kernel, twice over.
+  bool serial = false;
 };
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).

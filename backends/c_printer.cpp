@@ -167,7 +167,8 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
     w.raw(combine_helper(st.op, k.accs[st.acc], dialect_, &name));
   }
   if (!k.indexed.empty()) w.raw(guard_helper("arrvm_index", index_helpers(), dialect_));
-  if (has_loop(k, LoopKind::SharedSimd)) w.raw("#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
+  if (has_loop(k, LoopKind::SharedSimd) && !dialect_.serial)
+    w.raw("#ifdef _OPENMP\n#include <omp.h>\n#endif\n");
   reduction_declarations(w, k, combine);
 }
 
@@ -252,6 +253,21 @@ bool blocked_random(const LoopKernel& k, const CDialect& d) {
   return std::any_of(k.body.begin(), k.body.end(), [](const Stmt& st) { return st.op == Opcode::Random; });
 }
 
+// How a loop of `kind` is printed under CDialect::serial: without its
+// parallel region.
+LoopKind serial_kind(LoopKind kind) {
+  switch (kind) {
+    case LoopKind::Parallel:
+      return LoopKind::Serial;
+    case LoopKind::ParallelSimd:
+      return LoopKind::Simd;
+    case LoopKind::ParallelSweep:
+      return LoopKind::Sweep;
+    default:
+      return kind;
+  }
+}
+
 }  // namespace
 
 int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
@@ -265,7 +281,7 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       own += (own.empty() ? " firstprivate(arrvm_rm" : ", arrvm_rm") + num(slot);
     if (!own.empty()) own += ")";
   }
-  switch (l.kind) {
+  switch (dialect_.serial ? serial_kind(l.kind) : l.kind) {
     case LoopKind::Parallel:
       w.raw("#pragma omp parallel for" + own + " if(" + par + ") schedule(static)\n");
       break;
@@ -456,6 +472,11 @@ void CPrinter::shared_region(Writer& w, const LoopKernel& k) const {
   // Shares in whole cache lines (8 elements of 8 bytes), so that no two
   // threads write to one line of an output row.
   const std::string n = "n" + num(k.loops.back().axis);
+  if (dialect_.serial) {
+    w.open("{");
+    w.line("const int64_t arrvm_lo = 0, arrvm_hi = " + n + ";");
+    return;
+  }
   w.raw("#pragma omp parallel if(a[" + num(k.rank) + "])\n");
   w.open("{");
   w.line("int64_t arrvm_lo = 0, arrvm_hi = " + n + ";");

@@ -75,18 +75,30 @@ std::vector<std::filesystem::path> cache_files(const std::string& dir) {
 
 }  // namespace
 
+// A kernel has two compiled forms: with its OpenMP parallel regions, for
+// launches at or above the parallel threshold (2^15 elements), and without,
+// below it (CDialect::serial). Each is compiled once, at its first launch.
 TEST_CASE("cpu: the same block at another size and offset compiles no kernel") {
   cputest::TempDir dir;
   Runtime rt(cputest::config("cpu", dir.path()));
   check_values(program(rt, 10, 1), 1);
   const CpuBackendStats first = cpu_backend_stats(rt.backend());
   CHECK(first.cache.compiled >= 1);
-  CHECK(first.contracted >= 1);             // t lives only in its block: a scalar temporary
-  check_values(program(rt, 100000, 3), 3);  // large enough to run in parallel
+  CHECK(first.contracted >= 1);  // t lives only in its block: a scalar temporary
+  check_values(program(rt, 1000, 2), 2);
   const CpuBackendStats second = cpu_backend_stats(rt.backend());
   CHECK(second.cache.compiled == first.cache.compiled);
   CHECK(second.cache.memory_hits > first.cache.memory_hits);
   CHECK(second.kernels_launched > first.kernels_launched);
+  check_values(program(rt, 100000, 3), 3);  // large enough to run in parallel: the parallel form
+  const CpuBackendStats third = cpu_backend_stats(rt.backend());
+  CHECK(third.cache.compiled == 2 * first.cache.compiled);
+  check_values(program(rt, 200000, 5), 5);
+  const CpuBackendStats fourth = cpu_backend_stats(rt.backend());
+  CHECK(fourth.cache.compiled == third.cache.compiled);
+  CHECK(fourth.cache.memory_hits > third.cache.memory_hits);
+  check_values(program(rt, 20, 7), 7);  // the serial form again
+  CHECK(cpu_backend_stats(rt.backend()).cache.compiled == third.cache.compiled);
 }
 
 TEST_CASE("cpu: the disk cache serves a new process, and a corrupt entry is recompiled") {
