@@ -267,7 +267,9 @@ TEST_CASE("fusion graph rule 7: a scatter fuses with a sweep only along the last
   CHECK_NOTHROW(codegen::lower(b.instrs, all(b), Target::Cpu));
 }
 
-TEST_CASE("golden: C and OpenCL C of an elementwise chain, a column reduction, a full reduction, a gather") {
+TEST_CASE(
+    "golden: C (parallel and serial) and OpenCL C of an elementwise chain, a column reduction, a full "
+    "reduction, a gather") {
   struct Case {
     const char* name;
     Batch batch;
@@ -281,6 +283,12 @@ TEST_CASE("golden: C and OpenCL C of an elementwise chain, a column reduction, a
     const codegen::LoweredBlock cpu = codegen::lower(c.batch.instrs, all(c.batch), Target::Cpu);
     check_golden(std::string(c.name) + ".c", without_prelude(codegen::CPrinter().print(cpu.kernel, "kernel"),
                                                              codegen::CDialect{}.prelude));
+    // The form for launches below the parallel threshold: no parallel region.
+    codegen::CDialect serial;
+    serial.serial = true;
+    const std::string serial_c = codegen::CPrinter(serial).print(cpu.kernel, "kernel");
+    CHECK(serial_c.find("omp parallel") == std::string::npos);
+    check_golden(std::string(c.name) + ".serial.c", without_prelude(serial_c, serial.prelude));
     const codegen::LoweredBlock ocl = codegen::lower(c.batch.instrs, all(c.batch), Target::OpenCl);
     const std::string prelude = opencl::dialect(true).prelude;
     check_golden(std::string(c.name) + ".gpu.cl",
