@@ -333,7 +333,11 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   Writer w;
   helpers(w, k);
   signature(w, k, name);
-  for (int d = 0; d < R; ++d) w.line("const int64_t n" + num(d) + " = a[" + num(d) + "];");
+  for (int d = 0; d < R; ++d) {
+    const bool fixed = dialect_.inner_extent > 0 && d == k.loops.back().axis;
+    w.line("const int64_t n" + num(d) + " = " + (fixed ? num(dialect_.inner_extent) : "a[" + num(d) + "]") +
+           ";");
+  }
   for (std::size_t v = 0; v < k.views.size(); ++v) {
     const std::string vs = num(static_cast<int64_t>(v));
     const int64_t at = view_arg_index(R, static_cast<int>(v));

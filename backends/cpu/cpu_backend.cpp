@@ -27,6 +27,13 @@ using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 // Below this many iterations a parallel region costs more than it saves.
 constexpr int64_t kParallelThreshold = 1 << 15;
 
+// A kernel whose innermost loop has at most kMaxFixedInner iterations, over
+// at least kMinFixedRows rows, is compiled for that extent
+// (CDialect::inner_extent); a short last axis of few rows (most tests' small
+// arrays) keeps the kernel of any extent.
+constexpr int64_t kMaxFixedInner = 8;
+constexpr int64_t kMinFixedRows = 1024;
+
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 
 class CpuBackend final : public Backend {
@@ -120,7 +127,8 @@ class CpuBackend final : public Backend {
   struct Lowered {
     codegen::LoweredBlock b;
     codegen::Binding binding;
-    KernelFn fn[2] = {nullptr, nullptr};  // serial, parallel (kernel_for)
+    // Its compiled form (kernel_for; a lowering has one shape, so one form).
+    KernelFn fn = nullptr;
   };
   static constexpr std::size_t kMaxLowered = 4096;
 
@@ -139,7 +147,7 @@ class CpuBackend final : public Backend {
       check_empty_classes(batch, block);
       return;
     }
-    launch(batch, &e->b, e->fn);
+    launch(batch, &e->b, &e->fn);
     if (!e->b.kept.empty()) check_empty_classes(batch, block);
   }
 
@@ -152,7 +160,7 @@ class CpuBackend final : public Backend {
     // ARRVM_CACHE=off: nothing is reused (every block lowered and looked up again).
     if (!memoize_) {
       scratch_.b = codegen::lower(batch, block, codegen::Target::Cpu);
-      scratch_.fn[0] = scratch_.fn[1] = nullptr;
+      scratch_.fn = nullptr;
       return &scratch_;
     }
     std::vector<std::shared_ptr<Lowered>>* by_index = nullptr;
@@ -193,9 +201,8 @@ class CpuBackend final : public Backend {
     return e.get();
   }
 
-  // `fns`: the block's kept functions, serial and parallel (null until
-  // fetched).
-  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fns) {
+  // `*fn_cache`: the block's compiled form, once fetched.
+  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache) {
     const codegen::LoopKernel& k = b->kernel;
     // Scratch kept across launches: no heap allocation per launch.
     std::vector<void*>& ptrs = ptrs_;
@@ -232,13 +239,13 @@ class CpuBackend final : public Backend {
     const bool parallel = b->shape.product() >= kParallelThreshold;
     codegen::pack_args(*b, parallel, &args_);
     const std::vector<int64_t>& args = args_;
-    KernelFn& fn = fns[parallel ? 1 : 0];
-    if (fn == nullptr || !memoize_) {
-      fn = kernel_for(k, parallel);
+    if (*fn_cache == nullptr || !memoize_) {
+      *fn_cache = kernel_for(k, parallel, fixed_inner(*b));
     } else {
       ++memo_hits_;
       ++profile().kernel_cache_hits;
     }
+    const KernelFn fn = *fn_cache;
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
     stats_.contracted += b->contracted.size();
@@ -276,17 +283,28 @@ class CpuBackend final : public Backend {
     return true;
   }
 
+  // The innermost extent `b` is compiled for (CDialect::inner_extent), or 0.
+  static int64_t fixed_inner(const codegen::LoweredBlock& b) {
+    const codegen::LoopKernel& k = b.kernel;
+    if (k.rank < 2) return 0;
+    const int64_t inner = b.shape[static_cast<std::size_t>(k.loops.back().axis)];
+    if (inner < 1 || inner > kMaxFixedInner || b.shape.product() / inner < kMinFixedRows) return 0;
+    return inner;
+  }
+
   // The compiled kernel of `k`: from the memo by its signature, else printed
   // and fetched from the kernel cache (memory, disk, or the compiler).
   // `parallel`: with its OpenMP parallel regions, else printed without them
   // (CDialect::serial): a kernel launched at both sizes is compiled twice,
-  // one launched at one size (nearly all) once.
-  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel) {
+  // one launched at one size (nearly all) once. `inner` > 0: for that
+  // innermost extent only (CDialect::inner_extent).
+  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner) {
     std::string signature;
     {
       ScopedTimer t(&profile().codegen_s);
       signature = k.signature();
       signature += parallel ? 'p' : 's';
+      if (inner > 0) signature += std::to_string(inner);
     }
     if (memoize_) {
       auto it = memo_.find(signature);
@@ -303,6 +321,7 @@ class CpuBackend final : public Backend {
       codegen::CDialect dialect;
       dialect.chunked_random = true;  // loop_schedule keeps random's loops off omp simd
       dialect.serial = !parallel;
+      dialect.inner_extent = inner;
       source = codegen::CPrinter(dialect).print(k, name);
     }
     const KernelCacheStats before = cache_.stats();
