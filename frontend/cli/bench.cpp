@@ -513,12 +513,10 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
   for (const auto& [k, v] : o.config) shown.set(k, v);
   out << "arrvm bench: size " << bench::size_class_name(o.size) << ", backends " << backends << ", fusers "
       << fusers << ", cost model " << shown.cost << "\n"
-      << "time, kernels: mean of " << o.repeat
-      << " run(s) after warm-ups (kernel and merge cache warm: until a run misses the merge cache no more, 3 "
-         "at "
-         "most); cost (summed over batches), batches: the first warm-up's; fusion: the warm-ups' (merge "
-         "cache cold "
-         "at the first's start)\n\n";
+      << "time, kernels: mean of " << o.repeat << " run(s) after warm-ups (kernel and merge cache warm: "
+      << "warm-ups go on until a run misses the merge cache no more, at most " << kMaxWarmUps << ")\n"
+      << "cost (summed over batches), batches: the first warm-up's; fusion: the warm-ups' (merge cache cold "
+      << "at the first's start)\n\n";
   print_header(out);
   int failures = 0, rows = 0;
   std::vector<Record> records;
