@@ -117,6 +117,7 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
   struct Born {
     uint32_t writer;
     int64_t nelem;
+    std::vector<uint32_t> rewrites;  // later writes to it (a view written again: r[diag] = 1)
   };
   std::unordered_map<BaseId, Born> born;
   for (const auto& [b, u] : users) {
@@ -126,7 +127,14 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
     if (kind == OpKind::Scatter || kind == OpKind::Compress) continue;
     bool ok = true;
     for (int k = 0; k < w.nin && ok; ++k) ok = w.in[k].is_const || w.in[k].view.base != b;
-    for (std::size_t j = 1; j < u.size() && ok; ++j) ok = !writes_base(batch[u[j]], b);
+    std::vector<uint32_t> rewrites;
+    for (std::size_t j = 1; j < u.size() && ok; ++j) {
+      const Instruction& x = batch[u[j]];
+      if (!writes_base(x, b)) continue;
+      const OpKind xk = opcode_kind(x.op);
+      ok = x.length_class < 0 && (xk == OpKind::Elementwise || xk == OpKind::Generator);
+      rewrites.push_back(u[j]);
+    }
     if (!ok) continue;
     int64_t nelem;
     if (const BaseInfo* info = in.live->find(b)) {
@@ -138,7 +146,7 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
       nelem = last.out.nelem();
     }
     if (w.out.nelem() != nelem || !is_injective(w.out)) continue;
-    born.emplace(b, Born{u[0], nelem});
+    born.emplace(b, Born{u[0], nelem, std::move(rewrites)});
   }
 
   std::vector<std::pair<uint32_t, BaseId>> candidates;  // by writer position
@@ -155,6 +163,24 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
   std::vector<uint32_t> stamp(n, 0);
   std::vector<uint32_t> chain, stack;
   uint32_t round = 0;
+  // Per base the accepted chains read from outside them, the first and last
+  // positions of those reads. One written later in the batch is copied (a
+  // snapshot) to a fresh base after the last, and the carry reads the copy.
+  struct Reads {
+    uint32_t first, last;
+  };
+  std::unordered_map<BaseId, Reads> outside, reads;
+  auto written_in = [&](BaseId e, uint32_t from, uint32_t to) {  // (from, to]
+    for (uint32_t j : users.at(e)) {
+      if (j > from && j <= to && writes_base(batch[j], e)) return true;
+    }
+    return false;
+  };
+  // A base's writers: its birth and its later writes, all carried together.
+  auto push_writers = [&](const Born& info) {
+    stack.push_back(info.writer);
+    for (uint32_t j : info.rewrites) stack.push_back(j);
+  };
   for (const auto& [writer, b] : candidates) {
     const uint64_t key = site_key(batch[writer]);
     if (in.refused->count(key) != 0) continue;
@@ -164,7 +190,9 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
     }
     ++round;
     chain.clear();
-    stack.assign(1, writer);
+    reads.clear();
+    stack.clear();
+    push_writers(born.at(b));
     bool ok = true, old = false, fresh = false;
     while (!stack.empty() && ok) {
       const uint32_t q = stack.back();
@@ -180,20 +208,40 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
         const auto it = born.find(e);
         const bool temp = it != born.end() && !live(e);
         if (temp || is_accepted.count(e) != 0) {
-          stack.push_back(it->second.writer);
+          push_writers(it->second);
           continue;
         }
-        // Read from outside the chain: must hold the same at the batch's end.
+        // Read from outside the chain: must hold at the batch's end what
+        // the chain read, or be small enough to snapshot (below).
         ok = live(e);
-        for (uint32_t j : users.at(e)) ok = ok && !(j > q && writes_base(batch[j], e));
+        auto [r, first] = reads.emplace(e, Reads{q, q});
+        if (!first) r->second = Reads{std::min(r->second.first, q), std::max(r->second.last, q)};
       }
     }
+    // Each outside base: not written between the reads of it by this
+    // chain and the accepted ones; written after them, it is copied after
+    // the last read, if the copies cost at most an eighth of b's store.
+    int64_t copied = 0;
+    std::vector<std::pair<BaseId, Reads>> merged;
+    for (auto [e, r] : reads) {
+      if (!ok) break;
+      const auto o = outside.find(e);
+      const bool had_copy = o != outside.end() && written_in(e, o->second.last, static_cast<uint32_t>(n));
+      if (o != outside.end()) r = Reads{std::min(r.first, o->second.first), std::max(r.last, o->second.last)};
+      const BaseInfo* info = in.live->find(e);
+      ok = info != nullptr && info->klass < 0 && !written_in(e, r.first, r.last);
+      if (!ok) break;
+      if (!had_copy && written_in(e, r.last, static_cast<uint32_t>(n))) copied += info->nelem;
+      merged.emplace_back(e, r);
+    }
+    ok = ok && copied * 8 <= born.at(b).nelem;
     if (!ok || (old && fresh)) continue;
     std::size_t added = 0;
     for (uint32_t q : chain) added += !in_carry[q];
     if (carried + added > in.max_carry) continue;
     accepted.push_back(b);
     is_accepted.insert(b);
+    for (const auto& [e, r] : merged) outside[e] = r;
     carry.bases += writer >= in.carried;
     for (uint32_t q : chain) {
       if (in_carry[q]) continue;
@@ -205,10 +253,22 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
   if (accepted.empty()) return carry;
 
   // The carry: the chains in batch order, their temporaries renamed and
-  // freed at its end.
+  // freed at its end, their snapshotted inputs read from the copies.
   std::unordered_map<BaseId, BaseId> renamed;
   std::vector<Instruction> frees;
   std::vector<uint64_t> free_origin;
+  std::vector<std::pair<uint32_t, BaseId>> copies;  // (after position, original) in batch order
+  std::unordered_map<BaseId, BaseId> copy_of;
+  for (const auto& [e, r] : outside) {
+    if (!written_in(e, r.last, static_cast<uint32_t>(n))) continue;  // holds at the end: read as it is
+    const BaseInfo* info = in.live->find(e);
+    const BaseId c = in.new_temp(info->dtype, info->nelem);
+    copy_of.emplace(e, c);
+    copies.emplace_back(r.last, e);
+    frees.push_back(free_of(c, info->dtype, info->nelem));
+    free_origin.push_back(origin[r.last]);
+  }
+  std::sort(copies.begin(), copies.end());
   for (std::size_t q = 0; q < n; ++q) {
     if (!in_carry[q]) continue;
     Instruction c = batch[q];
@@ -226,7 +286,10 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
     };
     fresh_name(c.out.base);
     for (int k = 0; k < c.nin; ++k) {
-      if (!c.in[k].is_const) fresh_name(c.in[k].view.base);
+      if (c.in[k].is_const) continue;
+      fresh_name(c.in[k].view.base);
+      if (const auto it = copy_of.find(c.in[k].view.base); it != copy_of.end())
+        c.in[k].view.base = it->second;
     }
     carry.batch.push_back(c);
     carry.origin.push_back(origin[q]);
@@ -248,6 +311,19 @@ Carry defer_at_sync(std::vector<Instruction>& batch, std::vector<uint64_t>& orig
     batch.insert(batch.end() - 1, free_of(b2, t, info.nelem));
     origin.insert(origin.end() - 1, at);
     keys.insert(keys.end() - 1, 0);
+  }
+  // ... and copies each snapshotted input after the chains' last read of
+  // it (from the back, so the positions before stay valid).
+  for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+    const auto [pos, e] = *it;
+    const BaseInfo* info = in.live->find(e);
+    Instruction copy;
+    copy.op = Opcode::Identity;
+    copy.out = contiguous_view(copy_of.at(e), info->dtype, Dims{info->nelem});
+    copy.add_input(Operand::of(contiguous_view(e, info->dtype, Dims{info->nelem})));
+    batch.insert(batch.begin() + pos + 1, copy);
+    origin.insert(origin.begin() + pos + 1, origin[pos]);
+    keys.insert(keys.begin() + pos + 1, 0);
   }
   return carry;
 }

@@ -8,15 +8,20 @@
 // loop). Two rewrites of the batch, both exact:
 //
 // Deferral (defer_at_sync, on a flush for a sync only). A base b the batch
-// creates (its first instruction in the batch is its only write, and writes
-// all of it) and leaves alive, other than the synced one, is computed now
-// under a fresh name b' that the batch frees, so fusion can contract it, and
-// its chain (b's writer and the writers of the temporaries they read, which
-// the batch creates and frees) is carried, with fresh names for those
+// creates (its first instruction in the batch writes all of it, reading
+// none of it; later elementwise writes to it, such as nbody's
+// `diagonal(r)[:] = 1.0`, go with it) and leaves alive, other than the
+// synced one, is computed now under a fresh name b' that the batch frees,
+// so fusion can contract it, and its chain (b's writers and the writers of
+// the temporaries they read, which the batch creates and frees) is
+// carried, in batch order, with fresh names for those
 // temporaries, to the front of the next batch, where it recomputes b. Legal
-// when every base the chain reads from outside it holds, at the end of the
-// batch, what the chain read: it is alive and nothing in the batch writes
-// it after the instruction that reads it. The next batch then either reads
+// when every base the chain reads from outside it is alive and holds, at
+// the end of the batch, what the chain read: nothing in the batch writes it
+// between or after the chain's reads of it. One written after them (nbody's
+// `x += dt * vx` after `dx = x[:, None] - x`) is copied right after the
+// last read, when the copies cost at most an eighth of b's store, and the
+// carry reads the copy (freed at its end). The next batch then either reads
 // b (the chain runs: b costs a recomputation instead of a store) or frees it
 // unread (the chain is dead code and goes).
 // Bounded: a chain that mixes carried instructions with new ones is not
