@@ -2,7 +2,8 @@
 // with their temporaries in names, compute the same values with deferral on
 // and off, on ref and cpu; the names that die unread are never stored; a
 // name read later is recomputed once and its site is not deferred again; a
-// name whose input is written after it is not deferred; and on random
+// name whose input is written after it is not deferred, unless a copy of
+// the input costs at most an eighth of its store; and on random
 // streams with reads between their instructions every value read is the one
 // the run without deferral reads.
 #include <doctest/doctest.h>
