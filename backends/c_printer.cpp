@@ -373,6 +373,9 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   // The loop nest; `groups` remembers, per group of loops opened together,
   // its first loop and its braces.
   std::vector<std::pair<int, int>> groups;
+  const bool rows = std::any_of(k.body.begin(), k.body.end(), [](const Stmt& st) { return st.depth > 0; });
+  ARRVM_ASSERT(!rows || (R >= 2 && k.loops[0].axis == 0));
+  bool rows_printed = false;
   for (int L = 0; L < R;) {
     if (is_sweep_loop(k.loops[L].kind)) {  // one accumulator per reduction and scan
       for (const Stmt& st : k.body) {
@@ -387,7 +390,12 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     const int opened = open_loops(w, k, L, &braces);
     groups.emplace_back(L, braces);
     L += opened;
+    if (L == 1 && rows) {  // row-fused statements: once per row
+      statements(w, k, 1);
+      rows_printed = true;
+    }
   }
+  ARRVM_ASSERT(rows_printed == rows);  // (a printer that opens the outer loop with others cannot row-fuse)
   bool flat = k.errors > 0;
   for (const Stmt& st : k.body) flat = flat || opcode_kind(st.op) == OpKind::Generator;
   if (flat) {  // the flat row-major position in the iteration shape
@@ -395,60 +403,7 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
     for (int d = 1; d < R; ++d) f = "(" + f + ") * n" + num(d) + " + i" + num(d);
     w.line("const int64_t f = " + f + ";");
   }
-  for (std::size_t t = 0; t < k.temps.size(); ++t)
-    w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
-  const std::vector<std::string> combine = combine_names(k);
-  const bool outer = has_loop(k, LoopKind::OuterSweep);
-  for (std::size_t s = 0; s < k.body.size(); ++s) {
-    const Stmt& st = k.body[s];
-    const OpKind kind = opcode_kind(st.op);
-    if (kind == OpKind::Compress) {  // g<c>: this index's element is kept (and its class's index is c<c>)
-      const std::string parent = st.domain >= 0 ? "g" + num(st.domain) + " && " : "";
-      w.line("const int g" + num(st.counter) + " = " + parent + "(" + operand(st.in[1], R) + " != 0);");
-      w.line("if (g" + num(st.counter) + ") " + operand(st.out, R) + " = " + operand(st.in[0], R) + ";");
-      continue;
-    }
-    if (st.domain >= 0) w.open("if (g" + num(st.domain) + ") {");
-    if (kind == OpKind::Reduce || kind == OpKind::Accumulate) {
-      // (Under an OuterSweep the output element is the accumulator.)
-      const std::string acc = outer ? operand(st.out, R) : "acc" + num(st.acc), T = c_type(k.accs[st.acc]);
-      w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], R) + ");");
-      if (kind == OpKind::Accumulate) w.line(operand(st.out, R) + " = " + acc + ";");
-    } else if (kind == OpKind::Gather) {
-      const int j = st.in[0].index;
-      w.open("{");
-      w.line("const int64_t x = " + operand(st.in[1], R) + ";");
-      w.line(std::string(c_type(st.out.dtype)) + " v = 0;");
-      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") v = Q" + num(j) + "[" +
-             indexed_offset(j, k.indexed[j].rank, "x") + "]; else " + bad_index(k, st.err) + ";");
-      w.line(operand(st.out, R) + " = v;");
-      w.close();
-    } else if (kind == OpKind::Scatter) {
-      const int j = st.out.index;
-      w.open("{");
-      w.line("const int64_t x = " + operand(st.in[1], R) + ";");
-      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") Q" + num(j) + "[" +
-             indexed_offset(j, k.indexed[j].rank, "x") + "] = " + operand(st.in[0], R) + "; else " +
-             bad_index(k, st.err) + ";");
-      w.close();
-    } else {
-      std::string call = scalar_helper_name(st) + "(";
-      if (st.op == Opcode::Range) {
-        call += "f";
-      } else if (st.op == Opcode::Random && blocked) {
-        w.line(operand(st.out, R) + " = arrvm_rv" + num(st.seed_slot) + "[i0 - arrvm_lo];");
-        if (st.domain >= 0) w.close();
-        continue;
-      } else if (st.op == Opcode::Random) {
-        call += "C" + num(st.seed_slot) + ", f";
-        if (dialect_.chunked_random) call += ", &arrvm_rm" + num(st.seed_slot);
-      } else {
-        for (int i = 0; i < st.nin; ++i) call += (i ? ", " : "") + operand(st.in[i], R);
-      }
-      w.line(operand(st.out, R) + " = (" + c_type(st.out.dtype) + ")" + call + ");");
-    }
-    if (st.domain >= 0) w.close();
-  }
+  statements(w, k, 0);
   for (const Stmt& st : k.body) {
     if (st.counter >= 0) w.line("c" + num(st.counter) + " += g" + num(st.counter) + ";");
   }
@@ -470,6 +425,76 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   if (shared) w.close();
   w.close();
   return w.str();
+}
+
+// The statements of loop depth `depth` (Stmt::depth; 0: the innermost
+// body), with the temporaries they write first.
+void CPrinter::statements(Writer& w, const LoopKernel& k, int depth) const {
+  const int level = depth > 0 ? depth : k.rank;
+  const bool blocked = blocked_random(k, dialect_);
+  // Each temporary is declared at the level of its first writer.
+  std::vector<int> temp_depth(k.temps.size(), -1);
+  for (const Stmt& st : k.body) {
+    if (st.out.kind == ArgKind::Temp && temp_depth[st.out.index] < 0) temp_depth[st.out.index] = st.depth;
+  }
+  for (std::size_t t = 0; t < k.temps.size(); ++t) {
+    if (std::max(temp_depth[t], 0) == depth) w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
+  }
+  const std::vector<std::string> combine = combine_names(k);
+  const bool outer = has_loop(k, LoopKind::OuterSweep);
+  for (std::size_t s = 0; s < k.body.size(); ++s) {
+    const Stmt& st = k.body[s];
+    if (st.depth != depth) continue;
+    const OpKind kind = opcode_kind(st.op);
+    if (kind == OpKind::Compress) {  // g<c>: this index's element is kept (and its class's index is c<c>)
+      const std::string parent = st.domain >= 0 ? "g" + num(st.domain) + " && " : "";
+      w.line("const int g" + num(st.counter) + " = " + parent + "(" + operand(st.in[1], level) + " != 0);");
+      w.line("if (g" + num(st.counter) + ") " + operand(st.out, level) + " = " + operand(st.in[0], level) +
+             ";");
+      continue;
+    }
+    if (st.domain >= 0) w.open("if (g" + num(st.domain) + ") {");
+    if (kind == OpKind::Reduce || kind == OpKind::Accumulate) {
+      // (Under an OuterSweep the output element is the accumulator.)
+      const std::string acc = outer ? operand(st.out, level) : "acc" + num(st.acc),
+                        T = c_type(k.accs[st.acc]);
+      w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], level) + ");");
+      if (kind == OpKind::Accumulate) w.line(operand(st.out, level) + " = " + acc + ";");
+    } else if (kind == OpKind::Gather) {
+      const int j = st.in[0].index;
+      w.open("{");
+      w.line("const int64_t x = " + operand(st.in[1], level) + ";");
+      w.line(std::string(c_type(st.out.dtype)) + " v = 0;");
+      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") v = Q" + num(j) + "[" +
+             indexed_offset(j, k.indexed[j].rank, "x") + "]; else " + bad_index(k, st.err) + ";");
+      w.line(operand(st.out, level) + " = v;");
+      w.close();
+    } else if (kind == OpKind::Scatter) {
+      const int j = st.out.index;
+      w.open("{");
+      w.line("const int64_t x = " + operand(st.in[1], level) + ";");
+      w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") Q" + num(j) + "[" +
+             indexed_offset(j, k.indexed[j].rank, "x") + "] = " + operand(st.in[0], level) + "; else " +
+             bad_index(k, st.err) + ";");
+      w.close();
+    } else {
+      std::string call = scalar_helper_name(st) + "(";
+      if (st.op == Opcode::Range) {
+        call += "f";
+      } else if (st.op == Opcode::Random && blocked) {
+        w.line(operand(st.out, level) + " = arrvm_rv" + num(st.seed_slot) + "[i0 - arrvm_lo];");
+        if (st.domain >= 0) w.close();
+        continue;
+      } else if (st.op == Opcode::Random) {
+        call += "C" + num(st.seed_slot) + ", f";
+        if (dialect_.chunked_random) call += ", &arrvm_rm" + num(st.seed_slot);
+      } else {
+        for (int i = 0; i < st.nin; ++i) call += (i ? ", " : "") + operand(st.in[i], level);
+      }
+      w.line(operand(st.out, level) + " = (" + c_type(st.out.dtype) + ")" + call + ");");
+    }
+    if (st.domain >= 0) w.close();
+  }
 }
 
 void CPrinter::shared_region(Writer& w, const LoopKernel& k) const {

@@ -15,11 +15,21 @@ namespace {
 
 // A write that covers every element of a base of `nelem` elements exactly
 // once, in row-major order, so that loop index <-> element is a bijection.
+// Axes of stride 0 are left out: only a row-fused statement's output has
+// them (lower_rows widens it to the nest; it runs once per row), since an
+// instruction's output never repeats an element.
 bool is_full_write(const View& v, int64_t nelem) {
-  if (v.offset != 0 || v.nelem() != nelem || nelem == 0) return false;
-  const Dims rm = row_major_strides(v.shape);
+  Dims shape;
+  std::vector<int64_t> stride;
   for (int d = 0; d < v.rank(); ++d) {
-    if (v.shape[d] > 1 && v.stride[d] != rm[d]) return false;
+    if (v.stride[d] == 0 && v.shape[d] > 1) continue;
+    shape.push_back(v.shape[d]);
+    stride.push_back(v.stride[d]);
+  }
+  if (v.offset != 0 || shape.product() != nelem || nelem == 0) return false;
+  const Dims rm = row_major_strides(shape);
+  for (int d = 0; d < shape.size(); ++d) {
+    if (shape[d] > 1 && stride[d] != rm[d]) return false;
   }
   return true;
 }
@@ -122,6 +132,7 @@ void forward_stores(LoweredBlock* b) {
     store.in[0] = Arg{ArgKind::Temp, temp, view.dtype};
     store.nin = 1;
     store.domain = st.domain;
+    store.depth = st.depth;
     body.push_back(store);
     live.emplace_back(static_cast<std::size_t>(view.index), temp);
   }

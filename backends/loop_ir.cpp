@@ -71,6 +71,7 @@ std::string LoopKernel::signature() const {
     if (st.err >= 0) s += 'e' + std::to_string(st.err);
     if (st.domain >= 0) s += 'g' + std::to_string(st.domain);
     if (st.counter >= 0) s += 'k' + std::to_string(st.counter);
+    if (st.depth > 0) s += 'd' + std::to_string(st.depth);
     s += ")";
   }
   if (sweep_axis >= 0) s += " sweep" + std::to_string(sweep_axis);

@@ -49,6 +49,10 @@ struct Stmt {
   // (-1: every index of the loop). A compress owns counter `counter`.
   int domain = -1;
   int counter = -1;
+  // Row fusion (lower_rows): 1 for a statement that runs once per index of
+  // the outermost loop, before the loops inside it; 0 for every index of
+  // the nest.
+  int depth = 0;
 };
 
 // A gather's source or a scatter's target: a view of any
@@ -183,6 +187,22 @@ LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
                             std::span<const uint32_t> block);
 LoweredBlock stride_classes(LoweredBlock b);
 LoweredBlock schedule(LoweredBlock b, Target target);
+
+// ---- Row fusion (cpu) ---------------------------------------------------------
+// Two consecutive blocks of a partition, X of elementwise instructions over
+// (m) and Y of elementwise instructions over (m, ...), run as one loop nest
+// when every conflicting access between them stays in its row: X's
+// statements run once per row, before the row's inner loops (Stmt::depth
+// 1), as a hand-written loop computes Gauss elimination's factor
+// `a[i, k] / a[k, k]` and then updates row i. The fusion rules keep the two
+// apart (one iteration shape per block); the cpu backend merges them after
+// fusion (backends/loop_rows.cpp has the legality proof).
+//
+// Whether X (block[0, nx)) and Y (block[nx, ...)) may run as one nest.
+bool rows_fusible(std::span<const Instruction> batch, std::span<const uint32_t> x,
+                  std::span<const uint32_t> y);
+// lower() for X then Y (block = X's instructions followed by Y's, nx of X).
+LoweredBlock lower_rows(std::span<const Instruction> batch, std::span<const uint32_t> block, std::size_t nx);
 
 // The shape a (non-control) instruction iterates over (fusion/README.md).
 const Dims& iteration_shape(const Instruction& instr);

@@ -153,6 +153,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.cse = parse_on_off(label, value);
   } else if (name == "copy_rename") {
     c.copy_rename = parse_on_off(label, value);
+  } else if (name == "row_fusion") {
+    c.row_fusion = parse_on_off(label, value);
   } else if (name == "defer") {
     check_choice(label, value, {"on", "off", "always"});
     c.defer = value;
@@ -199,6 +201,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_SPLIT_BOXES", "split_boxes"},
       {"ARRVM_CSE", "cse"},
       {"ARRVM_COPY_RENAME", "copy_rename"},
+      {"ARRVM_ROW_FUSION", "row_fusion"},
       {"ARRVM_DEFER", "defer"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
@@ -240,6 +243,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_SPLIT_BOXES", split_boxes ? "on" : "off"},
       {"ARRVM_CSE", cse ? "on" : "off"},
       {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
+      {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},
       {"ARRVM_DEFER", defer},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},

@@ -61,6 +61,10 @@ struct Config {
   // of an array (`center[:] = work`) is computed in place in a second array
   // of that size, and the copy becomes a rename (engine/copy_back.hpp).
   bool copy_rename = true;
+  // ARRVM_ROW_FUSION: on | off. The cpu backend runs a block over (m) and
+  // the next block over (m, ...) as one loop nest when their accesses stay
+  // in their rows (Gauss's factor column and its update: backends/loop_rows.cpp).
+  bool row_fusion = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites

@@ -41,6 +41,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const Config& config)
       : cache_(config),
         memoize_(config.cache != CacheMode::Off),
+        row_fusion_(config.row_fusion),
         cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
@@ -90,19 +91,49 @@ class CpuBackend final : public Backend {
   void leave_unfilled(BaseId id) override { memory_.find(id).unfilled = true; }
 
   // Each block runs as one kernel (fusibility guarantees that one loop nest
-  // runs it: fusion/README.md); its frees are applied after the kernel.
+  // runs it: fusion/README.md); its frees are applied after the kernel. A
+  // block over (m) and the next over (m, ...) run as one kernel when their
+  // accesses stay in their rows (row fusion: codegen::rows_fusible).
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
     progress_ = {};
-    for (std::size_t k = 0; k < partition.blocks.size(); ++k) {
+    const std::size_t n = partition.blocks.size();
+    for (std::size_t k = 0; k < n; ++k) {
       const Block& block = partition.blocks[k];
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
-      run_block(batch, block, partition.structure, k);
-      for (uint32_t i : block) {
-        if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
+      std::size_t blocks = 1;
+      if (row_fusion_ && k + 1 < n && codegen::rows_fusible(batch, block, partition.blocks[k + 1])) {
+        const Block& next = partition.blocks[k + 1];
+        for (uint32_t i : next) ARRVM_ASSERT(i < batch.size());
+        rows_.assign(block.begin(), block.end());
+        rows_.insert(rows_.end(), next.begin(), next.end());
+        blocks = 2;
+        // A block of frees right after them joins: a base X creates for Y
+        // (Gauss's factor) and frees there is then a temporary.
+        if (k + 2 < n && frees_only(batch, partition.blocks[k + 2])) {
+          rows_.insert(rows_.end(), partition.blocks[k + 2].begin(), partition.blocks[k + 2].end());
+          blocks = 3;
+        }
+        // (Kept under index n + k: the lowering of block k alone is another.)
+        run_block(batch, rows_, partition.structure, n + k, block.size());
+        ++profile().rows_fused;
+      } else {
+        run_block(batch, block, partition.structure, k, 0);
       }
-      ++progress_.done;
+      for (std::size_t b = k; b < k + blocks; ++b) {
+        for (uint32_t i : partition.blocks[b]) {
+          if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
+        }
+      }
+      progress_.done += blocks;
+      k += blocks - 1;
     }
+  }
+
+  static bool frees_only(std::span<const Instruction> batch, const Block& block) {
+    return std::all_of(block.begin(), block.end(), [&](uint32_t i) {
+      return i < batch.size() && opcode_kind(batch[i].op) == OpKind::Free;
+    });
   }
 
   BackendStats stats() const override {
@@ -132,15 +163,16 @@ class CpuBackend final : public Backend {
   };
   static constexpr std::size_t kMaxLowered = 4096;
 
+  // `rows` > 0: block[0, rows) and the rest are two blocks row-fused (lower_rows).
   void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
-                 std::size_t index) {
+                 std::size_t index, std::size_t rows) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
     batch = resolve_classes(batch, block);
     codegen::check_empty_axes(batch, block);
     Lowered* e = nullptr;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      e = lowered_for(batch, block, structure, index);
+      e = lowered_for(batch, block, structure, index, rows);
     }
     if (!codegen::launches(e->b)) {  // nothing to do (ref writes nothing either)
       for (BaseId c : e->b.kept) lengths_[c] = 0;
@@ -156,10 +188,14 @@ class CpuBackend final : public Backend {
   // constants and instructions (found by structure id and index, else by the
   // block's BlockKey), else lowered now and kept under both.
   Lowered* lowered_for(std::span<const Instruction> batch, std::span<const uint32_t> block,
-                       uint64_t structure, std::size_t index) {
+                       uint64_t structure, std::size_t index, std::size_t rows) {
+    auto lower = [&] {
+      return rows > 0 ? codegen::lower_rows(batch, block, rows)
+                      : codegen::lower(batch, block, codegen::Target::Cpu);
+    };
     // ARRVM_CACHE=off: nothing is reused (every block lowered and looked up again).
     if (!memoize_) {
-      scratch_.b = codegen::lower(batch, block, codegen::Target::Cpu);
+      scratch_.b = lower();
       scratch_.fn = nullptr;
       return &scratch_;
     }
@@ -185,7 +221,7 @@ class CpuBackend final : public Backend {
       ++stats_.lowerings_reused;
     } else {
       e = std::make_shared<Lowered>();
-      e->b = codegen::lower(batch, block, codegen::Target::Cpu);
+      e->b = lower();
       e->binding = codegen::binding_of(e->b, batch, block);
       if (by_key_.size() >= kMaxLowered || by_structure_.size() >= kMaxLowered) {
         by_key_.clear();
@@ -359,6 +395,8 @@ class CpuBackend final : public Backend {
   HostMemory memory_;
   KernelCache cache_;
   bool memoize_;
+  bool row_fusion_;                                 // ARRVM_ROW_FUSION
+  std::vector<uint32_t> rows_;                      // scratch: blocks row-fused
   std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
   uint64_t memo_hits_ = 0;

@@ -1,0 +1,158 @@
+// Row fusion (backends/loop_rows.cpp): the cpu backend runs a block over
+// (m) and the next block over (m, ...) as one loop nest, the first once per
+// row, when every conflicting access between them stays in its row. The
+// programs below are written the way NumPy programs are (Gauss and LU
+// elimination steps, a row normalized by its own first element, a row
+// scaled by a mask of its column) and must read exactly what ref reads; a
+// program whose column is shifted by a row is not row-local and must not
+// be fused (fused, it would read values the update already wrote).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/runtime.hpp"
+#include "include/arrvm/arrvm.hpp"
+#include "tests/cpu_test_util.hpp"
+
+using arrvm::Array;
+using arrvm::Slice;
+using arrvm::Vm;
+
+namespace {
+
+Array matrix(int64_t m, int64_t n, const Vm& vm, double diagonal = 0.0) {
+  std::vector<double> host(static_cast<std::size_t>(m * n));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<double>((i * 7919) % 1000) / 250.0 - 2.0;
+  for (int64_t i = 0; i < m && i < n; ++i) host[static_cast<std::size_t>(i * n + i)] += diagonal;
+  return Array::from_host(host, vm).reshape({m, n});
+}
+
+// NumPy: for k in range(n - 1): f = a[k+1:, k] / a[k, k]; a[k+1:, k:] -= f[:, None] * a[k, k:]
+std::vector<double> gauss(const Vm& vm, int64_t n) {
+  Array a = matrix(n, n, vm, static_cast<double>(n) + 0.5);
+  for (int64_t k = 0; k + 1 < n; ++k) {
+    const Array f = a(Slice(k + 1, {}), k) / a(k, k);
+    a(Slice(k + 1, {}), Slice(k, {})) -= f.reshape({-1, 1}) * a(k, Slice(k, {}));
+  }
+  return a.to_vector<double>();
+}
+
+// NumPy: f = u[k+1:, k] / u[k, k]; l[k+1:, k] = f; u[k+1:, k:] -= f[:, None] * u[k, k:]
+std::vector<double> lu(const Vm& vm, int64_t n) {
+  Array u = matrix(n, n, vm, static_cast<double>(n) + 0.5);
+  Array l = Array::zeros({n, n}, arrvm::DType::Float64, vm);
+  for (int64_t k = 0; k + 1 < n; ++k) {
+    const Array f = u(Slice(k + 1, {}), k) / u(k, k);
+    l(Slice(k + 1, {}), k) = f;
+    u(Slice(k + 1, {}), Slice(k, {})) -= f.reshape({-1, 1}) * u(k, Slice(k, {}));
+  }
+  std::vector<double> out = u.to_vector<double>();
+  for (double x : l.to_vector<double>()) out.push_back(x);
+  return out;
+}
+
+// NumPy: s = a[:, 0] * 2 + 1; a -= s[:, None]; then b = a * (a[:, 1] > 0)[:, None]
+// over a (m, p) matrix; and over a (m, p, q) block: a3 *= (a3[:, 0, 0] + 3)[:, None, None].
+std::vector<double> rows_by_own_column(const Vm& vm, int64_t m, int64_t p) {
+  Array a = matrix(m, p, vm);
+  const Array s = a(Slice(), 0) * 2.0 + 1.0;
+  a -= s.reshape({-1, 1});
+  const Array mask = a(Slice(), p > 1 ? 1 : 0) > 0.0;
+  const Array b = a * mask.reshape({-1, 1});
+  Array a3 = matrix(m, p * 3, vm).reshape({m, p, 3});
+  a3 *= (a3(Slice(), 0, 0) + 3.0).reshape({-1, 1, 1});
+  std::vector<double> out = a.to_vector<double>();
+  for (double x : b.to_vector<double>()) out.push_back(x);
+  for (double x : a3.to_vector<double>()) out.push_back(x);
+  return out;
+}
+
+// NumPy: f = a[:-1, 0] * 2; a[1:, :] -= f[:, None]. Row i of the update
+// writes a[i+1, 0], which the factor of row i+1 reads: not row-local.
+std::vector<double> shifted_column(const Vm& vm, int64_t m, int64_t p) {
+  Array a = matrix(m, p, vm);
+  const Array f = a(Slice({}, -1), 0) * 2.0;
+  a(Slice(1, {})) -= f.reshape({-1, 1});
+  return a.to_vector<double>();
+}
+
+bool same(double x, double y) {
+  return x == y || (std::isnan(x) && std::isnan(y));
+}
+
+struct Run {
+  std::vector<double> values;
+  uint64_t rows_fused = 0, kernels = 0;
+};
+
+Run run(const std::function<std::vector<double>(const Vm&)>& program, const std::string& backend,
+        const std::string& row_fusion, const std::string& cache_dir) {
+  const Vm vm({{"backend", backend},
+               {"fuser", backend == "ref" ? "singleton" : "greedy"},
+               {"cache_dir", cache_dir},
+               {"row_fusion", row_fusion}});
+  Run r;
+  r.values = program(vm);
+  vm.flush();
+  r.rows_fused = vm.runtime().profile().rows_fused;
+  r.kernels = vm.runtime().profile().kernels_launched;
+  return r;
+}
+
+// `program` on cpu with and without row fusion and on ref: the same values
+// bit for bit (a fused row runs the same operations in the same order per
+// element); returns the cpu runs.
+std::pair<Run, Run> check_against_ref(const std::function<std::vector<double>(const Vm&)>& program) {
+  cputest::TempDir dir;
+  const Run want = run(program, "ref", "on", dir.path());
+  const Run fused = run(program, "cpu", "on", dir.path());
+  const Run apart = run(program, "cpu", "off", dir.path());
+  REQUIRE(fused.values.size() == want.values.size());
+  REQUIRE(apart.values.size() == want.values.size());
+  int64_t differ = 0;
+  for (std::size_t i = 0; i < want.values.size(); ++i) {
+    differ += !same(fused.values[i], want.values[i]);
+    differ += !same(apart.values[i], want.values[i]);
+  }
+  CHECK(differ == 0);
+  CHECK(apart.rows_fused == 0);
+  CHECK(fused.kernels + fused.rows_fused == apart.kernels);
+  return {fused, apart};
+}
+
+}  // namespace
+
+TEST_CASE("cpu row fusion: Gauss and LU elimination steps run one kernel a step, as ref computes them") {
+  for (int64_t n : {1, 2, 3, 7, 40, 130}) {
+    CAPTURE(n);
+    const auto [g, g_apart] = check_against_ref([n](const Vm& vm) { return gauss(vm, n); });
+    // Every step k < n - 1 but the last (one row, one column: still fused)
+    // pairs its factor with its update.
+    CHECK(g.rows_fused == static_cast<uint64_t>(n - 1));
+    const auto [l, l_apart] = check_against_ref([n](const Vm& vm) { return lu(vm, n); });
+    CHECK(l.rows_fused == static_cast<uint64_t>(n - 1));
+  }
+}
+
+TEST_CASE("cpu row fusion: a row updated by its own column, a mask of it, a 3-D block") {
+  for (auto [m, p] : {std::pair<int64_t, int64_t>{1, 1}, {1, 5}, {5, 1}, {6, 4}, {300, 130}, {2000, 3}}) {
+    CAPTURE(m);
+    CAPTURE(p);
+    const auto [fused, apart] =
+        check_against_ref([m, p](const Vm& vm) { return rows_by_own_column(vm, m, p); });
+    CHECK(fused.rows_fused >= 1);
+  }
+}
+
+TEST_CASE("cpu row fusion: a column shifted by a row is not row-local and runs apart") {
+  for (auto [m, p] : {std::pair<int64_t, int64_t>{3, 4}, {200, 170}}) {
+    CAPTURE(m);
+    const auto [fused, apart] = check_against_ref([m, p](const Vm& vm) { return shifted_column(vm, m, p); });
+    CHECK(fused.rows_fused == 0);
+  }
+}
