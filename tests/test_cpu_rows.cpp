@@ -42,6 +42,19 @@ std::vector<double> gauss(const Vm& vm, int64_t n) {
   return a.to_vector<double>();
 }
 
+// The same as Python runs it: `f` is rebound each step, so the previous
+// step's factor is freed after the new one is computed, before the update
+// (a block of frees between the two blocks).
+std::vector<double> gauss_rebound(const Vm& vm, int64_t n) {
+  Array a = matrix(n, n, vm, static_cast<double>(n) + 0.5);
+  Array f;
+  for (int64_t k = 0; k + 1 < n; ++k) {
+    f = a(Slice(k + 1, {}), k) / a(k, k);
+    a(Slice(k + 1, {}), Slice(k, {})) -= f.reshape({-1, 1}) * a(k, Slice(k, {}));
+  }
+  return a.to_vector<double>();
+}
+
 // NumPy: f = u[k+1:, k] / u[k, k]; l[k+1:, k] = f; u[k+1:, k:] -= f[:, None] * u[k, k:]
 std::vector<double> lu(const Vm& vm, int64_t n) {
   Array u = matrix(n, n, vm, static_cast<double>(n) + 0.5);
@@ -136,6 +149,8 @@ TEST_CASE("cpu row fusion: Gauss and LU elimination steps run one kernel a step,
     CHECK(g.rows_fused == static_cast<uint64_t>(n - 1));
     const auto [l, l_apart] = check_against_ref([n](const Vm& vm) { return lu(vm, n); });
     CHECK(l.rows_fused == static_cast<uint64_t>(n - 1));
+    const auto [r, r_apart] = check_against_ref([n](const Vm& vm) { return gauss_rebound(vm, n); });
+    CHECK(r.rows_fused == static_cast<uint64_t>(n - 1));
   }
 }
 

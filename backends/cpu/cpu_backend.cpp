@@ -102,17 +102,24 @@ class CpuBackend final : public Backend {
       const Block& block = partition.blocks[k];
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       std::size_t blocks = 1;
-      if (row_fusion_ && k + 1 < n && codegen::rows_fusible(batch, block, partition.blocks[k + 1])) {
-        const Block& next = partition.blocks[k + 1];
-        for (uint32_t i : next) ARRVM_ASSERT(i < batch.size());
-        rows_.assign(block.begin(), block.end());
-        rows_.insert(rows_.end(), next.begin(), next.end());
-        blocks = 2;
+      // Y: the next block with work (blocks of frees between them run after
+      // both: freeing later is always legal; from Python, the free of the
+      // previous step's factor lands between the two).
+      std::size_t y = k + 1;
+      while (y < n && frees_only(batch, partition.blocks[y])) ++y;
+      if (row_fusion_ && y < n && codegen::has_work(batch, block) &&
+          codegen::rows_fusible(batch, block, partition.blocks[y])) {
+        rows_.clear();
+        for (std::size_t b = k; b <= y; ++b) {
+          for (uint32_t i : partition.blocks[b]) ARRVM_ASSERT(i < batch.size());
+          rows_.insert(rows_.end(), partition.blocks[b].begin(), partition.blocks[b].end());
+        }
+        blocks = y - k + 1;
         // A block of frees right after them joins: a base X creates for Y
         // (Gauss's factor) and frees there is then a temporary.
-        if (k + 2 < n && frees_only(batch, partition.blocks[k + 2])) {
-          rows_.insert(rows_.end(), partition.blocks[k + 2].begin(), partition.blocks[k + 2].end());
-          blocks = 3;
+        if (y + 1 < n && frees_only(batch, partition.blocks[y + 1])) {
+          rows_.insert(rows_.end(), partition.blocks[y + 1].begin(), partition.blocks[y + 1].end());
+          ++blocks;
         }
         // (Kept under index n + k: the lowering of block k alone is another.)
         run_block(batch, rows_, partition.structure, n + k, block.size());
