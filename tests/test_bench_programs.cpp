@@ -177,7 +177,7 @@ TEST_CASE("bench programs: every block with work runs as exactly one kernel on c
   cputest::TempDir dir;
   for (const char* backend : {"cpu", "opencl"}) {
     for (const Program& p : arrvm::bench::programs()) {
-      INFO(backend << " " << p.name);
+      INFO(std::string(backend) << " " << std::string(p.name));
       const Vm vm =
           Vm::from_runtime(std::make_shared<arrvm::Runtime>(cputest::config(backend, dir.path(), "greedy")));
       p.run(vm, p.size(SizeClass::Tiny));
@@ -188,8 +188,9 @@ TEST_CASE("bench programs: every block with work runs as exactly one kernel on c
       // gauss and lu; opencl never does.)
       CHECK(prof.kernels_launched + prof.rows_fused == prof.work_blocks);
       if (std::string(backend) == "opencl") CHECK(prof.rows_fused == 0);
-      MESSAGE(backend << " " << p.name << ": " << prof.kernels_launched << " kernels, " << prof.blocks
-                      << " blocks, " << prof.rows_fused << " row-fused");
+      MESSAGE(std::string(backend) << " " << std::string(p.name) << ": " << prof.kernels_launched
+                                   << " kernels, " << prof.blocks << " blocks, " << prof.rows_fused
+                                   << " row-fused");
     }
   }
 }
