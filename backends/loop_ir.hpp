@@ -198,10 +198,12 @@ LoweredBlock schedule(LoweredBlock b, Target target);
 // apart (one iteration shape per block); the cpu backend merges them after
 // fusion (backends/loop_rows.cpp has the legality proof).
 //
-// Whether X (block[0, nx)) and Y (block[nx, ...)) may run as one nest.
+// Whether blocks X and Y (batch indices; their frees and syncs aside) may
+// run as one nest.
 bool rows_fusible(std::span<const Instruction> batch, std::span<const uint32_t> x,
                   std::span<const uint32_t> y);
-// lower() for X then Y (block = X's instructions followed by Y's, nx of X).
+// lower() for X then Y: block[0, nx) is X, the rest Y with any blocks of
+// frees before and after it (they run after the nest).
 LoweredBlock lower_rows(std::span<const Instruction> batch, std::span<const uint32_t> block, std::size_t nx);
 
 // The shape a (non-control) instruction iterates over (fusion/README.md).
