@@ -45,6 +45,7 @@ struct Result {
 };
 
 void append(std::vector<uint8_t>* out, const std::vector<double>& v) {
+  if (v.empty()) return;  // (memcpy from an empty vector's null data() is undefined)
   const std::size_t at = out->size();
   out->resize(at + v.size() * sizeof(double));
   std::memcpy(out->data() + at, v.data(), v.size() * sizeof(double));
