@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
+
 #include "arrvm/arrvm.hpp"
 #include "bench/hand_c/hand_kernels.h"
 #include "bench/programs/programs.hpp"
@@ -198,6 +200,13 @@ int main(int argc, char** argv) {
   bool singleton = false, launch = false;
   int64_t triad_n = 20'000'000, ops = 1000, elements = 100;
   std::vector<std::string> only;
+  // The hand twins' buffers stay in the heap when freed, as the cpu
+  // backend's pool keeps arrvm's: without this glibc maps each buffer over
+  // 32 MB afresh, and every timed run of a hand twin paid the page faults of
+  // first touch (game_of_life's 2002 x 2002 boards: ~30 % of its time) that
+  // arrvm, past its warm-up, does not.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
