@@ -253,6 +253,47 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     program_of[p.holder] = q.program_g;
     ++renamed_;
   };
+  // Where the batch frees each base it frees (the last free), for the
+  // converting rename's "freed later in the batch".
+  std::unordered_map<BaseId, std::size_t> freed_at;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].op == Opcode::Free) freed_at[batch[i].out.base] = i;
+  }
+  // `identity G[V] <- W` (aliased; batch[at] as issued), W of another dtype,
+  // touched earlier in the batch and freed after the copy: the copy writes
+  // P[V] of a fresh P instead, P's frame is copied from G, G is freed and P
+  // names G from here on (renamed back after the batch). Returns whether it
+  // did.
+  auto rename_converting = [&](const Instruction& in, std::size_t at) {
+    const BaseId w = in.in[0].view.base, g = in.out.base;
+    const auto pg = program_of.find(g);
+    const BaseId program_g = pg == program_of.end() ? g : pg->second;
+    DType gd;
+    int64_t gn = 0;
+    if (w == g || !env.live(program_g, &gd, &gn) || env.adopted(program_g) || 2 * in.out.nelem() <= gn) {
+      return false;
+    }
+    const auto f = freed_at.find(batch[at].in[0].view.base);
+    if (touched.count(batch[at].in[0].view.base) == 0 || f == freed_at.end() || f->second < at) return false;
+    if (padded_.count(w) != 0 || padded_.count(g) != 0 ||
+        std::any_of(padded_.begin(), padded_.end(), [&](const auto& p) { return p.second.holder == g; }) ||
+        std::any_of(pending.begin(), pending.end(),
+                    [&](const Pending& q) { return q.g == g || q.g == w || q.w == w || q.w == g; })) {
+      return false;
+    }
+    Dims shape, lo;
+    if (!as_box(in.out, gn, &shape, &lo)) return false;
+    const BaseId p = env.new_base(gd, gn);
+    const uint64_t o = origin[at];
+    emit(copy_of(on(p, in.out), in.in[0].view), o);
+    for (const View& fr : frame_of(in.out, shape, lo)) emit(copy_of(on(p, fr), on(g, fr)), o);
+    emit(free_of(g, gd, gn), o);
+    program_of.erase(g);
+    alias[program_g] = p;
+    program_of[p] = program_g;
+    ++renamed_;
+    return true;
+  };
 
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Instruction& issued = batch[i];
@@ -329,6 +370,14 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     }
     // A write to G or to W ends a pending rename.
     drop_pending([&](const Pending& q) { return in.out.base == q.g || in.out.base == q.w; });
+    // A converting copy-back of a temporary the batch makes and frees:
+    // renamed where it stands (the header's "In the batch").
+    if (in.op == Opcode::Identity && in.nin == 1 && !in.in[0].is_const && in.length_class < 0 &&
+        in.in[0].view.dtype != in.out.dtype && rename_converting(in, i)) {
+      touched.insert(issued.out.base);
+      touched.insert(issued.in[0].view.base);
+      continue;
+    }
     const bool is_copy = in.op == Opcode::Identity && in.nin == 1 && !in.in[0].is_const &&
                          in.in[0].view.base != in.out.base && in.in[0].view.dtype == in.out.dtype &&
                          in.length_class < 0;

@@ -49,6 +49,21 @@
 // of P outside V is read before the frame copies write it, so P needs no
 // zero fill. The rewrite runs on the stream as issued (after the deferral,
 // which reasons in the program's names), so a trace replays it.
+//
+// In the batch. A copy that converts (W's dtype is not G's: Life's
+//
+//     cells[:] = (live >= 2) & (live <= 3) | (dead == 3)   # bool into a float board
+//
+// ) cannot be padded: W's producer makes W's dtype, not G's. When W was
+// touched earlier in the batch and is freed later in it, G is the VM's own
+// memory and V a box of more than half of G, the copy is renamed where it
+// stands: it writes P[V] of a fresh P instead (the same conversion), G's
+// frame is copied into P, G is freed, and P names G for the rest of the
+// batch and takes G's id after it. Its producer read G (the shifted views
+// of the board), which kept the copy out of its block; it does not read P,
+// so the copy joins it and W is contracted: one pass a generation instead
+// of two. Legal by (b) and (c) with the copy itself in place of W' (P[V]
+// then holds G-after-the-copy's V, by the same conversion) and (d).
 #pragma once
 
 #include <cstdint>
