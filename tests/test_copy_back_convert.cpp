@@ -9,7 +9,7 @@
 // With the rename on, every generation's copy writes a fresh board whose
 // frame is copied from the old one, so the copy joins the bool's block and
 // the bool is never stored; the bytes must be those of the rename off, on
-// ref and cpu. Then the cases that must not rename (the bool kept alive, a
+// ref, cpu and opencl. Then the cases that must not rename (the bool kept alive, a
 // box of half the board or less, the board on the program's memory) and
 // the board written, read back and synced between the copy and the bool's
 // free.
@@ -139,7 +139,7 @@ TEST_CASE(
       CHECK(alive > 0);
       CHECK(alive < 13 * 13);
       s.rename = true;
-      for (const char* backend : {"ref", "cpu"}) {
+      for (const char* backend : {"ref", "cpu", "opencl"}) {
         CAPTURE(std::string(dtype_name(dtype)));
         CAPTURE(sync_each);
         CAPTURE(std::string(backend));
