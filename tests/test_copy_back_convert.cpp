@@ -9,10 +9,10 @@
 // With the rename on, every generation's copy writes a fresh board whose
 // frame is copied from the old one, so the copy joins the bool's block and
 // the bool is never stored; the bytes must be those of the rename off, on
-// ref, cpu and opencl. Then the cases that must not rename (the bool kept alive, a
-// box of half the board or less, the board on the program's memory) and
-// the board written, read back and synced between the copy and the bool's
-// free.
+// ref, cpu and opencl. Then the cases that must not rename (the bool kept
+// alive, a box of half the board or less, the board on the program's
+// memory, a sync between the copy and the bool's free) and the board
+// written or read between the copy and the bool's free, or synced after it.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -34,6 +34,7 @@ enum class Twist {
   WriteBoard,  // board[0, :] = 7 right after the copy, before the bool's free
   ReadBoard,   // sum(board[:3]) added to a total right after the copy (read back at the end)
   SyncBoard,   // the whole board read back right after the copy (before the bool's free)
+  SyncAfter,   // the board itself read back after the bool's free (a sync of G, renamed, in the batch)
 };
 
 struct Life {
@@ -99,6 +100,14 @@ Result run(const Life& s, const std::string& dir) {
       if (s.twist == Twist::ReadBoard) total += board(Slice(0, 3)).astype(DType::Float64).sum();
       if (s.twist == Twist::SyncBoard) append(&r.values, board.astype(DType::Float64).to_vector<double>());
     }  // `next` freed here (C++ scope), after the copy
+    if (s.twist == Twist::SyncAfter) {
+      if (s.dtype == DType::Int32) {
+        const std::vector<int32_t> v = board.to_vector<int32_t>();
+        append(&r.values, std::vector<double>(v.begin(), v.end()));
+      } else {
+        append(&r.values, board.to_vector<double>());
+      }
+    }
     if (s.sync_each) r.values.push_back(cells.astype(DType::Float64).sum().item<double>());
   }
   r.values.push_back(total.item<double>());
@@ -179,6 +188,7 @@ TEST_CASE(
       // The sync flushes the batch before the bool's free: the bool is
       // stored whatever the copy does, and the copy stays a copy.
       {"the board synced after the copy", Twist::SyncBoard, false, 0},
+      {"the board synced after the bool's free", Twist::SyncAfter, false, 5},
   };
   for (const Case& c : cases) {
     for (DType dtype : {DType::Float64, DType::Int32}) {
