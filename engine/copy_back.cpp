@@ -259,6 +259,25 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch[i].op == Opcode::Free) freed_at[batch[i].out.base] = i;
   }
+  // Whether the instructions emitted so far that compute W (W's writers,
+  // the writers of what they read, and so on) read G other than through V
+  // itself: then the copy into G[V] may not join them (rule 1) and the
+  // rename pays; otherwise the copy joins them as it is, and a rename would
+  // only add the frame's copies.
+  auto cone_reads_around = [&](BaseId w, const View& v) {
+    std::unordered_set<BaseId> need{w};
+    for (std::size_t j = out.size(); j-- > 0;) {
+      const Instruction& x = out[j];
+      if (x.op == Opcode::Free || x.op == Opcode::Sync || need.count(x.out.base) == 0) continue;
+      for (int k = 0; k < x.nin; ++k) {
+        if (x.in[k].is_const) continue;
+        const View& r = x.in[k].view;
+        if (r.base == v.base && !same_layout(r, v)) return true;
+        need.insert(r.base);
+      }
+    }
+    return false;
+  };
   // `identity G[V] <- W` (aliased; batch[at] as issued), W of another dtype,
   // touched earlier in the batch and freed after the copy: the copy writes
   // P[V] of a fresh P instead, P's frame is copied from G, G is freed and P
@@ -282,7 +301,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       return false;
     }
     Dims shape, lo;
-    if (!as_box(in.out, gn, &shape, &lo)) return false;
+    if (!as_box(in.out, gn, &shape, &lo) || !cone_reads_around(w, in.out)) return false;
     const BaseId p = env.new_base(gd, gn);
     const uint64_t o = origin[at];
     emit(copy_of(on(p, in.out), in.in[0].view), o);

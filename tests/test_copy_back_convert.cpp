@@ -11,7 +11,8 @@
 // the bool is never stored; the bytes must be those of the rename off, on
 // ref, cpu and opencl. Then the cases that must not rename (the bool kept
 // alive, a box of half the board or less, the board on the program's
-// memory, a sync between the copy and the bool's free) and the board
+// memory, a sync between the copy and the bool's free, a bool that reads the
+// board only where the copy writes it) and the board
 // written or read between the copy and the bool's free, or synced after it.
 #include <doctest/doctest.h>
 
@@ -35,6 +36,7 @@ enum class Twist {
   ReadBoard,   // sum(board[:3]) added to a total right after the copy (read back at the end)
   SyncBoard,   // the whole board read back right after the copy (before the bool's free)
   SyncAfter,   // the board itself read back after the bool's free (a sync of G, renamed, in the batch)
+  OwnCells,    // cells[:] = ~(cells >= 1): the bool reads the board only through the copy's own box
 };
 
 struct Life {
@@ -89,7 +91,9 @@ Result run(const Life& s, const std::string& dir) {
     {
       const Array neighbours = ul + um + ur + ml + mr + ll + lm + lr;
       const Array live = neighbours * cells;
-      const Array next = ((live >= 2) & (live <= 3)) | (neighbours * (cells == 0) == 3);
+      const Array next = s.twist == Twist::OwnCells
+                             ? ~(cells >= 1)
+                             : ((live >= 2) & (live <= 3)) | (neighbours * (cells == 0) == 3);
       if (s.twist == Twist::SmallBox) {
         board(Slice(1, 3), inner).assign(next(Slice(0, 2), all));
       } else {
@@ -183,6 +187,9 @@ TEST_CASE(
       {"the bool kept alive", Twist::KeepNew, false, 0},
       {"a box of less than half the board", Twist::SmallBox, false, 0},
       {"the board on the program's memory", Twist::None, true, 0},
+      // The copy joins the bool's block as it is: a rename would only add
+      // the frame's copies.
+      {"the bool reads the board only through the copy's box", Twist::OwnCells, false, 0},
       {"the board written after the copy", Twist::WriteBoard, false, 5},
       {"part of the board read after the copy", Twist::ReadBoard, false, 5},
       // The sync flushes the batch before the bool's free: the bool is
