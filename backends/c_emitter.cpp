@@ -227,6 +227,14 @@ std::string cast_body(DType from, DType to, const CDialect& d) {
   // float (`(double)(a < b)`), but does a select.
   if (is_bool(from) && is_float(to))
     return std::string("return v ? (") + c_type(to) + ")1 : (" + c_type(to) + ")0;";
+  // An integer's float is never -0, but under -fno-trapping-math gcc folds
+  // the float -> integer -> float of a fused chain (`(double)(int64_t)x`)
+  // into trunc(x), which is -0 for x in (-1, 0) (NumPy: 0). The select
+  // keeps +0 whatever the compiler made of the conversion, and vectorizes.
+  if (is_integer(from) && is_float(to)) {
+    const std::string t = c_type(to);
+    return "const " + t + " r = (" + t + ")v; return r == (" + t + ")0 ? (" + t + ")0 : r;";
+  }
   return std::string("return (") + c_type(to) + ")v;";
 }
 
