@@ -272,7 +272,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
       for (int k = 0; k < x.nin; ++k) {
         if (x.in[k].is_const) continue;
         const View& r = x.in[k].view;
-        if (r.base == v.base && !same_layout(r, v)) return true;
+        if (r.base == v.base && !same_elements(r, v)) return true;
         need.insert(r.base);
       }
     }
