@@ -190,6 +190,26 @@ TEST_CASE("observe: --timeline writes a Chrome trace whose spans nest") {
     spans.push_back({e["name"].get<std::string>(), e["ts"].get<double>(),
                      e["ts"].get<double>() + e["dur"].get<double>(), e["tid"].get<int>()});
   }
+  // A kernel span names its block (within its batch's), the block's
+  // instruction count and the iterations.
+  int64_t max_blocks = 0;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    if (e["name"] == "batch" && e.contains("args") && e["args"].contains("blocks")) {
+      max_blocks = std::max(max_blocks, e["args"]["blocks"].get<int64_t>());
+    }
+  }
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    if (e["name"] != "kernel") continue;
+    REQUIRE(e.contains("args"));
+    const nlohmann::json& a = e["args"];
+    REQUIRE(a.contains("block"));
+    REQUIRE(a.contains("instructions"));
+    REQUIRE(a.contains("elements"));
+    CHECK(a["block"].get<int64_t>() >= 0);
+    CHECK(a["block"].get<int64_t>() < max_blocks);
+    CHECK(a["instructions"].get<int64_t>() >= 1);
+    CHECK(a["elements"].get<int64_t>() >= 1);
+  }
   std::map<std::string, int> count;
   for (const Span& s : spans) ++count[s.name];
   // Batches: the report's, plus the one that frees what the trace left live.

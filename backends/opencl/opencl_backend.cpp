@@ -144,6 +144,7 @@ class OpenClBackend final : public Backend {
     // flight: the blocks before its block are complete, none after it ran.
     for (Step& st : plan) {
       progress_.done = st.block_index;
+      block_instructions_ = partition.blocks[st.block_index].size();
       run(batch, st);
     }
     progress_.done = partition.blocks.size();
@@ -301,7 +302,10 @@ class OpenClBackend final : public Backend {
     {
       // Launches are asynchronous: the span is the enqueue; the device's
       // time shows in the batch's `execute` span, which waits for the queue.
-      ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel", {{"elements", total}});
+      ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel",
+                      {{"block", static_cast<int64_t>(progress_.done)},
+                       {"instructions", static_cast<int64_t>(block_instructions_)},
+                       {"elements", total}});
       check(
           clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &g.global, &g.local, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
@@ -662,6 +666,7 @@ class OpenClBackend final : public Backend {
   std::unordered_map<BaseId, Buffer> buffers_;
   std::unordered_map<cl_kernel, std::size_t> kernel_local_;  // kernels live as long as programs_
   uint64_t launched_ = 0, sequential_ = 0;
+  std::size_t block_instructions_ = 0;  // of the block whose kernels are enqueued (the timeline's spans)
 };
 
 }  // namespace
