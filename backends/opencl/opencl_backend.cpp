@@ -11,6 +11,7 @@
 
 #include "backends/c_emitter.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/opencl/device_memory.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
 #include "backends/opencl/opencl_printer.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
@@ -62,10 +63,7 @@ class OpenClBackend final : public Backend {
         config, context_.get(), device_, opencl::build_options(device_.correctly_rounded_fp32_div));
     local_size_ = floor_pow2(std::min(kLocalSize, device_.max_work_group_size));
     max_groups_ = static_cast<std::size_t>(device_.compute_units) * kGroupsPerComputeUnit;
-    // What the input view of a tree or scan reads if its base was never
-    // written (with zero strides).
-    zeros_ = new_buffer(64, "zero buffer");
-    fill(zeros_.get(), 0, 64);
+    memory_.attach(context_.get(), queue_.get(), device_.name, [this]() -> Profile& { return profile(); });
   }
 
   ~OpenClBackend() override {
@@ -74,17 +72,13 @@ class OpenClBackend final : public Backend {
 
   std::string name() const override { return "opencl"; }
 
-  void declare(BaseId id, DType dtype, int64_t nelem) override {
-    ARRVM_ASSERT(nelem >= 0);
-    release(id);
-    buffers_[id] = Buffer{dtype, nelem, Mem()};
-  }
+  void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 
   void copy_from_host(BaseId id, const void* src) override {
-    Buffer& b = find(id);
+    Buffer& b = memory_.find(id);
     const std::size_t bytes = b.bytes();
     if (bytes == 0) return;
-    if (!b.mem) allocate(id, b);  // no fill: every byte is written now
+    if (!b.mem) memory_.allocate(id, b);  // no fill: every byte is written now
     std::vector<unsigned char> normalized;
     if (b.dtype == DType::Bool) {
       // Kernels treat bools as bytes 0/1: normalize (any non-zero byte is true).
@@ -99,7 +93,7 @@ class OpenClBackend final : public Backend {
   }
 
   void copy_to_host(BaseId id, void* dst) override {
-    Buffer& b = find(id);
+    Buffer& b = memory_.find(id);
     const std::size_t bytes = b.bytes();
     if (bytes == 0) return;
     if (!b.mem) {
@@ -111,21 +105,10 @@ class OpenClBackend final : public Backend {
     profile().bytes_from_device += bytes;
   }
 
-  void release(BaseId id) override {
-    auto it = buffers_.find(id);
-    if (it == buffers_.end()) return;
-    // The driver keeps the buffer alive until queued kernels using it finish.
-    if (it->second.mem) profile().deallocated(it->second.bytes());
-    buffers_.erase(it);
-  }
+  void release(BaseId id) override { memory_.release(id); }
 
   bool can_rename() const override { return true; }
-  void rename(BaseId from, BaseId to) override {
-    Buffer moved = std::move(find(from));
-    buffers_.erase(from);
-    release(to);
-    buffers_[to] = std::move(moved);
-  }
+  void rename(BaseId from, BaseId to) override { memory_.rename(from, to); }
 
   // The pipeline of a batch: plan (each block is one kernel: lowered by
   // codegen::lower and printed by OpenClPrinter, or, for a block that is a
@@ -167,69 +150,7 @@ class OpenClBackend final : public Backend {
   }
 
  private:
-  struct Buffer {
-    DType dtype = DType::Float64;
-    int64_t nelem = 0;
-    Mem mem;  // null until first written
-
-    std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
-  };
-
-  Buffer& find(BaseId id) {
-    auto it = buffers_.find(id);
-    if (it == buffers_.end()) throw InternalError("opencl backend: unknown base b" + std::to_string(id));
-    return it->second;
-  }
-
-  Mem new_buffer(std::size_t bytes, const std::string& what) {
-    cl_int err = CL_SUCCESS;
-    Mem m(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err));
-    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
-      throw Error("opencl backend: out of device memory allocating " + std::to_string(bytes) + " bytes for " +
-                  what + " on " + device_.name + " (" + opencl::error_name(err) + ")");
-    }
-    check(err, "clCreateBuffer(" + what + ")");
-    return m;
-  }
-
-  void fill(cl_mem m, int byte, std::size_t bytes) {
-    const cl_uchar pattern = static_cast<cl_uchar>(byte);
-    check(clEnqueueFillBuffer(queue_.get(), m, &pattern, 1, 0, bytes, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer");
-  }
-
-  void allocate(BaseId id, Buffer& b) {
-    b.mem = new_buffer(b.bytes(), "b" + std::to_string(id));
-    profile().allocated(b.bytes());
-  }
-
-  // The base's device buffer, allocated and zero-filled on first write.
-  cl_mem for_write(BaseId id) {
-    Buffer& b = find(id);
-    if (!b.mem) {
-      allocate(id, b);
-      if (b.bytes() > 0) fill(b.mem.get(), 0, b.bytes());
-    }
-    return b.mem.get();
-  }
-
-  // The base's device buffer, allocated zero-filled if never written (a
-  // kernel's stride classes forbid re-pointing its view at the zero buffer).
-  cl_mem for_read(BaseId id) {
-    Buffer& b = find(id);
-    return b.mem ? b.mem.get() : for_write(id);
-  }
-
-  // The base's device buffer, or the zero buffer with `v` re-pointed at it
-  // (offset and strides 0) if the base was never written.
-  cl_mem for_read(View* v) {
-    Buffer& b = find(v->base);
-    if (b.mem) return b.mem.get();
-    v->offset = 0;
-    for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
-    return zeros_.get();
-  }
+  using Buffer = opencl::DeviceMemory::Buffer;
 
   // Float64 needs cl_khr_fp64; every other dtype is core OpenCL C.
   void require(DType t, const std::string& what) const {
@@ -237,14 +158,6 @@ class OpenClBackend final : public Backend {
       throw Error("opencl backend: device " + device_.name +
                   " does not support float64 (no cl_khr_fp64), needed by " + what);
     }
-  }
-
-  Mem arg_buffer(const void* data, std::size_t bytes) {
-    cl_int err = CL_SUCCESS;
-    Mem m(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                         std::max<std::size_t>(bytes, 8), const_cast<void*>(data), &err));
-    check(err, "clCreateBuffer(launch arguments)");
-    return m;
   }
 
   // The work-group size for `kernel`: the device's (capped), or less if the
@@ -292,8 +205,8 @@ class OpenClBackend final : public Backend {
   // c, with geometry `g` (`total`: the iterations, for the profile).
   void launch(cl_kernel kernel, std::span<const cl_mem> mems, const std::vector<int64_t>& a,
               const std::vector<uint64_t>& c, Geometry g, int64_t total, bool sequential) {
-    Mem abuf = arg_buffer(a.data(), a.size() * sizeof(int64_t));
-    Mem cbuf = c.empty() ? Mem() : arg_buffer(c.data(), c.size() * sizeof(uint64_t));
+    Mem abuf = memory_.arg_buffer(a.data(), a.size() * sizeof(int64_t));
+    Mem cbuf = c.empty() ? Mem() : memory_.arg_buffer(c.data(), c.size() * sizeof(uint64_t));
     cl_uint arg = 0;
     for (cl_mem m : mems) check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m), "clSetKernelArg");
     cl_mem am = abuf.get(), cm = c.empty() ? abuf.get() : cbuf.get();
@@ -500,17 +413,17 @@ class OpenClBackend final : public Backend {
     // allocated before its reads look for memory.
     for (std::size_t v = 0; v < b.views.size(); ++v) {
       if (!k.written[v]) continue;
-      mems[v] = for_write(b.views[v].base);
+      mems[v] = memory_.for_write(b.views[v].base);
       if (!b.exclusive[v] && !is_injective(b.views[v])) sequential = true;
     }
     for (std::size_t j = 0; j < b.indexed.size(); ++j) {
-      if (k.indexed[j].written) mems[b.views.size() + j] = for_write(b.indexed[j].base);
+      if (k.indexed[j].written) mems[b.views.size() + j] = memory_.for_write(b.indexed[j].base);
     }
     for (std::size_t v = 0; v < b.views.size(); ++v) {
-      if (!k.written[v]) mems[v] = for_read(b.views[v].base);
+      if (!k.written[v]) mems[v] = memory_.for_read(b.views[v].base);
     }
     for (std::size_t j = 0; j < b.indexed.size(); ++j) {
-      if (!k.indexed[j].written) mems[b.views.size() + j] = for_read(b.indexed[j].base);
+      if (!k.indexed[j].written) mems[b.views.size() + j] = memory_.for_read(b.indexed[j].base);
     }
     // The work-item loop runs over the axes that are not the sweep, or over
     // the sweep of a full reduction (each work item then writes partials).
@@ -523,7 +436,7 @@ class OpenClBackend final : public Backend {
     Mem errors;
     const std::size_t error_words = 2 * static_cast<std::size_t>(k.errors) * g.global;
     if (k.errors > 0) {
-      errors = new_buffer(error_words * sizeof(int64_t), "index error records");
+      errors = memory_.new_buffer(error_words * sizeof(int64_t), "index error records");
       const cl_long none = std::numeric_limits<cl_long>::max();
       check(clEnqueueFillBuffer(queue_.get(), errors.get(), &none, sizeof none, 0,
                                 error_words * sizeof(int64_t), 0, nullptr, nullptr),
@@ -532,12 +445,13 @@ class OpenClBackend final : public Backend {
     }
     Mem counts;  // per compress: the elements kept (the kernel's K)
     if (k.counters > 0) {
-      counts = new_buffer(static_cast<std::size_t>(k.counters) * sizeof(int64_t), "compress counts");
+      counts = memory_.new_buffer(static_cast<std::size_t>(k.counters) * sizeof(int64_t), "compress counts");
       mems.push_back(counts.get());
     }
     std::vector<Mem> partial_mems;
     for (int s : partials) {
-      partial_mems.push_back(new_buffer(g.global * dtype_size(k.accs[k.body[s].acc]), "reduction partials"));
+      partial_mems.push_back(
+          memory_.new_buffer(g.global * dtype_size(k.accs[k.body[s].acc]), "reduction partials"));
       mems.push_back(partial_mems.back().get());
     }
     launch(kern, mems, codegen::pack_args(b, !sequential), b.consts, g, total, sequential);
@@ -586,16 +500,6 @@ class OpenClBackend final : public Backend {
     }
   }
 
-  // The zero buffer stands in for a never-written input of a tree or scan
-  // (`v` re-pointed at it: offset and strides 0).
-  cl_mem tree_input(View* v) {
-    Buffer& b = find(v->base);
-    if (b.mem) return b.mem.get();
-    v->offset = 0;
-    for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
-    return zeros_.get();
-  }
-
   // A full reduction of `len` > 0 elements: one partial per work-group,
   // then (if there are several) one group over the partials. Every group
   // gets at least one element, so no identity enters a min/max.
@@ -604,9 +508,9 @@ class OpenClBackend final : public Backend {
     const View& src = in.in[0].view;
     const int64_t len = src.shape[0];
     ++profile().kernels_launched;
-    cl_mem out = for_write(in.out.base);
+    cl_mem out = memory_.for_write(in.out.base);
     View iv = src;
-    cl_mem inp = tree_input(&iv);
+    cl_mem inp = memory_.for_read(&iv);
     cl_kernel k = kernel(st.kernels[0]);
     const std::size_t groups = std::clamp<std::size_t>(
         (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
@@ -616,7 +520,7 @@ class OpenClBackend final : public Backend {
              false);
       return;
     }
-    Mem partials = new_buffer(groups * dtype_size(src.dtype), "reduction partials");
+    Mem partials = memory_.new_buffer(groups * dtype_size(src.dtype), "reduction partials");
     const cl_mem first[2] = {partials.get(), inp};
     launch(k, first, {len, iv.offset, iv.stride[0], 0, 1}, {}, geometry(k, len, false, groups), len, false);
     const cl_mem second[2] = {out, partials.get()};
@@ -632,15 +536,16 @@ class OpenClBackend final : public Backend {
     const View& src = in.in[0].view;
     const int64_t len = src.shape[0];
     ++profile().kernels_launched;
-    cl_mem out = for_write(in.out.base);
+    cl_mem out = memory_.for_write(in.out.base);
     View iv = src;
-    cl_mem inp = tree_input(&iv);
+    cl_mem inp = memory_.for_read(&iv);
     const int64_t items = static_cast<int64_t>(max_groups_ * local_size_);
     const int64_t chunk = std::max<int64_t>((len + items - 1) / items, kScanChunkMin);
     const int64_t chunks = (len + chunk - 1) / chunk;
     ARRVM_ASSERT(chunks >= 1);
     const std::size_t bytes = static_cast<std::size_t>(chunks) * dtype_size(src.dtype);
-    Mem totals = new_buffer(bytes, "scan totals"), prefixes = new_buffer(bytes, "scan prefixes");
+    Mem totals = memory_.new_buffer(bytes, "scan totals"),
+        prefixes = memory_.new_buffer(bytes, "scan prefixes");
     const std::vector<int64_t> a = {len,   iv.offset, iv.stride[0], in.out.offset, in.out.stride[0],
                                     chunk, chunks};
     const cl_mem first[2] = {totals.get(), inp};
@@ -662,8 +567,7 @@ class OpenClBackend final : public Backend {
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<KeptLoop>>> kept_;  // structure id -> per block
   uint64_t lowerings_reused_ = 0;
   std::size_t local_size_ = 1, max_groups_ = 1;
-  Mem zeros_;
-  std::unordered_map<BaseId, Buffer> buffers_;
+  opencl::DeviceMemory memory_;
   std::unordered_map<cl_kernel, std::size_t> kernel_local_;  // kernels live as long as programs_
   uint64_t launched_ = 0, sequential_ = 0;
   std::size_t block_instructions_ = 0;  // of the block whose kernels are enqueued (the timeline's spans)

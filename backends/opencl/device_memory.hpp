@@ -1,0 +1,145 @@
+// The device buffers of the opencl backend's bases (what
+// backends/host_memory.hpp is to the cpu backend): declared with a dtype
+// and size, allocated on first use and zero-filled unless the first use
+// writes every byte, released, renamed; a small zero buffer that stands in
+// for a never-written input of a tree or scan; the buffers of a launch's
+// arguments and a kernel's scratch. Allocations and releases update the
+// profile that `profile` returns (bytes of the bases).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "backends/opencl/opencl_runtime.hpp"
+#include "vm/dtype.hpp"
+#include "vm/error.hpp"
+#include "vm/profile.hpp"
+#include "vm/view.hpp"
+
+namespace arrvm::opencl {
+
+class DeviceMemory {
+ public:
+  struct Buffer {
+    DType dtype = DType::Float64;
+    int64_t nelem = 0;
+    Mem mem;  // null until first used
+
+    std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
+  };
+
+  // Binds the memory to a context and queue (`device`: its name, for
+  // messages) and makes the zero buffer.
+  void attach(cl_context context, cl_command_queue queue, std::string device,
+              std::function<Profile&()> profile) {
+    context_ = context;
+    queue_ = queue;
+    device_ = std::move(device);
+    profile_ = std::move(profile);
+    zeros_ = new_buffer(64, "zero buffer");
+    fill(zeros_.get(), 0, 64);
+  }
+
+  void declare(BaseId id, DType dtype, int64_t nelem) {
+    ARRVM_ASSERT(nelem >= 0);
+    release(id);
+    buffers_[id] = Buffer{dtype, nelem, Mem()};
+  }
+
+  void release(BaseId id) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) return;
+    // The driver keeps the buffer alive until queued kernels using it finish.
+    if (it->second.mem) profile_().deallocated(it->second.bytes());
+    buffers_.erase(it);
+  }
+
+  // Moves `from`'s buffer to `to` (Backend::rename), releasing what `to` held.
+  void rename(BaseId from, BaseId to) {
+    Buffer moved = std::move(find(from));
+    buffers_.erase(from);
+    release(to);
+    buffers_[to] = std::move(moved);
+  }
+
+  Buffer& find(BaseId id) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) throw InternalError("opencl backend: unknown base b" + std::to_string(id));
+    return it->second;
+  }
+
+  // Gives `b` (base `id`) its buffer, not filled: the caller writes every byte.
+  void allocate(BaseId id, Buffer& b) {
+    b.mem = new_buffer(b.bytes(), "b" + std::to_string(id));
+    profile_().allocated(b.bytes());
+  }
+
+  // The base's device buffer, allocated and zero-filled on first write.
+  cl_mem for_write(BaseId id) {
+    Buffer& b = find(id);
+    if (!b.mem) {
+      allocate(id, b);
+      if (b.bytes() > 0) fill(b.mem.get(), 0, b.bytes());
+    }
+    return b.mem.get();
+  }
+
+  // The base's device buffer, allocated zero-filled if never written (a
+  // kernel's stride classes forbid re-pointing its view at the zero buffer).
+  cl_mem for_read(BaseId id) {
+    Buffer& b = find(id);
+    return b.mem ? b.mem.get() : for_write(id);
+  }
+
+  // The base's device buffer, or, for the input of a tree or scan whose
+  // base was never written, the zero buffer with `v` re-pointed at it
+  // (offset and strides 0).
+  cl_mem for_read(View* v) {
+    Buffer& b = find(v->base);
+    if (b.mem) return b.mem.get();
+    v->offset = 0;
+    for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
+    return zeros_.get();
+  }
+
+  // A read-write buffer of `bytes` (a kernel's scratch: `what`, for the
+  // message if the device is out of memory).
+  Mem new_buffer(std::size_t bytes, const std::string& what) {
+    cl_int err = CL_SUCCESS;
+    Mem m(clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err));
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
+      throw Error("opencl backend: out of device memory allocating " + std::to_string(bytes) + " bytes for " +
+                  what + " on " + device_ + " (" + error_name(err) + ")");
+    }
+    check(err, "clCreateBuffer(" + what + ")");
+    return m;
+  }
+
+  // A read-only buffer holding a copy of `bytes` at `data` (a launch's arguments).
+  Mem arg_buffer(const void* data, std::size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    Mem m(clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(bytes, 8),
+                         const_cast<void*>(data), &err));
+    check(err, "clCreateBuffer(launch arguments)");
+    return m;
+  }
+
+ private:
+  void fill(cl_mem m, int byte, std::size_t bytes) {
+    const cl_uchar pattern = static_cast<cl_uchar>(byte);
+    check(clEnqueueFillBuffer(queue_, m, &pattern, 1, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+  }
+
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::string device_;
+  std::function<Profile&()> profile_;
+  Mem zeros_;
+  std::unordered_map<BaseId, Buffer> buffers_;
+};
+
+}  // namespace arrvm::opencl
