@@ -254,11 +254,10 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     ++renamed_;
   };
   // Where the batch frees each base it frees (the last free), for the
-  // converting rename's "freed later in the batch".
+  // converting rename's "freed later in the batch": filled on its first
+  // converting copy (most batches have none).
   std::unordered_map<BaseId, std::size_t> freed_at;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (batch[i].op == Opcode::Free) freed_at[batch[i].out.base] = i;
-  }
+  bool freed_at_filled = false;
   // Whether the instructions emitted so far that compute W (W's writers,
   // the writers of what they read, and so on) read G other than through V
   // itself: then the copy into G[V] may not join them (rule 1) and the
@@ -279,7 +278,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     return false;
   };
   // `identity G[V] <- W` (aliased; batch[at] as issued), W of another dtype,
-  // touched earlier in the batch and freed after the copy: the copy writes
+  // computed from G around V earlier in the batch and freed after the copy: the copy writes
   // P[V] of a fresh P instead, P's frame is copied from G, G is freed and P
   // names G from here on (renamed back after the batch). Returns whether it
   // did.
@@ -292,8 +291,14 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     if (w == g || !env.live(program_g, &gd, &gn) || env.adopted(program_g) || 2 * in.out.nelem() <= gn) {
       return false;
     }
+    if (!freed_at_filled) {
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (batch[i].op == Opcode::Free) freed_at[batch[i].out.base] = i;
+      }
+      freed_at_filled = true;
+    }
     const auto f = freed_at.find(batch[at].in[0].view.base);
-    if (touched.count(batch[at].in[0].view.base) == 0 || f == freed_at.end() || f->second < at) return false;
+    if (f == freed_at.end() || f->second < at) return false;
     if (padded_.count(w) != 0 || padded_.count(g) != 0 ||
         std::any_of(padded_.begin(), padded_.end(), [&](const auto& p) { return p.second.holder == g; }) ||
         std::any_of(pending.begin(), pending.end(),

@@ -54,9 +54,9 @@
 //
 //     cells[:] = (live >= 2) & (live <= 3) | (dead == 3)   # bool into a float board
 //
-// ) cannot be padded: W's producer makes W's dtype, not G's. When W was
-// touched earlier in the batch and is freed later in it, what computes W in
-// the batch reads G other than through V (else the copy joins it as it
+// ) cannot be padded: W's producer makes W's dtype, not G's. When W is
+// freed later in the batch and what computes W earlier in the batch reads
+// G other than through V (else the copy joins it as it
 // is), G is the VM's own memory and V a box of more than half of G, the
 // copy is renamed where it
 // stands: it writes P[V] of a fresh P instead (the same conversion), G's
