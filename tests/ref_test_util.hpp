@@ -96,6 +96,22 @@ inline Instruction make(Opcode op, const View& out, std::vector<Operand> ins = {
   return i;
 }
 
+// For the batch rewrites' tests: a float64 base's whole row-major view, the
+// same view field by field, a float64 constant, a free as validation makes it.
+inline View whole(BaseId b, const Dims& shape) {
+  return arrvm::contiguous_view(b, arrvm::DType::Float64, shape);
+}
+inline bool same_view(const View& x, const View& y) {
+  return x.base == y.base && x.dtype == y.dtype && x.offset == y.offset && x.shape == y.shape &&
+         x.stride == y.stride;
+}
+inline Operand num(double v) {
+  return Operand::of(arrvm::Scalar::of_double(arrvm::DType::Float64, v));
+}
+inline Instruction free_of(BaseId b, int64_t n) {
+  return make(Opcode::Free, whole(b, Dims{n}));
+}
+
 class Vm {
  public:
   Vm() : rt_(config()) {}

@@ -22,25 +22,10 @@ using namespace arrvm;  // tests only
 
 namespace {
 
-View whole(BaseId b, const Dims& shape) {
-  return contiguous_view(b, DType::Float64, shape);
-}
-
-bool same(const View& x, const View& y) {
-  return x.base == y.base && x.dtype == y.dtype && x.offset == y.offset && x.shape == y.shape &&
-         x.stride == y.stride;
-}
-
-Operand num(double v) {
-  return Operand::of(Scalar::of_double(DType::Float64, v));
-}
-
-Instruction free_of(BaseId b, int64_t n) {
-  Instruction in;
-  in.op = Opcode::Free;
-  in.out = whole(b, Dims{n});
-  return in;
-}
+using reftest::free_of;
+using reftest::num;
+using reftest::same_view;
+using reftest::whole;
 
 // Rows [a, b) of view v.
 View rows(View v, int64_t a, int64_t b) {
@@ -81,24 +66,24 @@ TEST_CASE("split_boxes: the chain splits at F[1:], box pieces first, the tempora
   const Dims s{4, 3, 5};
   const View F = whole(1, s);
   // F *= 0.5 over rows 1:4, then row 0.
-  CHECK(same(b[0].out, rows(F, 1, 4)));
-  CHECK(same(b[0].in[0].view, rows(F, 1, 4)));
-  CHECK(same(b[1].out, rows(F, 0, 1)));
+  CHECK(same_view(b[0].out, rows(F, 1, 4)));
+  CHECK(same_view(b[0].in[0].view, rows(F, 1, 4)));
+  CHECK(same_view(b[1].out, rows(F, 0, 1)));
   // T's pieces are new bases 100 (rows 1:4, 45 elements) and 101 (row 0).
-  CHECK(same(b[2].out, whole(100, Dims{3, 3, 5})));
-  CHECK(same(b[2].in[0].view, rows(whole(2, s), 1, 4)));
-  CHECK(same(b[3].out, whole(101, Dims{1, 3, 5})));
-  CHECK(same(b[4].out, rows(F, 1, 4)));
-  CHECK(same(b[4].in[1].view, whole(100, Dims{3, 3, 5})));
-  CHECK(same(b[5].out, rows(F, 0, 1)));
-  CHECK(same(b[5].in[1].view, whole(101, Dims{1, 3, 5})));
+  CHECK(same_view(b[2].out, whole(100, Dims{3, 3, 5})));
+  CHECK(same_view(b[2].in[0].view, rows(whole(2, s), 1, 4)));
+  CHECK(same_view(b[3].out, whole(101, Dims{1, 3, 5})));
+  CHECK(same_view(b[4].out, rows(F, 1, 4)));
+  CHECK(same_view(b[4].in[1].view, whole(100, Dims{3, 3, 5})));
+  CHECK(same_view(b[5].out, rows(F, 0, 1)));
+  CHECK(same_view(b[5].in[1].view, whole(101, Dims{1, 3, 5})));
   CHECK(b[6].op == Opcode::Free);  // the temporary's own, then its pieces'
-  CHECK(same(b[6].out, whole(5, Dims{60})));
+  CHECK(same_view(b[6].out, whole(5, Dims{60})));
   CHECK(b[7].op == Opcode::Free);
-  CHECK(same(b[7].out, whole(100, Dims{45})));
-  CHECK(same(b[8].out, whole(101, Dims{15})));
-  CHECK(same(b[9].out, rows(F, 1, 4)));  // the box updates, unchanged
-  CHECK(same(b[10].out, rows(F, 1, 4)));
+  CHECK(same_view(b[7].out, whole(100, Dims{45})));
+  CHECK(same_view(b[8].out, whole(101, Dims{15})));
+  CHECK(same_view(b[9].out, rows(F, 1, 4)));  // the box updates, unchanged
+  CHECK(same_view(b[10].out, rows(F, 1, 4)));
 }
 
 TEST_CASE("split_boxes: a middle box gives three pieces; what must not split stays whole") {
@@ -111,9 +96,9 @@ TEST_CASE("split_boxes: a middle box gives three pieces; what must not split sta
     BaseId next = 100;
     CHECK(split(b, &next) == 1);
     REQUIRE(b.size() == 4);
-    CHECK(same(b[0].out, rows(a, 2, 4)));
-    CHECK(same(b[1].out, rows(a, 0, 2)));
-    CHECK(same(b[2].out, rows(a, 4, 6)));
+    CHECK(same_view(b[0].out, rows(a, 2, 4)));
+    CHECK(same_view(b[1].out, rows(a, 0, 2)));
+    CHECK(same_view(b[2].out, rows(a, 4, 6)));
   }
   auto unchanged = [](std::vector<Instruction> b) {
     const std::vector<Instruction> before = b;
@@ -121,7 +106,7 @@ TEST_CASE("split_boxes: a middle box gives three pieces; what must not split sta
     const std::size_t n = split(b, &next);
     CHECK(n == 0);
     REQUIRE(b.size() == before.size());
-    for (std::size_t i = 0; i < b.size(); ++i) CHECK(same(b[i].out, before[i].out));
+    for (std::size_t i = 0; i < b.size(); ++i) CHECK(same_view(b[i].out, before[i].out));
   };
   const Instruction box_update =
       reftest::make(Opcode::Add, rows(a, 1, 6), {Operand::of(rows(a, 1, 6)), num(1)});
