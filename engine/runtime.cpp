@@ -9,6 +9,7 @@
 #include "backends/backend.hpp"
 #include "engine/batch_users.hpp"
 #include "engine/box_split.hpp"
+#include "engine/fill_split.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/cse.hpp"
 #include "engine/defer.hpp"
@@ -383,6 +384,19 @@ void Runtime::run_batch(BaseId synced) {
     profile_.fills_folded += fold_fills(batch_, batch_origin_, batch_temp);
   }
   if (config_.split_boxes) profile_.boxes_split += split_boxes(batch_, batch_origin_, batch_temp);
+  if (config_.split_fills) {
+    std::vector<FreshFill> fresh;
+    profile_.fills_split += split_fills(batch_, batch_origin_, &fresh);
+    for (const FreshFill& f : fresh) {
+      // The base's size: the VM's while it lives, else its free's in this batch.
+      const BaseInfo* info = bases_.find(f.base);
+      int64_t nelem = info != nullptr ? info->nelem : -1;
+      for (std::size_t i = batch_.size(); nelem < 0 && i-- > 0;) {
+        if (batch_[i].op == Opcode::Free && batch_[i].out.base == f.base) nelem = batch_[i].out.nelem();
+      }
+      if (nelem == f.nelem) backend_->leave_unfilled(f.base);
+    }
+  }
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;
   {

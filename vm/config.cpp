@@ -149,6 +149,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.fold_fills = parse_on_off(label, value);
   } else if (name == "split_boxes") {
     c.split_boxes = parse_on_off(label, value);
+  } else if (name == "split_fills") {
+    c.split_fills = parse_on_off(label, value);
   } else if (name == "cse") {
     c.cse = parse_on_off(label, value);
   } else if (name == "copy_rename") {
@@ -199,6 +201,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_PULL_GATHERS", "pull_gathers"},
       {"ARRVM_FOLD_FILLS", "fold_fills"},
       {"ARRVM_SPLIT_BOXES", "split_boxes"},
+      {"ARRVM_SPLIT_FILLS", "split_fills"},
       {"ARRVM_CSE", "cse"},
       {"ARRVM_COPY_RENAME", "copy_rename"},
       {"ARRVM_ROW_FUSION", "row_fusion"},
@@ -241,6 +244,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_PULL_GATHERS", pull_gathers ? "on" : "off"},
       {"ARRVM_FOLD_FILLS", fold_fills ? "on" : "off"},
       {"ARRVM_SPLIT_BOXES", split_boxes ? "on" : "off"},
+      {"ARRVM_SPLIT_FILLS", split_fills ? "on" : "off"},
       {"ARRVM_CSE", cse ? "on" : "off"},
       {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
       {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},

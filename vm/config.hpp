@@ -53,6 +53,10 @@ struct Config {
   // followed by one of rows [a, b) of its first axis splits there, so the
   // two box updates can share a kernel (engine/box_split.hpp).
   bool split_boxes = true;
+  // ARRVM_SPLIT_FILLS: on | off. A fill of a stack of planes that the next
+  // instructions update plane by plane splits at those planes, so each
+  // plane's zeros join its update's kernel (engine/fill_split.hpp).
+  bool split_fills = true;
   // ARRVM_CSE: on | off. An elementwise instruction that repeats an earlier
   // one (same operation on the same, unchanged inputs) goes, its readers
   // reading the earlier result (engine/cse.hpp).

@@ -34,6 +34,7 @@ struct Profile {
   uint64_t work_blocks = 0;     // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
   uint64_t fills_folded = 0;    // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
+  uint64_t fills_split = 0;     // fills split at the planes the next updates write (engine/fill_split.hpp)
   uint64_t boxes_split = 0;     // whole-array updates split at the next update's box (engine/box_split.hpp)
   uint64_t repeats_shared = 0;  // elementwise instructions that repeated an earlier one (engine/cse.hpp)
   uint64_t copies_renamed = 0;  // copy-backs that became renames (engine/copy_back.hpp)
