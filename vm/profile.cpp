@@ -30,9 +30,9 @@ std::string Profile::to_text() const {
       "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
       " from device\n",
       u(batches), u(instructions), u(blocks), u(overlap_copies), u(gathers_pulled), u(fills_folded),
-      u(boxes_split), u(fills_split), u(repeats_shared), u(copies_renamed), u(failed_batches), u(bases_deferred),
-      u(deferrals_recomputed), u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
-      execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(rows_fused),
+      u(boxes_split), u(fills_split), u(repeats_shared), u(copies_renamed), u(failed_batches),
+      u(bases_deferred), u(deferrals_recomputed), u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s,
+      compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(rows_fused),
       u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits),
       u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted),
       u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(bytes_to_device),
