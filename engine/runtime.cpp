@@ -387,13 +387,17 @@ void Runtime::run_batch(BaseId synced) {
   if (config_.split_fills) {
     std::vector<FreshFill> fresh;
     profile_.fills_split += split_fills(batch_, batch_origin_, &fresh);
+    // The base's size: the VM's while it lives, else its free's in this batch.
+    std::unordered_map<BaseId, int64_t> freed;
     for (const FreshFill& f : fresh) {
-      // The base's size: the VM's while it lives, else its free's in this batch.
-      const BaseInfo* info = bases_.find(f.base);
-      int64_t nelem = info != nullptr ? info->nelem : -1;
-      for (std::size_t i = batch_.size(); nelem < 0 && i-- > 0;) {
-        if (batch_[i].op == Opcode::Free && batch_[i].out.base == f.base) nelem = batch_[i].out.nelem();
+      if (freed.empty() && bases_.find(f.base) == nullptr) {
+        for (const Instruction& in : batch_) {
+          if (in.op == Opcode::Free) freed[in.out.base] = in.out.nelem();
+        }
       }
+      const BaseInfo* info = bases_.find(f.base);
+      const auto it = freed.find(f.base);
+      const int64_t nelem = info != nullptr ? info->nelem : it != freed.end() ? it->second : -1;
       if (nelem == f.nelem) backend_->leave_unfilled(f.base);
     }
   }
