@@ -2,9 +2,9 @@
 // update one at a time (engine/fill_split.hpp).
 #include "engine/fill_split.hpp"
 
+#include <algorithm>
+#include <unordered_map>
 #include <utility>
-
-#include "engine/batch_users.hpp"
 
 namespace arrvm {
 namespace {
@@ -117,28 +117,63 @@ bool folds_into(const Instruction& fill, int64_t j, const Instruction& x) {
   return reads == 0 || others > 0;  // (not an instruction of constants only)
 }
 
+// Per base that a stack fill writes, the instructions touching it,
+// ascending (users_by_base for those bases only: a flush's hot path, where
+// most batches with a fill split nothing).
+std::unordered_map<BaseId, std::vector<uint32_t>> fill_users(const std::vector<Instruction>& batch) {
+  std::vector<BaseId> filled;
+  for (const Instruction& in : batch) {
+    if (is_stack_fill(in) && std::find(filled.begin(), filled.end(), in.out.base) == filled.end())
+      filled.push_back(in.out.base);
+  }
+  std::unordered_map<BaseId, std::vector<uint32_t>> users;
+  if (filled.empty()) return users;
+  for (BaseId b : filled) users[b];
+  const bool few = filled.size() <= 8;  // a scan of a few ids beats a hash per operand
+  auto touch = [&](BaseId b, uint32_t i) {
+    if (few ? std::find(filled.begin(), filled.end(), b) == filled.end() : users.count(b) == 0) return;
+    std::vector<uint32_t>& u = users[b];
+    if (u.empty() || u.back() != i) u.push_back(i);
+  };
+  for (uint32_t i = 0; i < batch.size(); ++i) {
+    const Instruction& in = batch[i];
+    touch(in.out.base, i);
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) touch(in.in[k].view.base, i);
+    }
+  }
+  return users;
+}
+
 }  // namespace
 
 std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
                         std::vector<FreshFill>* fresh) {
-  bool any = false;
-  for (const Instruction& in : batch) any = any || is_stack_fill(in);
-  if (!any) return 0;
-  const auto users = users_by_base(batch);
+  const auto users = fill_users(batch);
+  if (users.empty()) return 0;
+  // The fills that split and their claims, before anything moves (a fold
+  // changes only what its claimer reads of its own fill's base).
+  std::unordered_map<uint32_t, std::vector<uint32_t>> splits_at;
+  for (const auto& [base, us] : users) {
+    for (uint32_t i : us) {
+      if (batch[i].out.base != base || !is_stack_fill(batch[i])) continue;
+      std::vector<uint32_t> claimed = claimed_planes(batch, us, i);
+      if (!claimed.empty()) splits_at.emplace(i, std::move(claimed));
+    }
+  }
+  if (splits_at.empty()) return 0;
   std::vector<Instruction> next;
   std::vector<uint64_t> next_origin;
-  next.reserve(batch.size());
-  next_origin.reserve(batch.size());
-  std::size_t splits = 0;
+  next.reserve(batch.size() + splits_at.size());
+  next_origin.reserve(next.capacity());
   for (uint32_t i = 0; i < batch.size(); ++i) {
-    std::vector<uint32_t> claimed;
-    if (is_stack_fill(batch[i])) claimed = claimed_planes(batch, users.at(batch[i].out.base), i);
-    if (claimed.empty()) {
+    const auto it = splits_at.find(i);
+    if (it == splits_at.end()) {
       next.push_back(std::move(batch[i]));
       next_origin.push_back(origin[i]);
       continue;
     }
-    ++splits;
+    const std::vector<uint32_t>& claimed = it->second;
     const Instruction& fill = batch[i];
     if (fresh != nullptr && users.at(fill.out.base).front() == i && is_injective(fill.out))
       fresh->push_back({fill.out.base, fill.out.nelem()});
@@ -170,7 +205,7 @@ std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& 
   }
   batch = std::move(next);
   origin = std::move(next_origin);
-  return splits;
+  return splits_at.size();
 }
 
 }  // namespace arrvm
