@@ -148,7 +148,7 @@ std::unordered_map<BaseId, std::vector<uint32_t>> fill_users(const std::vector<I
 }  // namespace
 
 std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
-                        std::vector<FreshFill>* fresh) {
+                        const FillSplitEnv& env) {
   const auto users = fill_users(batch);
   if (users.empty()) return 0;
   // The fills that split and their claims, before anything moves (a fold
@@ -175,8 +175,14 @@ std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     }
     const std::vector<uint32_t>& claimed = it->second;
     const Instruction& fill = batch[i];
-    if (fresh != nullptr && users.at(fill.out.base).front() == i && is_injective(fill.out))
-      fresh->push_back({fill.out.base, fill.out.nelem()});
+    const std::vector<uint32_t>& us = users.at(fill.out.base);
+    if (us.front() == i && is_injective(fill.out)) {
+      // The base's size: the VM's while it lives, else its free's (the
+      // base's last user, if the batch frees it).
+      int64_t nelem = env.live_nelem(fill.out.base);
+      if (nelem < 0 && batch[us.back()].op == Opcode::Free) nelem = batch[us.back()].out.nelem();
+      if (nelem == fill.out.nelem()) env.leave_unfilled(fill.out.base);
+    }
     const int64_t k = fill.out.shape[0];
     for (int64_t a = 0; a < k;) {
       Instruction p = fill;

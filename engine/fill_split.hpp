@@ -40,26 +40,30 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "vm/instruction.hpp"
 
 namespace arrvm {
 
-// Rewrites `batch` (validated; `origin` per instruction) in place; returns
-// how many fills were split. `fresh`, if given, receives the base of every
-// split fill that is the batch's first instruction touching its base and
-// writes `nelem` distinct elements of it: if that is all of the base, its
-// pieces write every element before anything reads it, and the caller may
-// tell the backend not to zero-fill its memory (Backend::leave_unfilled).
-// Without that, a backend that allocates a base at its first write and
-// zero-fills it when that write is partial would fill it whole before the
-// first piece: a pass the split was meant to save.
-struct FreshFill {
-  BaseId base;
-  int64_t nelem;
+// What the pass needs of its caller: the size of a base the VM holds (-1
+// for one the batch frees: the pass reads its free's), and the backend's
+// Backend::leave_unfilled.
+struct FillSplitEnv {
+  std::function<int64_t(BaseId)> live_nelem;
+  std::function<void(BaseId)> leave_unfilled;
 };
+
+// Rewrites `batch` (validated; `origin` per instruction) in place; returns
+// how many fills were split. A split fill that is the batch's first
+// instruction touching its base and writes every element of it (distinct
+// elements, as many as the base has) has its base left unfilled: its
+// pieces and folds write each element before anything reads it. Without
+// that, a backend that allocates a base at its first write and zero-fills
+// it when that write is partial would fill it whole before the first
+// piece: a pass the split was meant to save.
 std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
-                        std::vector<FreshFill>* fresh = nullptr);
+                        const FillSplitEnv& env);
 
 }  // namespace arrvm

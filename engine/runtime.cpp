@@ -385,21 +385,13 @@ void Runtime::run_batch(BaseId synced) {
   }
   if (config_.split_boxes) profile_.boxes_split += split_boxes(batch_, batch_origin_, batch_temp);
   if (config_.split_fills) {
-    std::vector<FreshFill> fresh;
-    profile_.fills_split += split_fills(batch_, batch_origin_, &fresh);
-    // The base's size: the VM's while it lives, else its free's in this batch.
-    std::unordered_map<BaseId, int64_t> freed;
-    for (const FreshFill& f : fresh) {
-      if (freed.empty() && bases_.find(f.base) == nullptr) {
-        for (const Instruction& in : batch_) {
-          if (in.op == Opcode::Free) freed[in.out.base] = in.out.nelem();
-        }
-      }
-      const BaseInfo* info = bases_.find(f.base);
-      const auto it = freed.find(f.base);
-      const int64_t nelem = info != nullptr ? info->nelem : it != freed.end() ? it->second : -1;
-      if (nelem == f.nelem) backend_->leave_unfilled(f.base);
-    }
+    FillSplitEnv env;
+    env.live_nelem = [&](BaseId b) {
+      const BaseInfo* info = bases_.find(b);
+      return info != nullptr ? info->nelem : int64_t{-1};
+    };
+    env.leave_unfilled = [&](BaseId b) { backend_->leave_unfilled(b); };
+    profile_.fills_split += split_fills(batch_, batch_origin_, env);
   }
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;

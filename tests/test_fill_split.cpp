@@ -37,9 +37,18 @@ View rows(int64_t a, int64_t b) {
   return make_view(1, a * 20, Dims{b - a, 4, 5}, Dims{20, 5, 1});
 }
 
-std::size_t split(std::vector<Instruction>& batch, std::vector<FreshFill>* fresh = nullptr) {
+// `unfilled` receives the bases left unfilled; base 1 is the VM's with
+// `live` elements, or (-1) one the batch frees.
+std::size_t split(std::vector<Instruction>& batch, std::vector<BaseId>* unfilled = nullptr,
+                  int64_t live = -1) {
   std::vector<uint64_t> origin(batch.size(), 0);
-  const std::size_t n = split_fills(batch, origin, fresh);
+  FillSplitEnv env;
+  env.live_nelem = [&](BaseId b) { return b == 1 ? live : int64_t{-1}; };
+  env.leave_unfilled = [&](BaseId b) {
+    REQUIRE(unfilled != nullptr);
+    unfilled->push_back(b);
+  };
+  const std::size_t n = split_fills(batch, origin, env);
   CHECK(origin.size() == batch.size());
   return n;
 }
@@ -64,8 +73,8 @@ TEST_CASE("split_fills: claimed planes fold or stay as plane pieces, the rest as
       reftest::make(Opcode::Add, Z, {Operand::of(whole(1, kStack)), num(1.0)}),
       free_of(1, 60),
   };
-  std::vector<FreshFill> fresh;
-  REQUIRE(split(batch, &fresh) == 1);
+  std::vector<BaseId> unfilled;
+  REQUIRE(split(batch, &unfilled) == 1);
   REQUIRE(batch.size() == 6);
   CHECK(batch[0].op == Opcode::Identity);
   CHECK(same_view(batch[0].out, plane(0)));
@@ -79,10 +88,8 @@ TEST_CASE("split_fills: claimed planes fold or stay as plane pieces, the rest as
   CHECK(same_view(batch[3].in[0].view, plane(0)));
   CHECK(same_view(batch[4].in[0].view, whole(1, kStack)));
   CHECK(batch[5].op == Opcode::Free);
-  // The batch's first touch of base 1, writing all 60 elements.
-  REQUIRE(fresh.size() == 1);
-  CHECK(fresh[0].base == 1);
-  CHECK(fresh[0].nelem == 60);
+  // The batch's first touch of base 1, writing all 60 elements (its free's).
+  CHECK(unfilled == std::vector<BaseId>{1});
 }
 
 TEST_CASE("split_fills: every plane claimed and folded leaves no piece; a later fill is not fresh") {
@@ -91,8 +98,8 @@ TEST_CASE("split_fills: every plane claimed and folded leaves no piece; a later 
                                     fill(3.0)};
   for (int64_t j = 0; j < 3; ++j)
     batch.push_back(reftest::make(Opcode::Subtract, plane(j), {Operand::of(X), Operand::of(plane(j))}));
-  std::vector<FreshFill> fresh;
-  REQUIRE(split(batch, &fresh) == 1);
+  std::vector<BaseId> unfilled;
+  REQUIRE(split(batch, &unfilled, 60) == 1);
   REQUIRE(batch.size() == 4);
   for (int64_t j = 0; j < 3; ++j) {
     const Instruction& in = batch[1 + j];
@@ -102,7 +109,26 @@ TEST_CASE("split_fills: every plane claimed and folded leaves no piece; a later 
     REQUIRE(in.in[1].is_const);
     CHECK(in.in[1].constant.f == 3.0);
   }
-  CHECK(fresh.empty());  // the add read base 1 before the fill
+  CHECK(unfilled.empty());  // the add read base 1 before the fill
+}
+
+TEST_CASE("split_fills: a base is left unfilled only when the fill is its first touch and covers all of it") {
+  const View X = whole(2, Dims{4, 5});
+  auto batch = [&] {
+    return std::vector<Instruction>{
+        fill(0.0), reftest::make(Opcode::Add, plane(1), {Operand::of(plane(1)), Operand::of(X)})};
+  };
+  std::vector<Instruction> b = batch();
+  std::vector<BaseId> unfilled;
+  REQUIRE(split(b, &unfilled, 60) == 1);
+  CHECK(unfilled == std::vector<BaseId>{1});
+  unfilled.clear();
+  b = batch();
+  REQUIRE(split(b, &unfilled, 80) == 1);  // a stack inside a larger base
+  CHECK(unfilled.empty());
+  b = batch();
+  REQUIRE(split(b, &unfilled, -1) == 1);  // neither the VM's nor freed here: size unknown
+  CHECK(unfilled.empty());
 }
 
 TEST_CASE("split_fills: what must not split or fold stays as it was") {
