@@ -56,10 +56,9 @@
 //
 // ) cannot be padded: W's producer makes W's dtype, not G's. When W is
 // freed later in the batch and what computes W earlier in the batch reads
-// G other than through V (else the copy joins it as it
-// is), G is the VM's own memory and V a box of more than half of G, the
-// copy is renamed where it
-// stands: it writes P[V] of a fresh P instead (the same conversion), G's
+// G other than through V (else the copy joins it as it is), G is the VM's
+// own memory and V a box of more than half of G, the copy is renamed where
+// it stands: it writes P[V] of a fresh P instead (the same conversion), G's
 // frame is copied into P, G is freed, and P names G for the rest of the
 // batch and takes G's id after it. Its producer read G (the shifted views
 // of the board), which kept the copy out of its block; it does not read P,

@@ -2,7 +2,6 @@
 // update one at a time (engine/fill_split.hpp).
 #include "engine/fill_split.hpp"
 
-#include <algorithm>
 #include <unordered_map>
 #include <utility>
 
@@ -121,18 +120,15 @@ bool folds_into(const Instruction& fill, int64_t j, const Instruction& x) {
 // ascending (users_by_base for those bases only: a flush's hot path, where
 // most batches with a fill split nothing).
 std::unordered_map<BaseId, std::vector<uint32_t>> fill_users(const std::vector<Instruction>& batch) {
-  std::vector<BaseId> filled;
-  for (const Instruction& in : batch) {
-    if (is_stack_fill(in) && std::find(filled.begin(), filled.end(), in.out.base) == filled.end())
-      filled.push_back(in.out.base);
-  }
   std::unordered_map<BaseId, std::vector<uint32_t>> users;
-  if (filled.empty()) return users;
-  for (BaseId b : filled) users[b];
-  const bool few = filled.size() <= 8;  // a scan of a few ids beats a hash per operand
+  for (const Instruction& in : batch) {
+    if (is_stack_fill(in)) users[in.out.base];
+  }
+  if (users.empty()) return users;
   auto touch = [&](BaseId b, uint32_t i) {
-    if (few ? std::find(filled.begin(), filled.end(), b) == filled.end() : users.count(b) == 0) return;
-    std::vector<uint32_t>& u = users[b];
+    const auto it = users.find(b);
+    if (it == users.end()) return;
+    std::vector<uint32_t>& u = it->second;
     if (u.empty() || u.back() != i) u.push_back(i);
   };
   for (uint32_t i = 0; i < batch.size(); ++i) {
