@@ -469,6 +469,19 @@ def test_fallback_warns_once_per_function():
     same(s, np.array([1.0, 2.0, 3.0, 5.0]))
 
 
+def test_fallback_warning_names_the_submodule_and_the_callers_line():
+    X = arrvm.array(np.array([3.0, 4.0]))
+    arrvm._functions._warned.discard('linalg.norm')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        n = np.linalg.norm(X)  # through NumPy's __array_function__ dispatch
+    hits = [x for x in w if issubclass(x.category, arrvm.ArrvmFallbackWarning)]
+    assert len(hits) == 1
+    assert 'numpy.linalg.norm ' in str(hits[0].message)
+    assert hits[0].filename == __file__  # this line, not NumPy's internals
+    assert float(n) == 5.0
+
+
 # ---- errors ----
 
 def test_errors_use_numpy_exception_classes():

@@ -665,6 +665,8 @@ def flush():
 
 # ---- fallback to NumPy ----
 
+import os as _os
+import sys as _sys
 import warnings as _warnings
 
 
@@ -718,12 +720,24 @@ def _from_np(x, theirs=()):
     return x
 
 
+_INTERNAL = (_os.path.dirname(_np.__file__), _os.path.dirname(__file__), '<__array_function__')
+
+
+def _caller_level():
+    """The stacklevel of the first frame outside arrvm and NumPy: the user's
+    line, however many dispatch layers (__array_function__) lie between."""
+    frame, level = _sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _fallback(func, name, args, kwargs):
     """Runs NumPy's `func` on synced copies, warning once per function name."""
     if name not in _warned:
         _warned.add(name)
         _warnings.warn("arrvm: numpy.%s is not implemented by arrvm; it ran in NumPy on synced data" % name,
-                       ArrvmFallbackWarning, stacklevel=3)
+                       ArrvmFallbackWarning, stacklevel=_caller_level())
     out = kwargs.get('out')
     kw = {k: v for k, v in kwargs.items() if not (k == 'out' and v is None)}
     if isinstance(out, ndarray) or (isinstance(out, tuple) and builtins.any(isinstance(o, ndarray) for o in out)):
@@ -752,6 +766,10 @@ def _array_function(self, func, types, args, kwargs):
     mine = IMPLEMENTED.get(name)
     if mine is not None and getattr(_np, name, None) is func:
         return mine(*args, **kwargs)
+    # Named as the user spells it (numpy.linalg.norm, not numpy.norm).
+    module = getattr(func, '__module__', None) or 'numpy'
+    if module.startswith('numpy.'):
+        name = module[len('numpy.'):] + '.' + name
     return _fallback(func, name, args, kwargs)
 
 
