@@ -355,6 +355,32 @@ def test_reduction_dtype_and_scans():
     same(A.var(ddof=1), a.var(ddof=1))
 
 
+def test_ufunc_at_reduceat_and_attributes():
+    # ufunc.at updates in place, unbuffered (repeated indices accumulate),
+    # through arrvm views too; reduceat and the plain attributes are NumPy's.
+    idx = [0, 0, 1, 4, 4, 4]
+    a, A = np.zeros(6), arrvm.zeros(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        np.add.at(a, idx, 1.5)
+        assert arrvm.add.at(A, idx, 1.5) is None
+        same(A, a)
+        b, B = np.arange(12.0).reshape(3, 4), arrvm.arange(12.0).reshape(3, 4)
+        np.subtract.at(b[1:], (slice(None), [0, 0, 3]), np.array([1.0, 2.0, 3.0]))
+        arrvm.subtract.at(B[1:], (slice(None), [0, 0, 3]), arrvm.array([1.0, 2.0, 3.0]))
+        same(B, b)
+        np.negative.at(b, (2, 1))
+        arrvm.negative.at(B, (2, 1))
+        same(B, b)
+        same(arrvm.add.reduceat(B.ravel(), [0, 4, 8]), np.add.reduceat(b.ravel(), [0, 4, 8]))
+    n = np.zeros(3)
+    arrvm.add.at(n, [2, 2], 1.0)  # a NumPy array: NumPy's own update
+    assert n.tolist() == [0.0, 0.0, 2.0]
+    assert arrvm.add.identity == 0 and arrvm.multiply.identity == 1 and arrvm.maximum.identity is None
+    with pytest.raises(AttributeError):
+        arrvm.add.no_such_method
+
+
 # ---- creation and manipulation ----
 
 def test_creation_functions():

@@ -25,7 +25,8 @@ def _operand(x):
 
 
 class ufunc:
-    """A NumPy ufunc computed by libarrvm: __call__ (with out=), reduce, accumulate, outer."""
+    """A NumPy ufunc computed by libarrvm: __call__ (with out=), reduce, accumulate, outer; at and
+    reduceat run in NumPy (with the fallback warning)."""
 
     _REDUCTIONS = {'add': 'sum', 'multiply': 'prod', 'minimum': 'min', 'maximum': 'max',
                    'logical_and': 'all', 'logical_or': 'any'}
@@ -81,6 +82,32 @@ class ufunc:
     def outer(self, a, b, **kwargs):
         a, b = asarray(a), asarray(b)
         return self(a.reshape(a.shape + (1,) * b.ndim), b, **kwargs)
+
+    def at(self, a, indices, b=None):
+        """NumPy's unbuffered in-place ufunc.at (np.add.at(counts, idx, 1)):
+        on a synced copy in NumPy, written back into `a` (with the fallback
+        warning); a NumPy array is NumPy's to update."""
+        if not isinstance(a, ndarray):
+            return self._np.at(a, indices) if b is None else self._np.at(a, indices, b)
+
+        def updated(host, indices, b):
+            host = _np.array(host)
+            self._np.at(host, indices) if b is None else self._np.at(host, indices, b)
+            return host
+        a[...] = _fallback(updated, self.__name__ + '.at', (a, indices, b), {})
+
+    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+        return _fallback(self._np.reduceat, self.__name__ + '.reduceat', (a, indices),
+                         {'axis': axis, 'dtype': dtype, 'out': out})
+
+    def __getattr__(self, name):
+        """NumPy's plain attributes (identity, types, signature, ...)."""
+        if name.startswith('_') or self._np is None:
+            raise AttributeError(name)
+        value = getattr(self._np, name)
+        if callable(value):
+            raise AttributeError("arrvm ufunc '%s' has no method '%s'" % (self.__name__, name))
+        return value
 
 
 _UFUNC_NAMES = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'floor_divide', 'power', 'remainder',
