@@ -365,6 +365,9 @@ def test_ufunc_at_reduceat_and_attributes():
         np.add.at(a, idx, 1.5)
         assert arrvm.add.at(A, idx, 1.5) is None
         same(A, a)
+        A2 = arrvm.zeros(6)
+        np.add.at(A2, idx, 1.5)  # NumPy's ufunc on an arrvm array: __array_ufunc__
+        same(A2, a)
         b, B = np.arange(12.0).reshape(3, 4), arrvm.arange(12.0).reshape(3, 4)
         np.subtract.at(b[1:], (slice(None), [0, 0, 3]), np.array([1.0, 2.0, 3.0]))
         arrvm.subtract.at(B[1:], (slice(None), [0, 0, 3]), arrvm.array([1.0, 2.0, 3.0]))

@@ -1,0 +1,101 @@
+"""What arrvm cannot compute runs in NumPy: arguments synced to NumPy arrays,
+results wrapped back (without copying where that is safe), and one
+ArrvmFallbackWarning per function, pointing at the user's line."""
+import builtins
+import os as _os
+import sys as _sys
+import warnings as _warnings
+
+import numpy as _np
+
+from ._ndarray import ndarray, asarray, asarray_shared, to_numpy, _wrappable
+
+
+class ArrvmFallbackWarning(UserWarning):
+    """A NumPy function arrvm does not implement ran in NumPy on synced data."""
+
+
+_warned = set()
+
+
+def _to_np(x):
+    if isinstance(x, ndarray):
+        return to_numpy(x)
+    if isinstance(x, (list, tuple)):
+        t = [_to_np(y) for y in x]
+        return t if isinstance(x, list) else tuple(t)
+    if isinstance(x, dict):
+        return {k: _to_np(v) for k, v in x.items()}
+    return x
+
+
+def _user_arrays(x, found):
+    """The NumPy arrays the caller passed (in lists, tuples, dicts)."""
+    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        found.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _user_arrays(y, found)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _user_arrays(y, found)
+    return found
+
+
+def _from_np(x, theirs=()):
+    """NumPy's results as arrvm arrays: wrapped without copying (arrvm.asarray)
+    where the layout allows and the memory is not the caller's (NumPy arrays
+    the caller passed in, which it may write later while arrvm work reading
+    them is pending), else copied."""
+    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        try:
+            if _wrappable(x) and not builtins.any(_np.may_share_memory(x, t) for t in theirs):
+                return asarray_shared(x)
+            return asarray(x)
+        except TypeError:
+            return x
+    if isinstance(x, tuple):
+        return tuple(_from_np(y, theirs) for y in x)
+    if isinstance(x, list):
+        return [_from_np(y, theirs) for y in x]
+    return x
+
+
+_INTERNAL = (_os.path.dirname(_np.__file__), _os.path.dirname(__file__), '<__array_function__')
+
+
+def _caller_level():
+    """The stacklevel of the first frame outside arrvm and NumPy: the user's
+    line, however many dispatch layers (__array_function__) lie between."""
+    frame, level = _sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _fallback(func, name, args, kwargs):
+    """Runs NumPy's `func` on synced copies, warning once per function name."""
+    if name not in _warned:
+        _warned.add(name)
+        _warnings.warn("arrvm: numpy.%s is not implemented by arrvm; it ran in NumPy on synced data" % name,
+                       ArrvmFallbackWarning, stacklevel=_caller_level())
+    out = kwargs.get('out')
+    kw = {k: v for k, v in kwargs.items() if not (k == 'out' and v is None)}
+    if isinstance(out, ndarray) or (isinstance(out, tuple) and builtins.any(isinstance(o, ndarray) for o in out)):
+        kw.pop('out')
+        r = func(*_to_np(args), **_to_np(kw))
+        target = out[0] if isinstance(out, tuple) else out
+        target[...] = asarray(r)
+        return out
+    return _from_np(func(*_to_np(args), **_to_np(kw)), _user_arrays((args, kwargs), []))
+
+
+def wrap_numpy(name, func):
+    """NumPy's `func` for the drop-in: arrvm arguments are synced to NumPy (with
+    the fallback warning) and NumPy array results come back as arrvm arrays."""
+    def wrapper(*args, **kwargs):
+        return _fallback(func, name, args, kwargs)
+    wrapper.__name__ = name
+    wrapper.__doc__ = getattr(func, '__doc__', None)
+    wrapper.__wrapped__ = func
+    return wrapper
