@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -518,7 +519,15 @@ PYBIND11_MODULE(_core, m) {
       if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
       return g_getitem_slow(self, key);
     }
-    return wrap(as_array(self)->index(ix));
+    Array r = as_array(self)->index(ix);
+    // One element (`x[i]`, `y[i, j]`, no `...`) is NumPy's scalar: a value,
+    // not a view, so a later write to `x` does not change it (`a = x[1];
+    // x[1] = 5` leaves a as it was; the swap `x[i], x[j] = x[j], x[i]`). A
+    // lazy 0-d copy: no sync.
+    if (r.ndim() == 0 &&
+        std::none_of(ix.begin(), ix.end(), [](const arrvm::Index& i) { return i.is_ellipsis(); }))
+      r = r.copy();
+    return wrap(r);
   });
   cls.def("__setitem__", [](py::handle self, py::handle key, py::handle value) {
     std::vector<arrvm::Index> ix;

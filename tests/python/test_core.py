@@ -498,6 +498,47 @@ def test_fallback_warns_once_per_function():
     same(s, np.array([1.0, 2.0, 3.0, 5.0]))
 
 
+def test_fallback_writes_back_what_numpy_writes_into_an_argument():
+    # Functions that update an argument in place, and out= with where=, run
+    # on synced copies: their writes reach the arrvm array.
+    cases = [
+        lambda m, x: m.fill_diagonal(x, 3.0),
+        lambda m, x: m.copyto(x, np.arange(16.0).reshape(4, 4)),
+        lambda m, x: m.put(x, [0, 5, 15], [-1.0, -2.0, -3.0]),
+        lambda m, x: m.putmask(x, np.eye(4, dtype=bool), 7.0),
+        lambda m, x: m.place(x, np.eye(4, dtype=bool), [9.0]),
+        lambda m, x: m.put_along_axis(x, np.array([[0], [1], [2], [3]]), -1.0, axis=1),
+        lambda m, x: m.add(np.ones((4, 4)), 1.0, out=x, where=np.eye(4, dtype=bool)),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        for f in cases:
+            x, X = np.full((4, 4), 0.5), arrvm.full((4, 4), 0.5)
+            f(np, x)
+            f(np, X)  # through __array_function__ / __array_ufunc__ to the fallback
+            same(X, x)
+        g = arrvm.arange(10)
+        arrvm._fallback._fallback(np.random.default_rng(3).shuffle, 'random.shuffle', (g,), {})
+        h = np.arange(10)
+        np.random.default_rng(3).shuffle(h)
+        same(g, h)
+
+
+def test_one_element_is_a_value_not_a_view():
+    # NumPy's x[i] is a scalar: later writes to x do not reach it.
+    x = arrvm.arange(5.0)
+    a, b, d = x[1], x[np.int64(4)], x[1, ...]
+    x[:] = 0.0
+    assert float(a) == 1.0 and float(b) == 4.0
+    assert float(d) == 0.0  # x[1, ...] is a 0-d view, as in NumPy
+    x = arrvm.arange(5.0)
+    x[0], x[3] = x[3], x[0]
+    same(x, np.array([3.0, 1.0, 2.0, 0.0, 4.0]))
+    y = arrvm.arange(6.0).reshape(2, 3)
+    y[1, 2] += 10.0
+    same(y, np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 15.0]]))
+
+
 def test_fallback_warning_names_the_submodule_and_the_callers_line():
     X = arrvm.array(np.array([3.0, 4.0]))
     arrvm._functions._warned.discard('linalg.norm')

@@ -73,21 +73,45 @@ def _caller_level():
     return level
 
 
+# NumPy functions that write into an argument (its position): they run on
+# its synced copy, which is then written back, as `out=` is.
+_WRITES_ARGUMENT = {'fill_diagonal': 0, 'copyto': 0, 'put': 0, 'putmask': 0, 'place': 0, 'put_along_axis': 0,
+                    'random.shuffle': 0}
+
+
 def _fallback(func, name, args, kwargs):
-    """Runs NumPy's `func` on synced copies, warning once per function name."""
+    """Runs NumPy's `func` on synced copies, warning once per function name.
+    What it writes into an arrvm array (`out=`, or the array a function such
+    as fill_diagonal updates) goes to a copy of that array, written back."""
     if name not in _warned:
         _warned.add(name)
         _warnings.warn("arrvm: numpy.%s is not implemented by arrvm; it ran in NumPy on synced data" % name,
                        ArrvmFallbackWarning, stacklevel=_caller_level())
+    written = []  # (arrvm array, the NumPy copy NumPy writes into)
+
+    def host_of(a):
+        if not isinstance(a, ndarray):
+            return a
+        host = to_numpy(a)
+        written.append((a, host))
+        return host
+
+    args = tuple(args)
+    i = _WRITES_ARGUMENT.get(name)
+    if i is not None and i < len(args):
+        args = args[:i] + (host_of(args[i]),) + args[i + 1:]
     out = kwargs.get('out')
     kw = {k: v for k, v in kwargs.items() if not (k == 'out' and v is None)}
-    if isinstance(out, ndarray) or (isinstance(out, tuple) and builtins.any(isinstance(o, ndarray) for o in out)):
-        kw.pop('out')
-        r = func(*_to_np(args), **_to_np(kw))
-        target = out[0] if isinstance(out, tuple) else out
-        target[...] = asarray(r)
+    if isinstance(out, ndarray):
+        kw['out'] = host_of(out)
+    elif isinstance(out, tuple):
+        kw['out'] = tuple(host_of(o) for o in out)
+    r = func(*_to_np(args), **_to_np(kw))
+    for target, host in written:
+        target[...] = asarray(host)
+    if 'out' in kw:
         return out
-    return _from_np(func(*_to_np(args), **_to_np(kw)), _user_arrays((args, kwargs), []))
+    return _from_np(r, _user_arrays((args, kwargs), []))
 
 
 def wrap_numpy(name, func):
