@@ -511,7 +511,12 @@ PYBIND11_MODULE(_core, m) {
   cls.def("__neg__", [](py::handle s) { return call_ufunc("negative", 1, s, py::none(), py::none()); });
   cls.def("__abs__", [](py::handle s) { return call_ufunc("absolute", 1, s, py::none(), py::none()); });
   cls.def("__invert__", [](py::handle s) { return call_ufunc("invert", 1, s, py::none(), py::none()); });
-  cls.attr("__hash__") = py::none();
+  // A 0-d array stands for NumPy's scalar (x[i]), which hashes as its value
+  // (`counts[x[i]] += 1`); arrays of any other shape are unhashable, as NumPy's.
+  cls.def("__hash__", [](py::handle self) -> py::ssize_t {
+    if (as_array(self)->ndim() != 0) throw py::type_error("unhashable type: 'arrvm.ndarray'");
+    return py::hash(self.attr("item")());
+  });
 
   cls.def("__getitem__", [](py::handle self, py::handle key) -> py::object {
     std::vector<arrvm::Index> ix;

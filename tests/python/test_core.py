@@ -539,6 +539,42 @@ def test_one_element_is_a_value_not_a_view():
     same(y, np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 15.0]]))
 
 
+def test_a_0d_array_serves_where_numpy_takes_a_scalar():
+    v = arrvm.array(np.array([1, 2, 2, 3]))
+    counts = {}
+    for e in v:  # keys: the elements' values
+        counts[e] = counts.get(e, 0) + 1
+    assert {int(k): c for k, c in counts.items()} == {1: 1, 2: 2, 3: 1}
+    assert hash(v[1]) == hash(2)
+    with pytest.raises(TypeError):
+        hash(v)
+    x = arrvm.arange(5.0)
+    assert round(x[2] / 3, 3) == 0.667 and round(x[2] + 0.6) == 3
+    same(round(x / 3, 2), np.round(np.arange(5.0) / 3, 2))
+    assert divmod(x[3], 2) == (1.0, 1.0) and divmod(7, x[2]) == (3.0, 1.0)
+    n = x.astype(int)[4]
+    assert arrvm.zeros(n).shape == (4,) and arrvm.ones((n, 2)).shape == (4, 2)
+    assert arrvm.random.rand(n).shape == (4,) and arrvm.repeat(x[:2], n).shape == (8,)
+    assert arrvm.squeeze(arrvm.zeros((1, 3, 1)), axis=x.astype(int)[2]).shape == (1, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)  # no sync for the shape
+        assert arrvm.ndim(x) == 1 and arrvm.shape(x) == (5,) and arrvm.size(x) == 5
+        assert arrvm.isscalar(x[0]) and not arrvm.isscalar(x) and arrvm.isscalar(2.5)
+
+
+def test_flat_writes_reach_the_array_whatever_its_layout():
+    a, A = np.arange(6.0).reshape(2, 3), arrvm.arange(6.0).reshape(2, 3)
+    a.T.flat[1] = 50.0
+    A.T.flat[1] = 50.0
+    a.flat[[0, 5]] = -1.0
+    A.flat[[0, 5]] = -1.0
+    a.T.flat[4:] = 7.0
+    A.T.flat[4:] = 7.0
+    same(A, a)
+    assert list(A.T.flat) == list(a.T.flat) and len(A.flat) == 6
+    assert float(A.T.flat[1]) == a.T.flat[1]
+
+
 def test_fallback_warning_names_the_submodule_and_the_callers_line():
     X = arrvm.array(np.array([3.0, 4.0]))
     arrvm._functions._warned.discard('linalg.norm')

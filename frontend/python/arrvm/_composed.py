@@ -9,7 +9,7 @@ import numpy as _np
 
 from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _fallback, _into, arange, broadcast_to,
                          expand_dims, full, isnan, where, zeros)
-from ._ndarray import ndarray, asarray, _is_scalar
+from ._ndarray import ndarray, asarray, _is_scalar, _int_of
 
 
 # ---- argmax / argmin as fused reductions (no sync) ----
@@ -53,7 +53,7 @@ def argmin(a, axis=None, out=None, keepdims=False):
 def flip(m, axis=None):
     """A view with the axes reversed (all axes, or those in `axis`)."""
     m = asarray(m)
-    axes = range(m.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    axes = range(m.ndim) if axis is None else [_int_of(axis)] if _int_of(axis) is not None else axis
     key = [slice(None)] * m.ndim
     for ax in axes:
         if not -m.ndim <= ax < m.ndim:
@@ -109,8 +109,9 @@ def diag(v, k=0):
 def repeat(a, repeats, axis=None):
     """Each element `repeats` times along `axis` (flattened if None). An array
     of repeat counts runs in NumPy."""
-    if not isinstance(repeats, (int, _np.integer)):
+    if _int_of(repeats) is None:
         return _fallback(_np.repeat, 'repeat', (a, repeats, axis), {})
+    repeats = _int_of(repeats)
     a = asarray(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -127,7 +128,7 @@ def repeat(a, repeats, axis=None):
 def tile(A, reps):
     """A repeated reps[i] times along axis i (NumPy's rules for the ranks)."""
     A = asarray(A)
-    reps = (int(reps),) if isinstance(reps, (int, _np.integer)) else tuple(int(r) for r in reps)
+    reps = (_int_of(reps),) if _int_of(reps) is not None else tuple(int(r) for r in reps)
     d = builtins.max(len(reps), A.ndim)
     shape = (1,) * (d - A.ndim) + A.shape
     reps = (1,) * (d - len(reps)) + reps
@@ -153,9 +154,30 @@ def pad(array, pad_width, mode='constant', **kwargs):
     return out
 
 
+def ndim(a):
+    """The number of axes (no sync: the shape is known without the data)."""
+    return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+
+
+def isscalar(element):
+    """A 0-d arrvm array stands for NumPy's scalar (x[i], a.sum())."""
+    return (isinstance(element, ndarray) and element.ndim == 0) or _np.isscalar(element)
+
+
+def shape(a):
+    return a.shape if isinstance(a, ndarray) else _np.shape(a)
+
+
+def size(a, axis=None):
+    if not isinstance(a, ndarray):
+        return _np.size(a, axis)
+    return a.size if axis is None else a.shape[axis]
+
+
 ndarray.argmax = lambda self, axis=None, out=None, keepdims=False: argmax(self, axis, out, keepdims)
 ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, axis, out, keepdims)
 ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
 ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
 IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
                     for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad)})
+IMPLEMENTED.update({f.__name__: f for f in (ndim, shape, size, isscalar)})

@@ -9,8 +9,8 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
-from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _wrappable, foreign,
-                       UnsupportedDType)
+from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _int_of, _wrappable,
+                       foreign, UnsupportedDType)
 from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
 
 _float64 = _np.dtype(_np.float64)
@@ -203,7 +203,8 @@ def ascontiguousarray(obj, dtype=None, **kwargs):
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, (int, _np.integer)) else tuple(builtins.int(s) for s in shape)
+    n = _int_of(shape)
+    return (n,) if n is not None else tuple(builtins.int(s) for s in shape)
 
 
 def empty(shape, dtype=None, order='C', **kwargs):
@@ -373,12 +374,12 @@ def squeeze(a, axis=None):
     a = asarray(a)
     if axis is None:
         return a._squeeze([])
-    return a._squeeze([axis] if isinstance(axis, (int, _np.integer)) else list(axis))
+    return a._squeeze([_int_of(axis)] if _int_of(axis) is not None else list(axis))
 
 
 def expand_dims(a, axis):
     a = asarray(a)
-    axes = [axis] if isinstance(axis, (int, _np.integer)) else list(axis)
+    axes = [_int_of(axis)] if _int_of(axis) is not None else list(axis)
     nd = a.ndim + len(axes)
     for ax in sorted(x % nd for x in axes):
         a = a._expand_dims(ax)

@@ -42,6 +42,19 @@ def _is_scalar(x):
     return isinstance(x, (bool, int, float, _np.generic))
 
 
+def _int_of(x):
+    """x as a Python int if it is an integer NumPy accepts as a size or an
+    axis: int, NumPy's integers, or a 0-d integer array (arrvm's x[i] of an
+    integer array stands for NumPy's integer scalar); else None."""
+    if isinstance(x, (bool, _np.bool_)):
+        return None
+    if isinstance(x, (int, _np.integer)):
+        return int(x)
+    if isinstance(x, ndarray) and x.ndim == 0 and x.dtype.kind in 'iu':
+        return int(x)
+    return None
+
+
 def asarray(obj, dtype=None):
     """An arrvm array for `obj` (no copy if it is one already and dtype fits)."""
     if isinstance(obj, ndarray):
@@ -121,7 +134,38 @@ ndarray.nbytes = property(lambda self: self.size * _DTYPES[self._dt].itemsize)
 ndarray.strides = property(lambda self: tuple(s * _DTYPES[self._dt].itemsize for s in self._strides))
 ndarray.T = property(lambda self: self._transpose([]))
 ndarray.base = property(lambda self: None)
-ndarray.flat = property(lambda self: self.reshape(-1))
+
+
+class _FlatIter:
+    """a.flat: the elements in row-major order. Reads are a.reshape(-1)[key];
+    writes reach `a` whatever its layout (reshape(-1) of a transposed view is
+    a copy: its positions are scattered back through their indices)."""
+
+    def __init__(self, a):
+        self.base = a
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(self.base.reshape(-1))
+
+    def __getitem__(self, key):
+        return self.base.reshape(-1)[key]
+
+    def __setitem__(self, key, value):
+        a = self.base
+        if _functions_mod()._contiguous(a):
+            a.reshape(-1)[key] = value
+            return
+        positions = _np.arange(a.size)[to_numpy(key) if isinstance(key, ndarray) else key]
+        a[_np.unravel_index(positions, a.shape)] = value
+
+    def __array__(self, dtype=None):
+        return _np.asarray(to_numpy(self.base).reshape(-1), dtype=dtype)
+
+
+ndarray.flat = property(_FlatIter)
 ndarray.__array_priority__ = 100.0
 
 
@@ -226,12 +270,17 @@ ndarray.__float__ = lambda self: float(_item(self))
 ndarray.__int__ = lambda self: int(_item(self))
 ndarray.__complex__ = lambda self: complex(_item(self))
 ndarray.__index__ = _index
+# round(x[i], 2) rounds the value, as NumPy's scalar does; round(array) is around.
+ndarray.__round__ = lambda self, ndigits=None: (
+    round(_item(self), ndigits) if self.ndim == 0 else _functions_mod().around(self, ndigits or 0))
 ndarray.__repr__ = _repr
 ndarray.__str__ = _str
 ndarray.__format__ = _format
 ndarray.__array__ = _array
 ndarray.tolist = lambda self: to_numpy(self).tolist()
 ndarray.__pos__ = lambda self: self.copy()
+ndarray.__divmod__ = lambda self, other: (self // other, self % other)
+ndarray.__rdivmod__ = lambda self, other: (other // self, other % self)
 ndarray.__matmul__ = lambda self, other: _functions_mod().matmul(self, other)
 ndarray.__rmatmul__ = lambda self, other: _functions_mod().matmul(other, self)
 ndarray.__copy__ = lambda self: self.copy()

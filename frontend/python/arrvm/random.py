@@ -9,7 +9,7 @@ import os as _os
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray, dtype_code
+from ._ndarray import ndarray, dtype_code, _int_of
 from . import _functions as _f
 
 _MASK = (1 << 64) - 1
@@ -34,7 +34,8 @@ def _next_seed():
 def _shape(size):
     if size is None:
         return None
-    return (int(size),) if isinstance(size, (int, _np.integer)) else tuple(int(s) for s in size)
+    n = _int_of(size)
+    return (n,) if n is not None else tuple(int(s) for s in size)
 
 
 def _uniform01(size):
