@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <span>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "engine/batch_users.hpp"
+#include "vm/base_map.hpp"
 
 namespace arrvm {
 namespace {
@@ -24,7 +26,7 @@ View rows(const View& v, int64_t a, int64_t b) {
 // I as the header says: an in-place elementwise instruction whose first
 // axis can be split, and which reads no base in `freed` (a temporary's
 // producer: the temporaries it reads would be split without a rename).
-bool splittable(const Instruction& in, const std::unordered_set<BaseId>& freed) {
+bool splittable(const Instruction& in, const BaseMap<uint8_t>* freed) {
   if (opcode_kind(in.op) != OpKind::Elementwise || in.length_class >= 0) return false;
   const View& w = in.out;
   if (w.rank() < 1 || w.shape[0] < 2 || w.stride[0] == 0) return false;
@@ -32,7 +34,7 @@ bool splittable(const Instruction& in, const std::unordered_set<BaseId>& freed) 
     const Operand& o = in.in[k];
     if (o.is_const) continue;
     if (o.view.base != w.base) {
-      if (freed.count(o.view.base) != 0) return false;
+      if (freed != nullptr && freed->contains(o.view.base)) return false;
       continue;
     }
     if (o.view.offset != w.offset || !(o.view.stride == w.stride)) return false;
@@ -76,12 +78,12 @@ struct Renamed {
 // temporary: touched only by its producer p (elementwise, writing all of t
 // row-major, splittable itself), by `reader` through p's output view, and
 // by its free.
-bool renamable(const std::vector<Instruction>& batch, const std::vector<uint32_t>& users, uint32_t r,
-               BaseId t, const std::unordered_set<BaseId>& freed) {
+bool renamable(const std::vector<Instruction>& batch, std::span<const uint32_t> users, uint32_t r, BaseId t,
+               const BaseMap<uint8_t>& freed) {
   if (users.size() != 3 || users[1] != r) return false;
   const Instruction& p = batch[users[0]];
   const Instruction& f = batch[users[2]];
-  if (f.op != Opcode::Free || !splittable(p, freed) || p.out.base != t) return false;
+  if (f.op != Opcode::Free || !splittable(p, &freed) || p.out.base != t) return false;
   const View& w = p.out;
   if (w.offset != 0 || w.nelem() != f.out.nelem() || !(w.stride == row_major_strides(w.shape))) return false;
   if (!(w.shape == batch[r].out.shape)) return false;
@@ -123,41 +125,40 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
   // a split one splits at the same box. box[i]: the first piece's rows of
   // instruction i when it splits (b > a), else (0, 0).
   std::vector<std::pair<int64_t, int64_t>> box(batch.size(), {0, 0});
-  std::unordered_map<BaseId, uint32_t> next_user;  // base -> the next instruction touching it
+  BaseMap<uint32_t> next_user;  // base -> the next instruction touching it
   std::unordered_map<BaseId, Renamed> renamed;
   std::size_t splits = 0;
-  std::unordered_set<BaseId> freed;
+  BaseMap<uint8_t> freed;
   for (const Instruction& in : batch) {
-    if (in.op == Opcode::Free) freed.insert(in.out.base);
+    if (in.op == Opcode::Free) freed[in.out.base] = 1;
   }
-  std::unordered_map<BaseId, std::vector<uint32_t>> users;  // only if a split needs it
+  std::optional<BatchUsers> users;  // only if a split needs it
   for (std::size_t i = batch.size(); i-- > 0;) {
     const Instruction& in = batch[i];
     const bool decided = box[i].second > box[i].first;  // a producer its reader split
-    if (!decided && splittable(in, {})) {
-      const auto it = next_user.find(in.out.base);
-      if (it != next_user.end()) {
-        const Instruction& j = batch[it->second];
+    if (!decided && splittable(in, nullptr)) {
+      if (const uint32_t* nu = next_user.find(in.out.base)) {
+        const uint32_t next = *nu;
+        const Instruction& j = batch[next];
         // What the next user writes first: its box piece if it splits.
-        const View x = box[it->second].second > box[it->second].first
-                           ? rows(j.out, box[it->second].first, box[it->second].second)
-                           : j.out;
+        const View x =
+            box[next].second > box[next].first ? rows(j.out, box[next].first, box[next].second) : j.out;
         int64_t a = 0, b = 0;
         bool ok = opcode_kind(j.op) == OpKind::Elementwise && j.length_class < 0 && box_of(x, in.out, &a, &b);
         // Its temporaries: renamed per piece, or it stays whole.
         std::vector<BaseId> temps;
         for (int k = 0; ok && k < in.nin; ++k) {
           const Operand& o = in.in[k];
-          if (o.is_const || o.view.base == in.out.base || freed.count(o.view.base) == 0) continue;
-          if (users.empty()) users = users_by_base(batch);
-          ok = renamable(batch, users[o.view.base], static_cast<uint32_t>(i), o.view.base, freed);
+          if (o.is_const || o.view.base == in.out.base || !freed.contains(o.view.base)) continue;
+          if (!users) users.emplace(batch);
+          ok = renamable(batch, users->at(o.view.base), static_cast<uint32_t>(i), o.view.base, freed);
           if (std::find(temps.begin(), temps.end(), o.view.base) == temps.end()) temps.push_back(o.view.base);
         }
         if (ok) {
           box[i] = {a, b};
           ++splits;
           for (BaseId t : temps) {
-            const uint32_t p = users[t][0];
+            const uint32_t p = users->at(t)[0];
             box[p] = {a, b};
             ++splits;
             renamed[t].producer = p;
@@ -193,9 +194,8 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     const View r = rows(v, lo, hi);
     return contiguous_view(renamed.at(v.base).pieces[q], v.dtype, r.shape);
   };
-  std::vector<Instruction> next;
+  std::vector<Instruction> next = take_spare_batch(batch.size() + 3 * splits);
   std::vector<uint64_t> next_origin;
-  next.reserve(batch.size() + 3 * splits);
   next_origin.reserve(next.capacity());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto [a, b] = box[i];
@@ -232,7 +232,7 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
       next_origin.push_back(origin[i]);
     }
   }
-  batch = std::move(next);
+  replace_batch(batch, std::move(next));
   origin = std::move(next_origin);
   return splits;
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "engine/batch_users.hpp"
 #include "engine/defer.hpp"
+#include "vm/base_map.hpp"
 #include "vm/error.hpp"
 #include "vm/opcode.hpp"
 
@@ -133,38 +135,117 @@ std::vector<std::pair<View, View>> CopyBack::lend_back(BaseId g) {
   return r;
 }
 
+// The full walk of rewrite() on a batch with nothing padded and no site
+// learned, as far as it changes anything: creator_ (a base created whole,
+// alive or freed by the batch, and not touched earlier in it; erased at its
+// free). False, with nothing changed, if the walk could do more: a copy
+// learns a site, or a converting copy may rename.
+bool CopyBack::learns_nothing(const std::vector<Instruction>& batch, const Env& env) {
+  // (Open-addressing maps: a hash node per instruction cost as much as the
+  // copies this walk saves.)
+  struct Change {
+    int8_t state = 0;  // 1: erased, 2: created
+    Created created{};
+  };
+  BaseMap<Change> changes;
+  std::vector<BaseId> changed;
+  BaseMap<uint8_t> touched;
+  BaseMap<int64_t> freed_size;
+  bool freed_filled = false;
+  auto creator = [&](BaseId b) -> const Created* {
+    if (const Change* c = changes.find(b); c != nullptr && c->state != 0)
+      return c->state == 2 ? &c->created : nullptr;
+    const auto c = creator_.find(b);
+    return c == creator_.end() ? nullptr : &c->second;
+  };
+  auto change = [&](BaseId b) -> Change& {
+    Change& c = changes[b];
+    if (c.state == 0) changed.push_back(b);
+    return c;
+  };
+  for (const Instruction& in : batch) {
+    if (in.op == Opcode::Free) {
+      change(in.out.base).state = 1;
+      continue;
+    }
+    if (in.op == Opcode::Sync) continue;
+    const bool copy = in.op == Opcode::Identity && in.nin == 1 && !in.in[0].is_const && in.length_class < 0 &&
+                      in.in[0].view.base != in.out.base;
+    if (copy && in.in[0].view.dtype != in.out.dtype) {
+      // rename_converting()'s first tests: G the program's, the copy more than half of it.
+      DType gd;
+      int64_t gn = 0;
+      if (env.live(in.out.base, &gd, &gn) && !env.adopted(in.out.base) && 2 * in.out.nelem() > gn)
+        return false;
+    } else if (copy) {
+      const Created* c = creator(in.in[0].view.base);
+      DType gd;
+      int64_t gn = 0;
+      Dims shape, lo;
+      if (c != nullptr && refused_.count(c->site) == 0 && whole_row_major(in.in[0].view, c->nelem) &&
+          env.live(in.out.base, &gd, &gn) && !env.adopted(in.out.base) && 2 * in.out.nelem() > gn &&
+          as_box(in.out, gn, &shape, &lo)) {
+        return false;  // learns a site
+      }
+    }
+    const OpKind kind = opcode_kind(in.op);
+    const BaseId x = in.out.base;
+    if (in.length_class < 0 && kind == OpKind::Elementwise && !touched.contains(x)) {
+      bool reads_x = false;
+      for (int k = 0; k < in.nin; ++k) reads_x |= !in.in[k].is_const && in.in[k].view.base == x;
+      DType xd = in.out.dtype;
+      int64_t xn = 0;
+      bool sized = false;
+      if (!reads_x && !env.adopted(x)) {
+        sized = env.live(x, &xd, &xn);
+        if (!sized) {
+          if (!freed_filled) {
+            for (const Instruction& f : batch) {
+              if (f.op == Opcode::Free) freed_size[f.out.base] = f.out.nelem();
+            }
+            freed_filled = true;
+          }
+          if (const int64_t* f = freed_size.find(x)) {
+            xn = *f;
+            xd = in.out.dtype;
+            sized = true;
+          }
+        }
+      }
+      if (sized && xd == in.out.dtype && whole_row_major(in.out, xn)) {
+        Change& c = change(x);
+        c.state = 2;
+        c.created = Created{site_key(in), xn};
+      }
+    }
+    touched[x] = 1;
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) touched[in.in[k].view.base] = 1;
+    }
+  }
+  for (BaseId b : changed) {
+    const Change& c = *changes.find(b);
+    if (c.state == 1) {
+      creator_.erase(b);
+    } else {
+      creator_[b] = c.created;
+    }
+  }
+  return true;
+}
+
 std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction>& batch,
                                                          std::vector<uint64_t>& origin, const Env& env) {
-  // Nothing padded, no site learned and no copy in the batch (most batches
-  // of most programs): nothing to rewrite; only note which sites create the
-  // bases that outlive the batch, for a copy-back in a later one. (The full
-  // pass copies every instruction: 1-2.5 us an instruction on 1000 launches.)
-  const bool copies = std::any_of(batch.begin(), batch.end(), [](const Instruction& in) {
-    return in.op == Opcode::Identity && in.nin == 1 && !in.in[0].is_const &&
-           in.in[0].view.base != in.out.base;
-  });
-  if (padded_.empty() && sites_.empty() && !copies) {
-    for (const Instruction& in : batch) {
-      if (in.op == Opcode::Free) {
-        if (!creator_.empty()) creator_.erase(in.out.base);
-        continue;
-      }
-      if (opcode_kind(in.op) != OpKind::Elementwise || in.length_class >= 0) continue;
-      DType d;
-      int64_t n = 0;
-      bool reads_x = false;
-      for (int k = 0; k < in.nin; ++k) reads_x |= !in.in[k].is_const && in.in[k].view.base == in.out.base;
-      if (reads_x || !env.live(in.out.base, &d, &n) || env.adopted(in.out.base) ||
-          !whole_row_major(in.out, n)) {
-        continue;
-      }
-      creator_[in.out.base] = Created{site_key(in), n};
-    }
-    return {};
-  }
-  std::vector<Instruction> out;
+  // Nothing padded and no site learned (most batches of most programs): the
+  // walk below would only note which sites create the bases that outlive
+  // the batch, unless a copy in it learns a site (then the rest of the batch
+  // may pad) or a converting copy renames. That is decided first, reading
+  // only, with creator_'s changes kept aside, and applied if nothing else
+  // happens: the full walk copies every instruction twice (about 2 ms a run
+  // of water_ice or lattice_boltzmann, whose copies never rename).
+  if (padded_.empty() && sites_.empty() && learns_nothing(batch, env)) return {};
+  std::vector<Instruction> out = take_spare_batch(batch.size() + 8);
   std::vector<uint64_t> out_origin;
-  out.reserve(batch.size() + 8);
   out_origin.reserve(batch.size() + 8);
   std::unordered_set<BaseId> touched;
   struct Pending {
@@ -476,7 +557,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
   for (const auto& [g, holder] : alias) renames.emplace_back(holder, g);
   std::sort(renames.begin(), renames.end());
   if (renames.empty() && out.size() == batch.size() && replace.empty()) {
-    batch.swap(out);
+    replace_batch(batch, std::move(out));
     origin.swap(out_origin);
     return renames;
   }
@@ -497,6 +578,7 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
     batch.push_back(std::move(out[i]));
     origin.push_back(out_origin[i]);
   }
+  spare_batch_buffer() = std::move(out);
   return renames;
 }
 

@@ -108,6 +108,8 @@ class CopyBack {
   std::size_t renamed() const { return renamed_; }
 
  private:
+  bool learns_nothing(const std::vector<Instruction>& batch, const Env& env);
+
   struct Target {
     DType dtype;
     int64_t nelem;  // G's

@@ -9,6 +9,7 @@
 
 #include "engine/batch_users.hpp"
 #include "fusion/cost_machine.hpp"
+#include "vm/base_map.hpp"
 
 namespace arrvm {
 namespace {
@@ -65,7 +66,7 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
                                         const std::function<int64_t(BaseId)>& live_nelem) {
   if (!may_repeat(batch)) return 0;
   const std::size_t n = batch.size();
-  const auto users = users_by_base(batch);
+  const BatchUsers users(batch);
   auto freed_at = [&](BaseId b) -> int64_t {
     const uint32_t last = users.at(b).back();
     return batch[last].op == Opcode::Free ? static_cast<int64_t>(last) : -1;
@@ -74,7 +75,7 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
   auto creates = [&](uint32_t i) {
     const Instruction& in = batch[i];
     const BaseId b = in.out.base;
-    const std::vector<uint32_t>& u = users.at(b);
+    const std::span<const uint32_t> u = users.at(b);
     if (u[0] != i) return false;
     for (std::size_t k = 1; k < u.size(); ++k) {
       if (writes_base(batch[u[k]], b)) return false;
@@ -87,8 +88,8 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
     return in.out.offset == 0 && in.out.nelem() == nelem && in.out.stride == row_major_strides(in.out.shape);
   };
 
-  std::unordered_map<BaseId, uint32_t> version;  // writes so far
-  std::unordered_map<BaseId, BaseId> renamed;    // a removed output -> the kept one
+  BaseMap<uint32_t> version;  // writes so far
+  BaseMap<BaseId> renamed;    // a removed output -> the kept one
   std::unordered_map<std::vector<int64_t>, uint32_t, WordsHash> seen;
   std::vector<std::pair<BaseId, uint32_t>> free_after;  // kept base, a renamed base's free
   std::vector<char> drop(n, 0);
@@ -97,10 +98,9 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
   for (uint32_t i = 0; i < n; ++i) {
     Instruction& in = batch[i];
     if (is_control(in.op)) continue;  // (a removed output's free stays)
-    for (int k = 0; k < in.nin; ++k) {
+    for (int k = 0; k < in.nin && !renamed.empty(); ++k) {
       if (in.in[k].is_const) continue;
-      const auto it = renamed.find(in.in[k].view.base);
-      if (it != renamed.end()) in.in[k].view.base = it->second;
+      if (const BaseId* to = renamed.find(in.in[k].view.base)) in.in[k].view.base = *to;
     }
     if (costly_elementwise(in) && creates(i)) {
       key.clear();
@@ -114,7 +114,8 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
           std::memcpy(&bits, &o.constant.u, sizeof bits);
           key.insert(key.end(), {1, static_cast<int64_t>(o.constant.dtype), bits});
         } else {
-          key.insert(key.end(), {0, o.view.base, version[o.view.base]});
+          const uint32_t* v = version.find(o.view.base);
+          key.insert(key.end(), {0, o.view.base, v != nullptr ? *v : 0});
           add_layout(&key, o.view);
         }
       }
@@ -145,23 +146,31 @@ std::size_t share_common_subexpressions(std::vector<Instruction>& batch, std::ve
     moves.emplace_back(f, kept);
   }
   std::sort(moves.begin(), moves.end());
-  std::vector<Instruction> out;
-  std::vector<uint64_t> out_origin;
-  out.reserve(n);
-  out_origin.reserve(n);
-  std::size_t m = 0;
-  for (uint32_t i = 0; i < n; ++i) {
+  // In place, so that the batch keeps its buffer (a megabyte or more, which
+  // a fresh vector would map and fault in on every flush). A moved free goes
+  // after a later position than its own dropped one, so the write position
+  // never passes the read position.
+  std::vector<Instruction> moved;
+  moved.reserve(moves.size());
+  for (const auto& mv : moves) moved.push_back(batch[static_cast<std::size_t>(freed_at(mv.second))]);
+  std::size_t w = 0, m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint64_t o = origin[i];
     if (!drop[i]) {
-      out.push_back(batch[i]);
-      out_origin.push_back(origin[i]);
+      if (w != i) {
+        batch[w] = std::move(batch[i]);
+        origin[w] = o;
+      }
+      ++w;
     }
     for (; m < moves.size() && moves[m].first == i; ++m) {
-      out.push_back(batch[static_cast<std::size_t>(freed_at(moves[m].second))]);
-      out_origin.push_back(origin[i]);
+      batch[w] = std::move(moved[m]);
+      origin[w] = o;
+      ++w;
     }
   }
-  batch = std::move(out);
-  origin = std::move(out_origin);
+  batch.resize(w);
+  origin.resize(w);
   return removed;
 }
 

@@ -2,6 +2,8 @@
 // update one at a time (engine/fill_split.hpp).
 #include "engine/fill_split.hpp"
 
+#include "engine/batch_users.hpp"
+
 #include <unordered_map>
 #include <utility>
 
@@ -117,7 +119,7 @@ bool folds_into(const Instruction& fill, int64_t j, const Instruction& x) {
 }
 
 // Per base that a stack fill writes, the instructions touching it,
-// ascending (users_by_base for those bases only: a flush's hot path, where
+// ascending (BatchUsers for those bases only: a flush's hot path, where
 // most batches with a fill split nothing).
 std::unordered_map<BaseId, std::vector<uint32_t>> fill_users(const std::vector<Instruction>& batch) {
   std::unordered_map<BaseId, std::vector<uint32_t>> users;
@@ -158,9 +160,8 @@ std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     }
   }
   if (splits_at.empty()) return 0;
-  std::vector<Instruction> next;
+  std::vector<Instruction> next = take_spare_batch(batch.size() + splits_at.size());
   std::vector<uint64_t> next_origin;
-  next.reserve(batch.size() + splits_at.size());
   next_origin.reserve(next.capacity());
   for (uint32_t i = 0; i < batch.size(); ++i) {
     const auto it = splits_at.find(i);
@@ -205,7 +206,7 @@ std::size_t split_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& 
       a = b;
     }
   }
-  batch = std::move(next);
+  replace_batch(batch, std::move(next));
   origin = std::move(next_origin);
   return splits_at.size();
 }

@@ -15,12 +15,11 @@ namespace {
 // from views of its shape (so flat position x of the source is f of flat
 // position x of each input); f's inputs are not written between f and the
 // gather; and the traversal-order rule's cost (header) says it pays.
-int pullable(const std::vector<Instruction>& batch, std::size_t j,
-             const std::unordered_map<BaseId, std::vector<uint32_t>>& users) {
+int pullable(const std::vector<Instruction>& batch, std::size_t j, const BatchUsers& users) {
   const Instruction& g = batch[j];
   if (g.length_class >= 0) return -1;
   const BaseId t = g.in[0].view.base;
-  const std::vector<uint32_t>& u = users.at(t);
+  const std::span<const uint32_t> u = users.at(t);
   if (u.size() != 3 || u[1] != j || batch[u[2]].op != Opcode::Free) return -1;
   const uint32_t p = u[0];
   const Instruction& f = batch[p];
@@ -47,7 +46,7 @@ std::size_t pull_gathers(std::vector<Instruction>& batch, std::vector<uint64_t>&
   std::size_t pulled = 0;
   for (bool again = true; again;) {
     again = false;
-    const auto users = users_by_base(batch);  // (again after each rewrite, which is rare)
+    const BatchUsers users(batch);  // (again after each rewrite, which is rare)
     for (std::size_t j = 0; j < batch.size(); ++j) {
       if (batch[j].op != Opcode::Gather) continue;
       const int p = pullable(batch, j, users);
