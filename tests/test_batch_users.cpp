@@ -57,7 +57,8 @@ TEST_CASE("batch users: the positions touching each base, as a scan finds them")
     std::vector<BaseId> first_touch;
     for (const Instruction& in : batch) {
       auto note = [&](BaseId b) {
-        if (std::find(first_touch.begin(), first_touch.end(), b) == first_touch.end()) first_touch.push_back(b);
+        if (std::find(first_touch.begin(), first_touch.end(), b) == first_touch.end())
+          first_touch.push_back(b);
       };
       note(in.out.base);
       for (int k = 0; k < in.nin; ++k) {
