@@ -2,7 +2,7 @@
 value (a lazy 0-d copy) that hashes, rounds and sizes as NumPy's scalar
 does; a fallback's writes into an argument, ufunc.at and a.flat[k] = v reach
 the arrvm array; a fallback's warning names the function as the user spells
-it and points at the user's line."""
+it and points at the user's line; `v in a` and a.flags answer as NumPy's."""
 import warnings
 
 import numpy as np
@@ -129,3 +129,15 @@ def test_fallback_warning_names_the_submodule_and_the_callers_line():
     assert 'numpy.linalg.norm ' in str(hits[0].message)
     assert hits[0].filename == __file__  # this line, not NumPy's internals
     assert float(n) == 5.0
+
+
+def test_contains_and_flags_as_numpy():
+    # `v in a` is (a == v).any() (it iterated rows and asked their truth);
+    # a.flags answers the layout questions library code asks.
+    a, A = np.arange(12).reshape(3, 4), arrvm.arange(12).reshape(3, 4)
+    assert (2 in A) and (13 not in A) and (3.0 in A[0]) and (7 not in A[0])
+    for x, X in [(a, A), (a.T, A.T), (a[:, ::2], A[:, ::2]), (a[1], A[1]), (a[::-1], A[::-1]),
+                 (np.zeros((1, 5))[:, ::2], arrvm.zeros((1, 5))[:, ::2]), (np.zeros((3, 1)).T, arrvm.zeros((3, 1)).T)]:
+        for key in ('C_CONTIGUOUS', 'F_CONTIGUOUS', 'C', 'F', 'WRITEABLE', 'ALIGNED'):
+            assert X.flags[key] == x.flags[key], (key, x.shape, x.strides)
+        assert X.flags.c_contiguous == x.flags.c_contiguous and X.flags.f_contiguous == x.flags.f_contiguous

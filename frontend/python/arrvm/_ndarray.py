@@ -166,6 +166,35 @@ class _FlatIter:
 
 
 ndarray.flat = property(_FlatIter)
+
+
+class _Flags:
+    """a.flags: the layout flags NumPy code checks (a.flags['C_CONTIGUOUS'],
+    a.flags.c_contiguous). arrvm arrays are aligned and writeable."""
+
+    def __init__(self, a):
+        shape, strides = a.shape, a._strides
+        self.c_contiguous = _functions_mod()._contiguous(a)
+        f, s = True, 1
+        for n, st in zip(shape, strides):
+            if n != 1 and st != s:
+                f = False
+            s *= n
+        self.f_contiguous = f
+        self.writeable = True
+        self.aligned = True
+
+    _KEYS = {'C_CONTIGUOUS': 'c_contiguous', 'C': 'c_contiguous', 'F_CONTIGUOUS': 'f_contiguous',
+             'F': 'f_contiguous', 'WRITEABLE': 'writeable', 'W': 'writeable', 'ALIGNED': 'aligned', 'A': 'aligned'}
+
+    def __getitem__(self, key):
+        return getattr(self, self._KEYS[key])
+
+    def __repr__(self):
+        return '\n'.join('  %s : %s' % (k, getattr(self, v)) for k, v in self._KEYS.items() if len(k) > 1)
+
+
+ndarray.flags = property(_Flags)
 ndarray.__array_priority__ = 100.0
 
 
@@ -280,6 +309,7 @@ ndarray.__array__ = _array
 ndarray.tolist = lambda self: to_numpy(self).tolist()
 ndarray.__pos__ = lambda self: self.copy()
 ndarray.__divmod__ = lambda self, other: (self // other, self % other)
+ndarray.__contains__ = lambda self, value: bool((self == value).any())  # NumPy's `value in a`
 ndarray.__rdivmod__ = lambda self, other: (other // self, other % self)
 ndarray.__matmul__ = lambda self, other: _functions_mod().matmul(self, other)
 ndarray.__rmatmul__ = lambda self, other: _functions_mod().matmul(other, self)
