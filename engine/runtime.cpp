@@ -10,6 +10,7 @@
 #include "engine/batch_users.hpp"
 #include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
+#include "engine/copy_forward.hpp"
 #include "engine/cse.hpp"
 #include "engine/defer.hpp"
 #include "engine/fill_fold.hpp"
@@ -328,6 +329,7 @@ void Runtime::run_batch(BaseId synced) {
     if (keys[i] != 0 && !is_control(batch_[i].op) && refused_sites_.insert(keys[i]).second)
       ++profile_.deferrals_recomputed;
   }
+  if (config_.forward_copies) profile_.copies_forwarded += forward_copies(batch_, batch_origin_);
   if (config_.cse) {
     profile_.repeats_shared += share_common_subexpressions(batch_, batch_origin_, [&](BaseId b) -> int64_t {
       const BaseInfo* info = bases_.find(b);

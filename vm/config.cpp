@@ -153,6 +153,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.split_fills = parse_on_off(label, value);
   } else if (name == "cse") {
     c.cse = parse_on_off(label, value);
+  } else if (name == "forward_copies") {
+    c.forward_copies = parse_on_off(label, value);
   } else if (name == "copy_rename") {
     c.copy_rename = parse_on_off(label, value);
   } else if (name == "row_fusion") {
@@ -203,6 +205,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_SPLIT_BOXES", "split_boxes"},
       {"ARRVM_SPLIT_FILLS", "split_fills"},
       {"ARRVM_CSE", "cse"},
+      {"ARRVM_FORWARD_COPIES", "forward_copies"},
       {"ARRVM_COPY_RENAME", "copy_rename"},
       {"ARRVM_ROW_FUSION", "row_fusion"},
       {"ARRVM_DEFER", "defer"},
@@ -246,6 +249,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_SPLIT_BOXES", split_boxes ? "on" : "off"},
       {"ARRVM_SPLIT_FILLS", split_fills ? "on" : "off"},
       {"ARRVM_CSE", cse ? "on" : "off"},
+      {"ARRVM_FORWARD_COPIES", forward_copies ? "on" : "off"},
       {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
       {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},
       {"ARRVM_DEFER", defer},

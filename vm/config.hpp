@@ -61,6 +61,10 @@ struct Config {
   // one (same operation on the same, unchanged inputs) goes, its readers
   // reading the earlier result (engine/cse.hpp).
   bool cse = true;
+  // ARRVM_FORWARD_COPIES: on | off. A copy into a temporary the batch frees
+  // is read in place of its source when nothing writes the source first
+  // (Python's `x[i]`: engine/copy_forward.hpp).
+  bool forward_copies = true;
   // ARRVM_COPY_RENAME: on | off. A temporary copied back whole into a box
   // of an array (`center[:] = work`) is computed in place in a second array
   // of that size, and the copy becomes a rename (engine/copy_back.hpp).

@@ -18,7 +18,8 @@ std::string Profile::to_text() const {
       buf, sizeof buf,
       "arrvm profile\n"
       "  batches %llu, instructions %llu, blocks %llu; %llu overlap copies, %llu gathers pulled, %llu fills "
-      "folded, %llu boxes split, %llu fills split, %llu repeats shared, %llu copies renamed, %llu failed"
+      "folded, %llu boxes split, %llu fills split, %llu repeats shared, %llu copies forwarded, %llu copies "
+      "renamed, %llu failed"
       " batches\n"
       "  deferred at syncs: %llu bases, %llu recomputed; %llu dead writes dropped\n"
       "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
@@ -30,13 +31,13 @@ std::string Profile::to_text() const {
       "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
       " from device\n",
       u(batches), u(instructions), u(blocks), u(overlap_copies), u(gathers_pulled), u(fills_folded),
-      u(boxes_split), u(fills_split), u(repeats_shared), u(copies_renamed), u(failed_batches),
-      u(bases_deferred), u(deferrals_recomputed), u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s,
-      compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), u(kernels_launched), u(rows_fused),
-      u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits),
-      u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted),
-      u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(bytes_to_device),
-      u(bytes_from_device));
+      u(boxes_split), u(fills_split), u(repeats_shared), u(copies_forwarded), u(copies_renamed),
+      u(failed_batches), u(bases_deferred), u(deferrals_recomputed), u(dead_writes), total_s, fusion_s,
+      merge_cache_s, codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled),
+      u(kernels_launched), u(rows_fused), u(kernel_cache_hits), u(kernel_cache_disk_hits),
+      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
+      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
+      u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   if (comm_messages > 0 || comm_bytes_sent > 0) {
     std::snprintf(buf, sizeof buf,
@@ -60,6 +61,7 @@ std::string Profile::to_json() const {
       {"fills_split", fills_split},
       {"repeats_shared", repeats_shared},
       {"copies_renamed", copies_renamed},
+      {"copies_forwarded", copies_forwarded},
       {"failed_batches", failed_batches},
       {"bases_deferred", bases_deferred},
       {"deferrals_recomputed", deferrals_recomputed},

@@ -31,15 +31,16 @@ struct Profile {
   double compile_s = 0;  // running the compiler and loading the result
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
-  uint64_t work_blocks = 0;     // blocks with an instruction other than free/sync: one kernel each
-  uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
-  uint64_t fills_folded = 0;    // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
-  uint64_t fills_split = 0;     // fills split at the planes the next updates write (engine/fill_split.hpp)
-  uint64_t boxes_split = 0;     // whole-array updates split at the next update's box (engine/box_split.hpp)
-  uint64_t repeats_shared = 0;  // elementwise instructions that repeated an earlier one (engine/cse.hpp)
-  uint64_t copies_renamed = 0;  // copy-backs that became renames (engine/copy_back.hpp)
-  uint64_t gathers_pulled = 0;  // gathers that evaluate their source's producer (engine/gather_pull.hpp)
-  uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
+  uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
+  uint64_t overlap_copies = 0;    // copies the VM inserted for an output overlapping an input
+  uint64_t fills_folded = 0;      // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
+  uint64_t fills_split = 0;       // fills split at the planes the next updates write (engine/fill_split.hpp)
+  uint64_t boxes_split = 0;       // whole-array updates split at the next update's box (engine/box_split.hpp)
+  uint64_t repeats_shared = 0;    // elementwise instructions that repeated an earlier one (engine/cse.hpp)
+  uint64_t copies_forwarded = 0;  // copies read in place of their source (engine/copy_forward.hpp)
+  uint64_t copies_renamed = 0;    // copy-backs that became renames (engine/copy_back.hpp)
+  uint64_t gathers_pulled = 0;    // gathers that evaluate their source's producer (engine/gather_pull.hpp)
+  uint64_t failed_batches = 0;    // batches in which a block failed (its arrays poisoned)
   // Names alive at a sync (engine/defer.hpp): bases deferred, writes dropped
   // as dead (their base freed unread), deferred chains that ran after all.
   uint64_t bases_deferred = 0, dead_writes = 0, deferrals_recomputed = 0;
