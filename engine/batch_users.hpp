@@ -1,7 +1,6 @@
-// Per base, the positions of the batch's instructions that touch it, and
-// whether one instruction touches or writes a base: shared by the engine's
-// batch rewrites (engine/gather_pull.cpp, engine/defer.cpp,
-// engine/fill_fold.cpp) and the runtime.
+// Per base, the positions of the batch's instructions that touch it, whether
+// one instruction touches or writes a base, and a spare batch buffer: shared
+// by the engine's batch rewrites (engine/*.cpp) and the runtime.
 #pragma once
 
 #include <cstdint>

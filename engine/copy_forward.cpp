@@ -16,10 +16,6 @@ bool all_zero_strides(const View& v) {
   return true;
 }
 
-bool same_layout(const View& a, const View& b) {
-  return a.offset == b.offset && a.shape == b.shape && a.stride == b.stride;
-}
-
 // A copy of one view into a fresh base that is its own layout.
 bool is_candidate(const Instruction& in) {
   return in.op == Opcode::Identity && in.nin == 1 && !in.in[0].is_const && in.length_class < 0 &&
@@ -55,7 +51,7 @@ std::size_t forward_copies(std::vector<Instruction>& batch, std::vector<uint64_t
       for (int q = 0; q < r.nin && ok; ++q) {
         const Operand& o = r.in[q];
         if (o.is_const || o.view.base != t) continue;
-        ok = same_layout(o.view, copy.out) || (one && all_zero_strides(o.view));
+        ok = same_elements(o.view, copy.out) || (one && all_zero_strides(o.view));
       }
     }
     if (!ok) continue;
@@ -74,7 +70,7 @@ std::size_t forward_copies(std::vector<Instruction>& batch, std::vector<uint64_t
       for (int q = 0; q < r.nin; ++q) {
         Operand& o = r.in[q];
         if (o.is_const || o.view.base != t) continue;
-        if (same_layout(o.view, copy.out)) {
+        if (same_elements(o.view, copy.out)) {
           o.view = v;
         } else {  // one element broadcast: V's element, zero strides
           View b = o.view;

@@ -44,6 +44,10 @@ View t_view() {
 View column() {
   return reftest::view(1, 9, {2}, {4});
 }
+// a[0, :] += 1: a write to a's base.
+Instruction write_a() {
+  return make(Opcode::Add, reftest::view(1, 0, {4}, {1}), {in(reftest::view(1, 0, {4}, {1})), num(1.0)});
+}
 std::vector<Instruction> factor_batch() {
   return {make(Opcode::Identity, t_view(), {in(a_elem())}),
           make(Opcode::Divide, whole(3, Dims{2}), {in(column()), in(reftest::view(2, 0, {2}, {0}))}),
@@ -64,8 +68,7 @@ TEST_CASE("copy forward: a one-element copy read as a broadcast reads its source
 TEST_CASE("copy forward: not when the source changes before the last read, or t is synced or kept") {
   SUBCASE("a written between") {
     std::vector<Instruction> b = factor_batch();
-    b.insert(b.begin() + 1,
-             make(Opcode::Add, reftest::view(1, 0, {4}, {1}), {in(reftest::view(1, 0, {4}, {1})), num(1.0)}));
+    b.insert(b.begin() + 1, write_a());
     CHECK(forward(b) == 0);
   }
   SUBCASE("a freed between") {
@@ -90,8 +93,7 @@ TEST_CASE("copy forward: not when the source changes before the last read, or t 
   }
   SUBCASE("a written after the last read: forwarded") {
     std::vector<Instruction> b = factor_batch();
-    b.insert(b.begin() + 2,
-             make(Opcode::Add, reftest::view(1, 0, {4}, {1}), {in(reftest::view(1, 0, {4}, {1})), num(1.0)}));
+    b.insert(b.begin() + 2, write_a());
     CHECK(forward(b) == 1);
   }
 }
