@@ -1,5 +1,6 @@
 #include "backends/c_emitter.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -353,6 +354,20 @@ std::string guarded(const std::string& name, const std::string& text) {
   return "#ifndef ARRVM_HELPER_" + name + "\n#define ARRVM_HELPER_" + name + "\n" + text + "#endif\n";
 }
 
+// `omp declare simd` for the libm function that elementwise `st` calls on
+// float type t, when the dialect has its vector variant (else "").
+std::string vector_declaration(const Stmt& st, DType t, const CDialect& d) {
+  if (!is_float(t) || d.vector_functions.empty()) return "";
+  const char* fn = st.op == Opcode::Power ? "pow" : libm_name(st.op);
+  if (fn == nullptr ||
+      std::find(d.vector_functions.begin(), d.vector_functions.end(), fn) == d.vector_functions.end())
+    return "";
+  const std::string type = c_type(t);
+  const std::string name = std::string(fn) + (t == DType::Float32 ? "f" : "");
+  const std::string params = st.op == Opcode::Power ? type + ", " + type : type;
+  return "#pragma omp declare simd notinbranch\n" + type + " " + name + "(" + params + ");\n";
+}
+
 std::string helper_def(const Stmt& st, const CDialect& d) {
   if (d.guard_helpers) {
     CDialect plain = d;
@@ -379,7 +394,8 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
   }
   const DType t = st.op == Opcode::Where ? st.in[1].dtype : st.in[0].dtype;
   const std::string ret = returns_bool(st.op) ? "uint8_t" : c_type(t);
-  return "static inline " + ret + " " + name + "(" + params + ") { " + op_body(st.op, t) + " }\n";
+  return vector_declaration(st, t, d) + "static inline " + ret + " " + name + "(" + params + ") { " +
+         op_body(st.op, t) + " }\n";
 }
 
 }  // namespace

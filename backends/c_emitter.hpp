@@ -2,7 +2,8 @@
 // function per (opcode, dtype) that follows backends/ref/scalar_ops.hpp and
 // backends/philox.hpp line by line (integer arithmetic in unsigned types,
 // no C undefined behaviour), so that every statement of a kernel computes
-// exactly what ref computes. The loop nest around them is printed by
+// exactly what ref computes (the one exception: the libm functions of
+// CDialect::vector_functions). The loop nest around them is printed by
 // backends/c_printer.hpp.
 #pragma once
 
@@ -44,6 +45,13 @@ struct CDialect {
   // each row as whole vectors with no loop of its own: an (200, 200, 4)
   // elementwise kernel ran 64 -> 36 us.
   int64_t inner_extent = 0;
+  // The libm functions (double names: "exp", "pow") that have vector
+  // variants in the C library the kernel links (glibc's libmvec; the cpu
+  // backend's probe, backends/cpu/vector_math.hpp). Each helper that calls
+  // one declares it `omp declare simd`, so that gcc calls the vector
+  // variant in an `omp simd` loop: its values are then within a few ulp of
+  // ref's scalar libm, not equal to them. Empty: scalar calls everywhere.
+  std::vector<std::string> vector_functions;
 };
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).

@@ -159,6 +159,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.copy_rename = parse_on_off(label, value);
   } else if (name == "row_fusion") {
     c.row_fusion = parse_on_off(label, value);
+  } else if (name == "vector_math") {
+    c.vector_math = parse_on_off(label, value);
   } else if (name == "defer") {
     check_choice(label, value, {"on", "off", "always"});
     c.defer = value;
@@ -208,6 +210,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_FORWARD_COPIES", "forward_copies"},
       {"ARRVM_COPY_RENAME", "copy_rename"},
       {"ARRVM_ROW_FUSION", "row_fusion"},
+      {"ARRVM_VECTOR_MATH", "vector_math"},
       {"ARRVM_DEFER", "defer"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
@@ -252,6 +255,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_FORWARD_COPIES", forward_copies ? "on" : "off"},
       {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
       {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},
+      {"ARRVM_VECTOR_MATH", vector_math ? "on" : "off"},
       {"ARRVM_DEFER", defer},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},

@@ -73,6 +73,11 @@ struct Config {
   // the next block over (m, ...) as one loop nest when their accesses stay
   // in their rows (Gauss's factor column and its update: backends/loop_rows.cpp).
   bool row_fusion = true;
+  // ARRVM_VECTOR_MATH: on | off. The cpu backend calls glibc's vector math
+  // library (libmvec) for exp, log, pow, sin, cos and the others it has,
+  // where the innermost loop vectorizes: a few ulp from ref's scalar libm
+  // (backends/cpu/vector_math.hpp); off: every value is ref's bit for bit.
+  bool vector_math = true;
   // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
   // leaves alive are computed under a fresh name and recomputed in the next
   // batch only if it reads them (engine/defer.hpp); `on` defers the sites

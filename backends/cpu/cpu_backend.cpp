@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/c_printer.hpp"
+#include "backends/cpu/vector_math.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
 #include "vm/error.hpp"
@@ -42,6 +43,7 @@ class CpuBackend final : public Backend {
       : cache_(config),
         memoize_(config.cache != CacheMode::Off),
         row_fusion_(config.row_fusion),
+        vector_functions_(config.vector_math ? vector_math_functions() : std::vector<std::string>{}),
         cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
 
   std::string name() const override { return "cpu"; }
@@ -371,6 +373,7 @@ class CpuBackend final : public Backend {
       dialect.chunked_random = true;  // loop_schedule keeps random's loops off omp simd
       dialect.serial = !parallel;
       dialect.inner_extent = inner;
+      dialect.vector_functions = vector_functions_;
       source = codegen::CPrinter(dialect).print(k, name);
     }
     const KernelCacheStats before = cache_.stats();
@@ -379,6 +382,18 @@ class CpuBackend final : public Backend {
     try {
       ScopedSpan t(profile(), &profile().compile_s, "compile");
       fn = cache_.get(source, name);
+    } catch (const BackendError& e) {
+      account(before);
+      // A compiler or C library that refuses the vector declarations (a
+      // compiler without OpenMP's declare simd, a libm without libmvec's
+      // link script): this backend calls scalar libm from now on.
+      if (vector_functions_.empty() || source.find("omp declare simd") == std::string::npos) throw;
+      const std::string what = e.what();
+      logger().warn(
+          "cpu: a kernel with vector math calls did not compile ({}); scalar libm calls from now on",
+          what.substr(0, what.find('\n')));
+      vector_functions_.clear();
+      return kernel_for(k, parallel, inner);
     } catch (...) {
       account(before);
       throw;
@@ -409,6 +424,7 @@ class CpuBackend final : public Backend {
   KernelCache cache_;
   bool memoize_;
   bool row_fusion_;                                 // ARRVM_ROW_FUSION
+  std::vector<std::string> vector_functions_;       // ARRVM_VECTOR_MATH: CDialect::vector_functions
   std::vector<uint32_t> rows_;                      // scratch: blocks row-fused
   std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function

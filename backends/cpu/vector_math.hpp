@@ -1,0 +1,31 @@
+// Vector math for the cpu backend (ARRVM_VECTOR_MATH): which libm functions
+// the generated C may call through glibc's vector math library, libmvec.
+//
+// gcc vectorizes a loop that calls exp or pow only when the function is
+// declared `omp declare simd` (glibc's <math.h> does so only under
+// -ffast-math, which we do not use: it drops NaN and infinity semantics);
+// it then calls libmvec's variant (`_ZGVdN4vv_pow`: four doubles at once,
+// AVX2) in place of four scalar calls. water_ice's `power(s, 1.5)` and
+// black_scholes' `exp`/`log` are most of their kernels' time with scalar
+// calls (docs/architecture.md, "Vector math").
+//
+// The values are not ref's bit for bit: libmvec's results are within a few
+// ulp of the scalar ones (tests/test_vector_math.cpp measures the largest
+// difference per function and bounds it); special values (NaN, infinities,
+// zeros, out of domain) are handled by libmvec's scalar fallback and equal
+// ref's. `ARRVM_VECTOR_MATH=off` gives ref's values everywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace arrvm {
+
+// The double-precision names ("exp", "pow", ...) of the functions whose
+// vector variants this process's C library has, both precisions (the
+// float variants are `expf`, ...): glibc 2.22's five, and from glibc 2.35
+// those of the opcodes of this project too. Empty without glibc or
+// libmvec. Probed once.
+const std::vector<std::string>& vector_math_functions();
+
+}  // namespace arrvm
