@@ -99,21 +99,67 @@ bool renamable(const std::vector<Instruction>& batch, std::span<const uint32_t> 
   return true;
 }
 
-// Whether two elementwise instructions write one base with first axes of
-// different lengths: without such a pair nothing can split, and the pass
-// returns before building its maps (a flush's hot path: a loop of
-// whole-array updates pays a sort of its outputs, not a hash per operand).
+// Whether an elementwise instruction writes a base with a first axis of one
+// length and another elementwise instruction writes or reads it with a
+// first axis of another: without such a pair nothing can split, and the
+// pass returns before building its maps (a flush's hot path: a loop of
+// whole-array updates pays a sort of its operands, not a hash per operand).
 bool may_split(const std::vector<Instruction>& batch) {
-  std::vector<std::pair<BaseId, int64_t>> writes;
+  struct Access {
+    BaseId base;
+    int64_t length;
+    bool write;
+    bool operator<(const Access& o) const {
+      return base != o.base ? base < o.base : length != o.length ? length < o.length : write < o.write;
+    }
+  };
+  std::vector<Access> accesses;
   for (const Instruction& in : batch) {
-    if (opcode_kind(in.op) == OpKind::Elementwise && in.out.rank() >= 1)
-      writes.emplace_back(in.out.base, in.out.shape[0]);
+    if (opcode_kind(in.op) != OpKind::Elementwise || in.out.rank() < 1) continue;
+    accesses.push_back({in.out.base, in.out.shape[0], true});
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) accesses.push_back({in.in[k].view.base, in.in[k].view.shape[0], false});
+    }
   }
-  std::sort(writes.begin(), writes.end());
-  for (std::size_t i = 1; i < writes.size(); ++i) {
-    if (writes[i].first == writes[i - 1].first && writes[i].second != writes[i - 1].second) return true;
+  std::sort(accesses.begin(), accesses.end());
+  // Per base (its accesses sorted by length): a write, and a length other than its.
+  for (std::size_t i = 0, j = 0; i < accesses.size(); i = j) {
+    bool written = false;
+    for (j = i; j < accesses.size() && accesses[j].base == accesses[i].base; ++j)
+      written |= accesses[j].write;
+    if (written && accesses[i].length != accesses[j - 1].length) return true;
   }
   return false;
+}
+
+// The reader rule (box_split.hpp): per instruction, the rows [a, b) of its
+// output at which it splits because it reads a view whose base the previous
+// instruction touching it wrote only rows [a, b) of; else (0, 0).
+std::vector<std::pair<int64_t, int64_t>> reader_boxes(const std::vector<Instruction>& batch,
+                                                      const BaseMap<uint8_t>& freed) {
+  std::vector<std::pair<int64_t, int64_t>> box(batch.size(), {0, 0});
+  BaseMap<uint32_t> last;  // base -> the last instruction so far touching it
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const Instruction& in = batch[i];
+    if (splittable(in, &freed)) {
+      for (int k = 0; k < in.nin && box[i].second <= box[i].first; ++k) {
+        const Operand& o = in.in[k];
+        if (o.is_const || o.view.base == in.out.base) continue;
+        const uint32_t* p = last.find(o.view.base);
+        if (p == nullptr) continue;
+        const Instruction& w = batch[*p];
+        int64_t a = 0, b = 0;
+        if (opcode_kind(w.op) == OpKind::Elementwise && w.length_class < 0 && w.out.base == o.view.base &&
+            o.view.shape == in.out.shape && box_of(w.out, o.view, &a, &b))
+          box[i] = {a, b};
+      }
+    }
+    last[in.out.base] = static_cast<uint32_t>(i);
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) last[in.in[k].view.base] = static_cast<uint32_t>(i);
+    }
+  }
+  return box;
 }
 
 }  // namespace
@@ -133,6 +179,7 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     if (in.op == Opcode::Free) freed[in.out.base] = 1;
   }
   std::optional<BatchUsers> users;  // only if a split needs it
+  const std::vector<std::pair<int64_t, int64_t>> read_box = reader_boxes(batch, freed);
   for (std::size_t i = batch.size(); i-- > 0;) {
     const Instruction& in = batch[i];
     const bool decided = box[i].second > box[i].first;  // a producer its reader split
@@ -164,6 +211,10 @@ std::size_t split_boxes(std::vector<Instruction>& batch, std::vector<uint64_t>& 
             renamed[t].producer = p;
           }
         }
+      }
+      if (box[i].second <= box[i].first && read_box[i].second > read_box[i].first) {
+        box[i] = read_box[i];
+        ++splits;
       }
     }
     next_user[in.out.base] = static_cast<uint32_t>(i);  // free and sync carry their base here too
