@@ -17,6 +17,7 @@
 #include "engine/fill_split.hpp"
 #include "engine/fusion_stage.hpp"
 #include "engine/gather_pull.hpp"
+#include "engine/store_forward.hpp"
 #include "vm/error.hpp"
 #include "vm/length_class.hpp"
 #include "vm/log.hpp"
@@ -395,6 +396,7 @@ void Runtime::run_batch(BaseId synced) {
     env.leave_unfilled = [&](BaseId b) { backend_->leave_unfilled(b); };
     profile_.fills_split += split_fills(batch_, batch_origin_, env);
   }
+  if (config_.forward_stores) profile_.dead_writes += forward_stores(batch_, batch_origin_, batch_temp);
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;
   {

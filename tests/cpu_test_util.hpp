@@ -2,9 +2,14 @@
 // configs for ref and cpu runs of the same program.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "arrvm/arrvm.hpp"
 
 #include "vm/config.hpp"
 
@@ -29,6 +34,14 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The bytes of an array's values as float64 (to compare runs byte for byte).
+inline std::vector<uint8_t> float64_bytes(const arrvm::Array& a) {
+  const std::vector<double> v = a.astype(arrvm::DType::Float64).to_vector<double>();
+  std::vector<uint8_t> out(v.size() * 8);
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
 
 inline arrvm::Config config(const std::string& backend, const std::string& cache_dir,
                             const std::string& fuser = "greedy") {

@@ -169,14 +169,6 @@ TEST_CASE("split_boxes: a reader of a whole array right after a box update split
 
 namespace {
 
-// NumPy-style programs over one Vm; the bytes of every result.
-std::vector<uint8_t> bytes_of(const Array& a) {
-  const std::vector<double> v = a.astype(DType::Float64).to_vector<double>();
-  std::vector<uint8_t> out(v.size() * 8);
-  std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
 struct Run {
   std::vector<uint8_t> result;
   uint64_t split = 0, kernels = 0, contracted = 0;
@@ -206,9 +198,9 @@ Run lattice_chain(const std::string& backend, const std::string& fuser, bool on,
     if (copy) T.assign(F);  // (lattice_boltzmann's streaming starts with T[:] = F)
   }
   Run r;
-  r.result = bytes_of(F);
+  r.result = cputest::float64_bytes(F);
   if (copy) {
-    const std::vector<uint8_t> t = bytes_of(T);
+    const std::vector<uint8_t> t = cputest::float64_bytes(T);
     r.result.insert(r.result.end(), t.begin(), t.end());
   }
   const Profile& p = vm.runtime().profile();

@@ -155,6 +155,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.cse = parse_on_off(label, value);
   } else if (name == "forward_copies") {
     c.forward_copies = parse_on_off(label, value);
+  } else if (name == "forward_stores") {
+    c.forward_stores = parse_on_off(label, value);
   } else if (name == "copy_rename") {
     c.copy_rename = parse_on_off(label, value);
   } else if (name == "row_fusion") {
@@ -208,6 +210,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_SPLIT_FILLS", "split_fills"},
       {"ARRVM_CSE", "cse"},
       {"ARRVM_FORWARD_COPIES", "forward_copies"},
+      {"ARRVM_FORWARD_STORES", "forward_stores"},
       {"ARRVM_COPY_RENAME", "copy_rename"},
       {"ARRVM_ROW_FUSION", "row_fusion"},
       {"ARRVM_VECTOR_MATH", "vector_math"},
@@ -253,6 +256,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_SPLIT_FILLS", split_fills ? "on" : "off"},
       {"ARRVM_CSE", cse ? "on" : "off"},
       {"ARRVM_FORWARD_COPIES", forward_copies ? "on" : "off"},
+      {"ARRVM_FORWARD_STORES", forward_stores ? "on" : "off"},
       {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
       {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},
       {"ARRVM_VECTOR_MATH", vector_math ? "on" : "off"},

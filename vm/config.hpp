@@ -65,6 +65,11 @@ struct Config {
   // is read in place of its source when nothing writes the source first
   // (Python's `x[i]`: engine/copy_forward.hpp).
   bool forward_copies = true;
+  // ARRVM_FORWARD_STORES: on | off. An array written only to be read in
+  // parts and then overwritten whole (lattice_boltzmann's `T[:] = F;
+  // T[1:] *= BOUND; BB[OPP[q]] += T[q]`) is not stored: each part read is
+  // computed from the writes' inputs (engine/store_forward.hpp).
+  bool forward_stores = true;
   // ARRVM_COPY_RENAME: on | off. A temporary copied back whole into a box
   // of an array (`center[:] = work`) is computed in place in a second array
   // of that size, and the copy becomes a rename (engine/copy_back.hpp).
