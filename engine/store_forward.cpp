@@ -260,7 +260,9 @@ std::size_t forward_stores(std::vector<Instruction>& batch, std::vector<uint64_t
     const Chain& chain = chains[read.chain];
     Instruction reader = batch[j];
     std::vector<std::pair<Part, View>> temps;  // per distinct part: the temporary's view
-    for (const auto& [k, part] : read.parts) {
+    for (const std::pair<int, Part>& kp : read.parts) {
+      const int k = kp.first;
+      const Part& part = kp.second;  // (not a structured binding: the lambda below captures it)
       const View& u = reader.in[k].view;
       auto same = [&](const std::pair<Part, View>& t) {
         return t.first.plane == part.plane && t.first.a == part.a && t.first.b == part.b;
