@@ -3,6 +3,7 @@
 #include "engine/box_split.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <optional>
 #include <span>
@@ -103,31 +104,30 @@ bool renamable(const std::vector<Instruction>& batch, std::span<const uint32_t> 
 // length and another elementwise instruction writes or reads it with a
 // first axis of another: without such a pair nothing can split, and the
 // pass returns before building its maps (a flush's hot path: a loop of
-// whole-array updates pays a sort of its operands, not a hash per operand).
+// whole-array updates pays a sort of its writes and a binary search per
+// read, not a hash per operand).
 bool may_split(const std::vector<Instruction>& batch) {
-  struct Access {
-    BaseId base;
-    int64_t length;
-    bool write;
-    bool operator<(const Access& o) const {
-      return base != o.base ? base < o.base : length != o.length ? length < o.length : write < o.write;
-    }
-  };
-  std::vector<Access> accesses;
+  // The writes' (base, first-axis length), sorted; then every read looked up
+  // in them (reads are three times as many: not sorted).
+  std::vector<std::pair<BaseId, int64_t>> writes;
+  for (const Instruction& in : batch) {
+    if (opcode_kind(in.op) == OpKind::Elementwise && in.out.rank() >= 1)
+      writes.emplace_back(in.out.base, in.out.shape[0]);
+  }
+  if (writes.empty()) return false;
+  std::sort(writes.begin(), writes.end());
+  for (std::size_t i = 1; i < writes.size(); ++i) {
+    if (writes[i].first == writes[i - 1].first && writes[i].second != writes[i - 1].second) return true;
+  }
+  // Each base's writes now share one length: a read of another length splits.
   for (const Instruction& in : batch) {
     if (opcode_kind(in.op) != OpKind::Elementwise || in.out.rank() < 1) continue;
-    accesses.push_back({in.out.base, in.out.shape[0], true});
     for (int k = 0; k < in.nin; ++k) {
-      if (!in.in[k].is_const) accesses.push_back({in.in[k].view.base, in.in[k].view.shape[0], false});
+      const Operand& o = in.in[k];
+      if (o.is_const || o.view.rank() < 1) continue;
+      const auto it = std::lower_bound(writes.begin(), writes.end(), std::make_pair(o.view.base, INT64_MIN));
+      if (it != writes.end() && it->first == o.view.base && it->second != o.view.shape[0]) return true;
     }
-  }
-  std::sort(accesses.begin(), accesses.end());
-  // Per base (its accesses sorted by length): a write, and a length other than its.
-  for (std::size_t i = 0, j = 0; i < accesses.size(); i = j) {
-    bool written = false;
-    for (j = i; j < accesses.size() && accesses[j].base == accesses[i].base; ++j)
-      written |= accesses[j].write;
-    if (written && accesses[i].length != accesses[j - 1].length) return true;
   }
   return false;
 }
