@@ -117,17 +117,31 @@ std::size_t forward_stores(std::vector<Instruction>& batch, std::vector<uint64_t
       }
     };
     std::vector<Write> writes;
-    std::vector<PartRead> reads;
     for (uint32_t i = 0; i < batch.size(); ++i) {
       const Instruction& in = batch[i];
-      if (!plain_elementwise(in)) continue;
-      if (in.out.rank() >= 1) writes.push_back({in.out.base, in.out.offset, in.out.nelem(), i});
-      for (int k = 0; k < in.nin; ++k) {
-        const View& v = in.in[k].view;
-        if (!in.in[k].is_const) reads.push_back({v.base, v.rank(), v.rank() >= 1 ? v.shape[0] : 0});
-      }
+      if (plain_elementwise(in) && in.out.rank() >= 1)
+        writes.push_back({in.out.base, in.out.offset, in.out.nelem(), i});
     }
     std::sort(writes.begin(), writes.end());
+    // The bases with a view written twice; only their reads are collected
+    // (a batch's reads are three times its writes, and most bases have none).
+    std::vector<BaseId> rewritten;
+    for (std::size_t a = 0; a + 1 < writes.size(); ++a) {
+      const Write &x = writes[a], &y = writes[a + 1];
+      if (x.base == y.base && x.offset == y.offset && x.nelem == y.nelem &&
+          (rewritten.empty() || rewritten.back() != x.base))
+        rewritten.push_back(x.base);
+    }
+    if (rewritten.empty()) return 0;
+    std::vector<PartRead> reads;
+    for (const Instruction& in : batch) {
+      if (!plain_elementwise(in)) continue;
+      for (int k = 0; k < in.nin; ++k) {
+        const View& v = in.in[k].view;
+        if (!in.in[k].is_const && std::binary_search(rewritten.begin(), rewritten.end(), v.base))
+          reads.push_back({v.base, v.rank(), v.rank() >= 1 ? v.shape[0] : 0});
+      }
+    }
     std::sort(reads.begin(), reads.end());
     bool any = false;
     for (std::size_t a = 0; a + 1 < writes.size(); ++a) {
