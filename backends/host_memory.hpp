@@ -11,6 +11,7 @@
 // bytes of the bases (alignment padding not counted).
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -21,6 +22,7 @@
 #include "vm/base_map.hpp"
 #include "vm/error.hpp"
 #include "vm/profile.hpp"
+#include "vm/size.hpp"
 #include "vm/view.hpp"
 
 namespace arrvm {
@@ -66,6 +68,7 @@ class HostMemory {
   void declare(BaseId id, DType dtype, int64_t nelem) {
     ARRVM_ASSERT(nelem >= 0);
     Buffer& b = buffers_[id];  // (in place: a Buffer's deleter is a std::function)
+    if (b.data && !b.adopted) held_ -= b.bytes();
     if (b.data || b.adopted) b = Buffer{};
     b.dtype = dtype;
     b.nelem = nelem;
@@ -73,11 +76,18 @@ class HostMemory {
 
   void track(Profile* profile) { profile_ = profile; }
 
+  // At most `bytes` of base arrays held at once (ARRVM_MEM_LIMIT; 0: no
+  // limit): a first write past it throws OutOfMemoryError.
+  void limit(int64_t bytes) { limit_ = bytes > 0 ? static_cast<std::size_t>(bytes) : 0; }
+
   // Makes `data` the base's memory (Backend::adopt); bools are normalized to
   // 0/1 in place (kernels read them as C bools).
   void adopt(BaseId id, void* data, std::function<void(void*)> deleter) {
     Buffer& b = find(id);
-    if (b.data && !b.adopted && profile_ != nullptr) profile_->deallocated(b.bytes());
+    if (b.data && !b.adopted) {
+      held_ -= b.bytes();
+      if (profile_ != nullptr) profile_->deallocated(b.bytes());
+    }
     if (b.dtype == DType::Bool) {
       auto* p = static_cast<unsigned char*>(data);
       for (int64_t i = 0; i < b.nelem; ++i) p[i] = p[i] != 0;
@@ -93,6 +103,7 @@ class HostMemory {
     if (found == nullptr) return;
     Buffer& b = *found;
     if (b.data && !b.adopted) {
+      held_ -= b.bytes();
       if (profile_ != nullptr) profile_->deallocated(b.bytes());
       const std::size_t rounded = round_up(b.bytes());
       if (rounded >= kPoolMin && rounded <= kPoolLimit) {
@@ -127,7 +138,12 @@ class HostMemory {
   void* for_write(BaseId id, bool full = false) {
     Buffer& b = find(id);
     if (!b.data) {
-      const std::size_t n = b.bytes();
+      const std::size_t n = b.bytes();  // (bounded: vm/size.hpp)
+      if (limit_ > 0 && n > limit_ - std::min(held_, limit_)) {
+        throw OutOfMemoryError("base b" + std::to_string(id) + " needs " + std::to_string(n) + " bytes, " +
+                               std::to_string(held_) + " of ARRVM_MEM_LIMIT=" + std::to_string(limit_) +
+                               " are in use");
+      }
       const std::size_t rounded = round_up(n);
       void* p = take_pooled(rounded);
       if (p == nullptr) p = std::aligned_alloc(kAlignment, rounded);
@@ -135,9 +151,10 @@ class HostMemory {
         drain_pool();
         p = std::aligned_alloc(kAlignment, rounded);
       }
-      if (p == nullptr) throw Error("out of memory allocating " + std::to_string(n) + " bytes");
+      if (p == nullptr) throw_out_of_memory("base b" + std::to_string(id), n);
       if (!full && !b.unfilled) std::memset(p, 0, rounded);
       b.data.reset(p);
+      held_ += n;
       if (profile_ != nullptr) profile_->allocated(n);
     }
     return b.data.get();
@@ -179,6 +196,8 @@ class HostMemory {
 
   BaseMap<Buffer> buffers_;  // (flat: no allocation per base)
   Profile* profile_ = nullptr;
+  std::size_t limit_ = 0;    // 0: none
+  std::size_t held_ = 0;     // bytes of non-adopted bases with memory
   std::deque<Pooled> pool_;  // oldest first
   std::size_t pooled_ = 0;
 };

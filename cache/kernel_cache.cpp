@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "cache/disk_entry.hpp"
+#include "cache/process.hpp"
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
 
@@ -24,11 +25,14 @@ namespace {
 constexpr const char kMagic[] = "ARRVMKC1\n";
 constexpr const char kWorkDirPrefix[] = "arrvm-cc-";
 
-// `s` as one word for /bin/sh (TMPDIR may hold spaces or quotes).
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+// A compiler's output kept in an error (head and tail), and the most of a
+// kernel's source shown with it.
+constexpr std::size_t kMaxCompilerOutput = 64 * 1024;
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
 }
 
 // One compile's (or one disk load's) directory in the temp directory, named
@@ -79,15 +83,15 @@ std::string host_cpu() {
 }  // namespace
 
 KernelCache::KernelCache(const Config& config)
-    : cc_(config.cc), cflags_(config.cflags), mode_(config.cache), dir_(config.cache_dir), host_(host_cpu()) {
+    : cc_(config.cc),
+      cflags_(config.cflags),
+      mode_(config.cache),
+      dir_(config.cache_dir),
+      host_(host_cpu()),
+      compile_timeout_(config.compile_timeout) {
   remove_stale_work_dirs();
-  if (mode_ == CacheMode::On && !dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) dir_.clear();  // no usable directory: memory only
-  } else {
-    dir_.clear();
-  }
+  // A directory that cannot be trusted leaves the cache in memory (a warning says so).
+  dir_ = mode_ == CacheMode::On ? open_cache_dir(dir_, "", "kernel cache") : "";
 }
 
 // Kernels stay mapped (RTLD_NODELETE): unloading a kernel would unload the
@@ -146,34 +150,58 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
 // returns +NaN where the current log, which ref calls, returns -NaN).
 // The file name carries a per-process counter: dlopen recognizes an object
 // it already loaded by its path, and mkdtemp may hand out a removed
-// directory's name again.
+// directory's name again. ARRVM_CC and ARRVM_CFLAGS are split at whitespace
+// and passed as they are (nothing is expanded); the compiler runs in a
+// process group of its own that is killed at the time limit
+// (ARRVM_COMPILE_TIMEOUT) or on an interrupt; its output is capped.
 std::string KernelCache::compile(const std::string& source, const std::string& work_dir) {
   const std::string base = work_dir + "/k" + std::to_string(counter_++);
   if (!write_whole_file(base + ".c", source))
     throw BackendError("cpu backend: cannot write " + base + ".c", "");
-  const std::string cmd = cc_ + " " + cflags_ + " -shared -fPIC -o " + shell_quote(base + ".so") + " " +
-                          shell_quote(base + ".c") + " -lm 2>&1";
-  // If this process dies during the compile (SIGKILL), the compiler runs on
-  // as an orphan: the shell then removes the work directory itself. It knows
-  // by its parent having changed from $PPID (this process) in /proc (a dead
-  // parent may linger as a zombie, which `kill -0` would still find).
-  const std::string run = cmd +
-                          "; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = \"$PPID\" ] || rm -rf " +
-                          shell_quote(work_dir) + "; exit $s";
-  FILE* pipe = popen(run.c_str(), "r");
-  if (pipe == nullptr) throw BackendError("cpu backend: cannot run the C compiler: " + cmd, "");
-  std::string log;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) log.append(buf, n);
-  const int status = pclose(pipe);
+  std::vector<std::string> argv = split_words(cc_);
+  for (std::string& f : split_words(cflags_)) argv.push_back(std::move(f));
+  for (const std::string& a : {std::string("-shared"), std::string("-fPIC"), std::string("-o"), base + ".so",
+                               base + ".c", std::string("-lm")})
+    argv.push_back(a);
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (split_words(cc_).empty()) throw BackendError("cpu backend: ARRVM_CC is empty", "");
+  // A shell runs the compiler only to clean up after it: if this process
+  // dies during the compile (SIGKILL), the compiler runs on as an orphan and
+  // the shell then removes the work directory itself. It knows by its
+  // parent having changed from $PPID (this process) in /proc (a dead parent
+  // may linger as a zombie, which `kill -0` would still find). The command's
+  // words are the shell's positional parameters: nothing in them is expanded.
+  std::vector<std::string> run = {"/bin/sh", "-c",
+                                  "d=$1; shift; \"$@\"; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = "
+                                  "\"$PPID\" ] || rm -rf \"$d\"; "
+                                  "exit $s",
+                                  "sh", work_dir};
+  run.insert(run.end(), argv.begin(), argv.end());
+  ProcessResult r;
+  try {
+    r = run_process(run, compile_timeout_, kMaxCompilerOutput);
+  } catch (const InterruptedError&) {
+    throw;
+  } catch (const Error& e) {
+    throw BackendError("cpu backend: cannot run the C compiler: " + cmd, e.what());
+  }
   ++stats_.compiled;
-  if (status != 0) {
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    // The work directory goes away with this call: the log carries the source.
+  // The work directory goes away with this call: the log carries the source
+  // (its head, for a huge kernel).
+  const std::string shown = source.size() <= kMaxCompilerOutput
+                                ? source
+                                : source.substr(0, kMaxCompilerOutput) + "\n[... source cut at " +
+                                      std::to_string(kMaxCompilerOutput) + " bytes ...]\n";
+  if (r.timed_out) {
+    throw BackendError("cpu backend: the C compiler did not finish within ARRVM_COMPILE_TIMEOUT=" +
+                           format_seconds(compile_timeout_) + " s and was killed: " + cmd,
+                       r.output + "\n---- " + base + ".c ----\n" + shown);
+  }
+  if (r.exit_code != 0) {
     throw BackendError(
-        "cpu backend: kernel compilation failed (exit status " + std::to_string(code) + "): " + cmd,
-        log + "\n---- " + base + ".c ----\n" + source);
+        "cpu backend: kernel compilation failed (exit status " + std::to_string(r.exit_code) + "): " + cmd,
+        r.output + "\n---- " + base + ".c ----\n" + shown);
   }
   return base + ".so";
 }

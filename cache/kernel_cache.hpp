@@ -37,6 +37,9 @@ class KernelCache {
   void* get(const std::string& source, const std::string& symbol);
 
   const KernelCacheStats& stats() const { return stats_; }
+  // Where compiled kernels persist: "" when the cache is not on disk (off,
+  // memory, or a directory that could not be trusted).
+  const std::string& dir() const { return dir_; }
 
  private:
   std::string key_of(const std::string& source) const;
@@ -51,6 +54,7 @@ class KernelCache {
   std::string cc_, cflags_;
   CacheMode mode_;
   std::string dir_, host_;
+  double compile_timeout_;                         // seconds (ARRVM_COMPILE_TIMEOUT; 0: none)
   uint64_t counter_ = 0;                           // makes every .so path this process loads unique
   std::unordered_map<std::string, void*> loaded_;  // key -> symbol
   std::vector<void*> handles_;

@@ -270,7 +270,7 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
 
 MergeCache::MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id)
     : mode_(mode), rules_id_(rules_id) {
-  if (mode_ == CacheMode::On && !dir.empty()) dir_ = (std::filesystem::path(dir) / "merge").string();
+  if (mode_ == CacheMode::On) dir_ = open_cache_dir(dir, "merge", "merge cache");
 }
 
 std::string MergeCache::file_of(const MergeKey& key) const {
@@ -357,9 +357,11 @@ void MergeCache::erase(const MergeKey& key) {
 bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
   const std::string file = file_of(key);
   std::string data;
-  if (!read_whole_file(file, &data)) return false;  // absent
   std::string why;
-  switch (decode(data, key, rules_id_, out, &why)) {
+  const DiskEntry read = read_cache_file(file, &data);
+  if (read == DiskEntry::Absent) return false;
+  if (read == DiskEntry::Corrupt) data.clear(), why = "not a regular file of this user, or too large";
+  switch (read == DiskEntry::Corrupt ? Decoded::Corrupt : decode(data, key, rules_id_, out, &why)) {
     case Decoded::Ok:
       if (out->foreign) ++stats_.foreign;
       return true;
@@ -380,8 +382,6 @@ bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
 
 void MergeCache::store_to_disk(const MergeKey& key, const Partition& partition, bool provisional) {
   if (!on_disk()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
   const std::string file = file_of(key);
   if (!write_file_atomically(file, encode(key, partition, provisional, rules_id_))) return;  // not an error
   ++stats_.disk_writes;

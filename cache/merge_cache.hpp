@@ -109,6 +109,7 @@ class MergeCache {
   // cache writes (the fusion rules they were made under); a disk entry with
   // another stamp comes back `foreign`, for the caller to check.
   MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id = 0);
+  uint64_t rules_id() const { return rules_id_; }
   MergeCache(const MergeCache&) = delete;
   MergeCache& operator=(const MergeCache&) = delete;
 

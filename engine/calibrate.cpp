@@ -136,7 +136,7 @@ nlohmann::json to_json(const fusion::MachineCosts& m, const std::string& key) {
 // The cached costs of this host, if the file holds them.
 bool load(const std::string& path, const std::string& key, fusion::MachineCosts* m) {
   std::string text;
-  if (!read_whole_file(path, &text)) return false;
+  if (read_cache_file(path, &text) != DiskEntry::Hit) return false;
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
     if (j.at("version").get<int>() != kVersion || j.at("host").get<std::string>() != key) return false;
@@ -158,8 +158,10 @@ bool load(const std::string& path, const std::string& key, fusion::MachineCosts*
 
 fusion::MachineCosts load_or_measure_machine_costs(const Config& config) {
   const std::string key = host_key();
-  const bool on_disk = config.cache == CacheMode::On && !config.cache_dir.empty();
-  const std::string path = config.cache_dir + "/machine-costs.json";
+  const std::string dir =
+      config.cache == CacheMode::On ? open_cache_dir(config.cache_dir, "", "machine cost model") : "";
+  const bool on_disk = !dir.empty();
+  const std::string path = dir + "/machine-costs.json";
   fusion::MachineCosts costs;
   if (on_disk && load(path, key, &costs)) return costs;
   const auto start = Clock::now();
@@ -168,8 +170,6 @@ fusion::MachineCosts load_or_measure_machine_costs(const Config& config) {
                 std::chrono::duration<double>(Clock::now() - start).count(), costs.bandwidth / 1e9,
                 costs.launch_s * 1e6);
   if (on_disk) {
-    std::error_code ec;
-    std::filesystem::create_directories(config.cache_dir, ec);
     if (!write_file_atomically(path, to_json(costs, key).dump(2) + "\n")) {
       logger().warn("machine cost model: could not write {}", path);
     }

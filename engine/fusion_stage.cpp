@@ -56,19 +56,20 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
       keys_.build(batch, &key_);
       bool from_disk = false;
       MergeEntry* e = cache_.find(key_, &from_disk);
-      if (e != nullptr && from_disk && e->foreign) {
-        // The disk may hold a partition from another build of libarrvm,
-        // whose fusibility rules differed: never run an illegal one. Checked
-        // once: a legal one is stamped with these rules (checking builds the
-        // batch's graph, most of a fuse's time; entries these very rules
-        // wrote are the fusers' own output and are not checked again).
+      if (e != nullptr && from_disk) {
+        // Nothing read from disk is trusted: another build of libarrvm (its
+        // fusibility rules differed), a damaged file or a forged one may hold
+        // an illegal partition, which must never run. Checked once per
+        // process and entry (from then on the entry is in memory); a legal
+        // foreign one is stamped with these rules.
         const fusion::Graph graph(batch, rules_);
         if (const std::string problem = fusion::check_partition(graph, e->partition); !problem.empty()) {
           logger().warn("merge cache: ignoring an illegal partition in {} ({}); recomputing it",
                         cache_.file_of(key_), problem);
+          ++profile.merge_cache_rejected;
           cache_.erase(key_);
           e = nullptr;
-        } else {
+        } else if (e->foreign) {
           e->foreign = false;
           cache_.store_to_disk(key_, e->partition, e->provisional);
         }

@@ -9,6 +9,7 @@
 
 #include "frontend/array_internal.hpp"
 #include "vm/error.hpp"
+#include "vm/interrupt.hpp"
 #include "vm/log.hpp"
 
 namespace arrvm {
@@ -19,6 +20,10 @@ Vm::Vm(const Options& options) {
   Config config = Config::from_env();
   for (const auto& [name, value] : options) config.set(name, value);
   rt_ = std::make_shared<Runtime>(std::move(config));
+}
+
+void set_interrupt_check(bool (*check)()) {
+  set_interrupt_hook(check);
 }
 
 Vm& Vm::default_vm() {

@@ -14,6 +14,7 @@
 #include "vm/error.hpp"
 #include "vm/instruction.hpp"
 #include "vm/log.hpp"
+#include "vm/size.hpp"
 #include "vm/validate.hpp"
 
 // ---- Handles ----------------------------------------------------------------
@@ -101,6 +102,8 @@ arrvm_status guarded(arrvm_status user_error, F&& f) noexcept {
     return ARRVM_OK;
   } catch (const StatusError& e) {
     return fail(e.status(), e.what());
+  } catch (const arrvm::OutOfMemoryError& e) {
+    return fail(ARRVM_ERR_NOMEM, e.what());
   } catch (const arrvm::BackendError& e) {
     return fail(ARRVM_ERR_BACKEND, e.what());
   } catch (const arrvm::Error& e) {
@@ -168,6 +171,7 @@ arrvm_array* make_base(arrvm_vm* vm, arrvm_dtype dtype, int rank, const int64_t*
   const arrvm::DType dt = to_dtype(dtype, fn);
   const arrvm::Dims dims = to_dims(rank, shape, fn, "shape");
   const int64_t n = checked_nelem(dims, fn);
+  arrvm::check_base_size(dt, n, fn);
   const std::size_t bytes = static_cast<std::size_t>(n) * arrvm::dtype_size(dt);
   if (copy && bytes > 0) require(data, fn, "data");
 

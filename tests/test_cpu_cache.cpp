@@ -178,9 +178,13 @@ TEST_CASE("cpu: a failing compiler gives BackendError with its output; the proce
   }
   {
     // A "compiler" that prints and fails: its output is in the error. The
-    // failed Runtime stays usable for what needs no kernel.
+    // failed Runtime stays usable for what needs no kernel. (ARRVM_CC is
+    // split at whitespace, never given to a shell: the program is a script.)
+    const std::string fake = dir.file("fake-cc");
+    std::ofstream(fake) << "#!/bin/sh\necho arrvm-fake-compiler-output\nexit 1\n";
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
     Config c = cputest::config("cpu", dir.path());
-    c.cc = "echo arrvm-fake-compiler-output; false";
+    c.cc = fake;
     Runtime rt(c);
     try {
       program(rt, 10, 0);

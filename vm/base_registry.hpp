@@ -8,6 +8,7 @@
 #include "vm/base_map.hpp"
 #include "vm/dtype.hpp"
 #include "vm/instruction.hpp"
+#include "vm/size.hpp"
 
 namespace arrvm {
 
@@ -27,7 +28,9 @@ struct BaseInfo {
 // live was freed (this keeps a long loop's registry at constant size).
 class BaseRegistry {
  public:
+  // Throws Error for a size past vm/size.hpp's limit (nothing is added).
   BaseId add(DType dtype, int64_t nelem) {
+    check_base_size(dtype, nelem, "new base");
     const BaseId id = next_++;
     live_[id] = BaseInfo{dtype, nelem};
     return id;

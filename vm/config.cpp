@@ -1,5 +1,7 @@
 #include "vm/config.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdlib>
 
@@ -45,7 +47,10 @@ double parse_seconds(const std::string& name, const std::string& v) {
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/arrvm";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/arrvm";
-  return "/tmp/arrvm-cache";
+  // No home: a directory of this user's own in the temp directory (created
+  // 0700; used only if nobody else owns or can write it: cache/disk_entry.hpp).
+  const char* t = std::getenv("TMPDIR");
+  return std::string(t && *t ? t : "/tmp") + "/arrvm-cache-" + std::to_string(geteuid());
 }
 
 void check_choice(const std::string& name, const std::string& v, std::initializer_list<const char*> allowed) {
@@ -170,6 +175,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.mpi_node_backend = value;
   } else if (name == "mem_limit") {
     c.mem_limit = parse_bytes(label, value);
+  } else if (name == "compile_timeout") {
+    c.compile_timeout = parse_seconds(label, value);
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
@@ -217,6 +224,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_DEFER", "defer"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
+      {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -263,6 +271,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_DEFER", defer},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
+      {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
   };
 }
 

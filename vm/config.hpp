@@ -28,9 +28,10 @@ struct Config {
   std::string trace;                // ARRVM_TRACE (empty: no trace)
   std::string profile;              // ARRVM_PROFILE: empty, "1" (stderr), or a path (set() normalizes)
   std::string log = "warn";         // ARRVM_LOG
-  std::string cc = "cc";            // ARRVM_CC
+  std::string cc = "cc";            // ARRVM_CC (split at whitespace; no shell)
   std::string cflags =
-      "-O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -ffp-contract=off";  // ARRVM_CFLAGS
+      "-O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -ffp-contract=off";  // ARRVM_CFLAGS (as
+                                                                                          // cc)
   std::string opencl_device;     // ARRVM_OPENCL_DEVICE
   double fuse_time_limit = 1.0;  // ARRVM_FUSE_TIME_LIMIT (seconds)
   // ARRVM_MERGE_CACHE: on | memory | off for the merge cache alone; unset
@@ -91,9 +92,13 @@ struct Config {
   std::string defer = "on";
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
-  // ARRVM_MEM_LIMIT: bytes of base arrays one rank of the mpi backend may
-  // hold (a test knob; K/M/G suffixes; 0: no limit).
+  // ARRVM_MEM_LIMIT: bytes of base arrays the backend may hold at once (the
+  // ref and cpu backends, and each rank of the mpi backend); past it a write
+  // fails with OutOfMemoryError (K/M/G suffixes; 0: no limit).
   int64_t mem_limit = 0;
+  // ARRVM_COMPILE_TIMEOUT: seconds one run of the C compiler may take
+  // before it is killed and its kernel fails with a BackendError (0: no limit).
+  double compile_timeout = 300.0;
 
   CacheMode merge_cache_mode() const { return merge_cache.value_or(cache); }
 

@@ -9,6 +9,7 @@
 
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
+#include "vm/size.hpp"
 
 namespace arrvm {
 
@@ -261,6 +262,7 @@ void parse_event(const Json& obj, TraceEvent* ev) {
     ev->base = get_nonneg(obj["base"], "\"base\"");
     ev->dtype = get_dtype(field(obj, "dtype"));
     ev->nelem = get_nonneg(field(obj, "nelem"), "\"nelem\"");
+    check_base_size(ev->dtype, ev->nelem, "\"nelem\"");
   } else {
     throw Error("not a trace line (no \"op\", \"data\" or \"base\" field)");
   }

@@ -2,6 +2,7 @@
 
 #include "vm/base_registry.hpp"
 #include "vm/error.hpp"
+#include "vm/size.hpp"
 
 namespace arrvm {
 namespace {
@@ -23,13 +24,6 @@ std::string operand_name(int i) {
   return i < 0 ? "output" : "input " + std::to_string(i);
 }
 
-bool checked_add(int64_t a, int64_t b, int64_t* r) {
-  return !__builtin_add_overflow(a, b, r);
-}
-bool checked_mul(int64_t a, int64_t b, int64_t* r) {
-  return !__builtin_mul_overflow(a, b, r);
-}
-
 // True if check_view_bounds has nothing to say (what it checks, without
 // building a message: this runs for every view of every instruction).
 bool view_in_bounds(const View& v, int64_t nelem) {
@@ -39,6 +33,7 @@ bool view_in_bounds(const View& v, int64_t nelem) {
     if (v.shape[i] < 0 || !checked_mul(count, v.shape[i], &count)) return false;
   }
   if (count == 0) return true;
+  if (count > kMaxElements) return false;
   for (int i = 0; i < v.rank(); ++i) {
     int64_t span;
     if (!checked_mul(v.shape[i] - 1, v.stride[i], &span)) return false;
@@ -147,6 +142,10 @@ std::string check_view_bounds(const View& v, int64_t nelem) {
     if (!checked_mul(count, v.shape[i], &count)) return "is too large";
   }
   if (count == 0) return "";  // zero-size views touch nothing
+  if (count > kMaxElements) {
+    return to_string(v) + " has " + std::to_string(count) + " elements, more than the limit of " +
+           std::to_string(kMaxElements);
+  }
   for (int i = 0; i < v.rank(); ++i) {
     int64_t span;
     if (!checked_mul(v.shape[i] - 1, v.stride[i], &span)) return "is too large";

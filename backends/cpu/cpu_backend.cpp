@@ -16,6 +16,7 @@
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
 #include "vm/error.hpp"
+#include "vm/interrupt.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
 
@@ -44,7 +45,9 @@ class CpuBackend final : public Backend {
         memoize_(config.cache != CacheMode::Off),
         row_fusion_(config.row_fusion),
         vector_functions_(config.vector_math ? vector_math_functions() : std::vector<std::string>{}),
-        cache_dir_(config.cache == CacheMode::On ? config.cache_dir : "") {}
+        cache_dir_(cache_.dir()) {
+    memory_.limit(config.mem_limit);
+  }
 
   std::string name() const override { return "cpu"; }
 
@@ -101,6 +104,7 @@ class CpuBackend final : public Backend {
     progress_ = {};
     const std::size_t n = partition.blocks.size();
     for (std::size_t k = 0; k < n; ++k) {
+      check_interrupt();  // (between kernels: a stop leaves no kernel half run)
       const Block& block = partition.blocks[k];
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       std::size_t blocks = 1;
@@ -124,7 +128,12 @@ class CpuBackend final : public Backend {
           ++blocks;
         }
         // (Kept under index n + k: the lowering of block k alone is another.)
-        run_block(batch, rows_, partition.structure, n + k, block.size());
+        try {
+          run_block(batch, rows_, partition.structure, n + k, block.size());
+        } catch (InstructionsFailed& f) {
+          f.span = blocks;  // the kernel ran blocks k .. k + blocks - 1
+          throw;
+        }
         ++profile().rows_fused;
       } else {
         run_block(batch, block, partition.structure, k, 0);
@@ -308,13 +317,20 @@ class CpuBackend final : public Backend {
       fn(ptrs.data(), args.data(), b->consts.data());
     }
     for (int c = 0; c < k.counters; ++c) lengths_[b->kept[c]] = counts_[c];
+    // The kernel ran to its end: every failed slot is reported, the rest of
+    // the block is computed (vm/error.hpp, InstructionsFailed).
+    std::vector<InstructionsFailed::Failure> failures;
+    std::string first;
     for (int e = 0; e < k.errors; ++e) {
       if (errors[2 * e] == kNoError) continue;
       const Instruction& in = batch[b->error_instr[e]];
       const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
-      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(errors[2 * e + 1]) +
-                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+      const Error error(std::string(opcode_name(in.op)) + ": index " + std::to_string(errors[2 * e + 1]) +
+                        " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+      if (first.empty()) first = error.what();
+      failures.push_back({static_cast<uint32_t>(b->error_instr[e]), std::make_exception_ptr(error)});
     }
+    if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
   }
 
   // Whether written view slot `v` covers every element of its base and the

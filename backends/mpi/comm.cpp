@@ -1,5 +1,7 @@
 #include "backends/mpi/comm.hpp"
 
+#include <cstdio>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +64,17 @@ MPI_User_function* function_for(DType dtype) {
 }
 
 }  // namespace
+
+void Comm::abort_all(const std::string& why) const {
+  std::fprintf(
+      stderr,
+      "[arrvm error] mpi backend: rank %d of %d: %s; aborting every rank (an error on some ranks only "
+      "cannot be contained)\n",
+      rank_, size_, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // (MPI_Abort does not return)
+}
 
 Comm::Comm() {
   int initialized = 0;

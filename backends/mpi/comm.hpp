@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "backends/mpi/mpi_backend.hpp"
@@ -28,6 +29,11 @@ class Comm {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+
+  // Ends every rank of the job (MPI_Abort on MPI_COMM_WORLD) after printing
+  // `why` for this rank: an error raised on some ranks only must not leave
+  // the others waiting in a collective that never completes.
+  [[noreturn]] void abort_all(const std::string& why) const;
   MpiBackendStats& stats() { return stats_; }
   const MpiBackendStats& stats() const { return stats_; }
 

@@ -149,6 +149,7 @@ class MpiBackend final : public Backend {
   explicit MpiBackend(const Config& config) : mem_limit_(config.mem_limit) {
     Config node_config = config;
     node_config.backend = config.mpi_node_backend;
+    node_config.mem_limit = 0;  // (charged here, alike on every rank: charge())
     if (node_config.backend == "mpi") throw Error("ARRVM_MPI_NODE_BACKEND cannot be 'mpi'");
     node_ = make_backend(node_config);
     node_->attach_profile(&node_profile_);
@@ -184,6 +185,15 @@ class MpiBackend final : public Backend {
   }
 
   void copy_from_host(BaseId id, const void* src) override {
+    collective([&] { copy_in(id, src); });
+  }
+
+  void copy_to_host(BaseId id, void* dst) override {
+    collective([&] { copy_out(id, dst); });
+  }
+
+  // The bodies of the two calls above.
+  void copy_in(BaseId id, const void* src) {
     sync_node_profile();
     Local& b = find(id);
     if (!b.established) establish(id, Distribution::even(b.nelem, P()), false);
@@ -193,7 +203,7 @@ class MpiBackend final : public Backend {
     sync_node_profile();
   }
 
-  void copy_to_host(BaseId id, void* dst) override {
+  void copy_out(BaseId id, void* dst) {
     Local& b = find(id);
     const std::size_t size = dtype_size(b.dtype);
     if (!b.established) {  // never written anywhere: zeros on every rank
@@ -217,6 +227,42 @@ class MpiBackend final : public Backend {
   }
 
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
+    collective([&] { execute_blocks(batch, partition); });
+  }
+
+  // Errors: one that every rank raises alike (an index error agreed through
+  // the counts exchange, the memory limit charged alike, an empty axis, an
+  // unsupported compress: agreed()) is contained by the VM as on one
+  // process, the same on every rank. Any other error (the node backend's:
+  // memory that one rank cannot get, a compile that fails on one rank) may
+  // be one rank's alone, and the others would wait for it forever in the
+  // next collective: it ends the job on every rank (Comm::abort_all).
+  template <class F>
+  void collective(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      if (agreed_) {
+        agreed_ = false;
+        throw;
+      }
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        comm_.abort_all(e.what());
+      } catch (...) {
+        comm_.abort_all("unknown exception");
+      }
+    }
+  }
+
+  template <class E>
+  [[noreturn]] void agreed(const E& error) {
+    agreed_ = true;
+    throw error;
+  }
+
+  void execute_blocks(std::span<const Instruction> batch, const Partition& partition) {
     progress_ = {};
     for (const Block& block : partition.blocks) {
       std::vector<const Instruction*> work, frees;
@@ -288,11 +334,11 @@ class MpiBackend final : public Backend {
     for (int q = 0; q < P(); ++q) most = std::max(most, b.dist.hi(q) - b.dist.lo(q));
     const uint64_t bytes = static_cast<uint64_t>(most) * dtype_size(b.dtype);
     if (mem_limit_ > 0 && charged_ + bytes > static_cast<uint64_t>(mem_limit_)) {
-      throw Error("out of memory: a base of " + std::to_string(b.nelem) + " " +
-                  std::string(dtype_name(b.dtype)) + " needs " + std::to_string(bytes) +
-                  " bytes on a rank that already holds " + std::to_string(charged_) +
-                  " of ARRVM_MEM_LIMIT=" + std::to_string(mem_limit_) + " bytes (" + std::to_string(P()) +
-                  " rank" + (P() > 1 ? "s" : "") + ")");
+      agreed(OutOfMemoryError("out of memory: a base of " + std::to_string(b.nelem) + " " +
+                              std::string(dtype_name(b.dtype)) + " needs " + std::to_string(bytes) +
+                              " bytes on a rank that already holds " + std::to_string(charged_) +
+                              " of ARRVM_MEM_LIMIT=" + std::to_string(mem_limit_) + " bytes (" +
+                              std::to_string(P()) + " rank" + (P() > 1 ? "s" : "") + ")"));
     }
     b.charged = bytes;
     charged_ += bytes;
@@ -625,7 +671,8 @@ class MpiBackend final : public Backend {
       case OpKind::Elementwise:
         throw InternalError("mpi backend: run_special on `" + to_string(in) + "`");
       case OpKind::Compress:  // its output's length differs per rank: not distributed yet
-        throw Error("the mpi backend does not run compress yet (a length class) in `" + to_string(in) + "`");
+        agreed(
+            Error("the mpi backend does not run compress yet (a length class) in `" + to_string(in) + "`"));
       case OpKind::Generator:
         run_generator(in);
         return;
@@ -689,7 +736,7 @@ class MpiBackend final : public Backend {
     const int k = in.axis;
     if ((in.op == Opcode::MinimumReduce || in.op == Opcode::MaximumReduce) && v.shape[k] == 0 &&
         o.nelem() > 0) {
-      throw Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`");
+      agreed(Error(std::string(opcode_name(in.op)) + " over an empty axis in `" + to_string(in) + "`"));
     }
     establish_even(v.base);
     establish_output(in, false);
@@ -1003,8 +1050,8 @@ class MpiBackend final : public Backend {
       comm_.allreduce(&first, 1, DType::Int64, Opcode::MinimumReduce);
       int64_t value = bad.found() && bad.position == first ? bad.value : std::numeric_limits<int64_t>::min();
       comm_.allreduce(&value, 1, DType::Int64, Opcode::MaximumReduce);
-      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
-                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+      agreed(Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
+                   " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`"));
     }
     std::vector<std::vector<uint8_t>> send(P()), recv(P());
     for (int q = 0; q < P(); ++q) {
@@ -1104,6 +1151,7 @@ class MpiBackend final : public Backend {
   BaseId next_node_id_ = 0;
   std::vector<BaseId> temps_;
   int64_t mem_limit_;
+  bool agreed_ = false;  // the error being thrown is raised alike on every rank (collective())
   uint64_t charged_ = 0, charged_peak_ = 0;
 };
 

@@ -112,8 +112,8 @@ class DeviceMemory {
     Mem m(clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err));
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
-      throw Error("opencl backend: out of device memory allocating " + std::to_string(bytes) + " bytes for " +
-                  what + " on " + device_ + " (" + error_name(err) + ")");
+      throw OutOfMemoryError("opencl backend: out of device memory allocating " + std::to_string(bytes) +
+                             " bytes for " + what + " on " + device_ + " (" + error_name(err) + ")");
     }
     check(err, "clCreateBuffer(" + what + ")");
     return m;

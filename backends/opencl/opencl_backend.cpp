@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "cache/kernel_cache.hpp"
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
+#include "vm/interrupt.hpp"
 #include "vm/timeline.hpp"
 
 namespace arrvm {
@@ -54,10 +56,15 @@ class OpenClBackend final : public Backend {
         printer_(device_.fp64, device_.gpu),
         reuse_(config.cache != CacheMode::Off) {
     cl_int err = CL_SUCCESS;
+    // One VM at a time creates its context (as discovery, opencl::list_devices,
+    // happens once): some drivers' first context initializes shared state.
+    static std::mutex creating;
+    std::unique_lock<std::mutex> lock(creating);
     context_ = opencl::Context(clCreateContext(nullptr, 1, &device_.device, nullptr, nullptr, &err));
     check(err, "clCreateContext(" + device_.name + ")");
     queue_ = opencl::Queue(clCreateCommandQueue(context_.get(), device_.device, 0, &err));
     check(err, "clCreateCommandQueue(" + device_.name + ")");
+    lock.unlock();
     dialect_ = opencl::dialect(device_.fp64);
     programs_ = std::make_unique<opencl::ProgramCache>(
         config, context_.get(), device_, opencl::build_options(device_.correctly_rounded_fp32_div));
@@ -127,6 +134,7 @@ class OpenClBackend final : public Backend {
     // flight: the blocks before its block are complete, none after it ran.
     for (Step& st : plan) {
       progress_.done = st.block_index;
+      check_interrupt();
       block_instructions_ = partition.blocks[st.block_index].size();
       run(batch, st);
     }
@@ -455,7 +463,16 @@ class OpenClBackend final : public Backend {
       mems.push_back(partial_mems.back().get());
     }
     launch(kern, mems, codegen::pack_args(b, !sequential), b.consts, g, total, sequential);
-    if (k.errors > 0) check_errors(batch, b, errors.get(), g.global);
+    // Index errors are thrown once the block's other work is done (its
+    // counts and reductions), which InstructionsFailed promises.
+    std::exception_ptr failed;
+    if (k.errors > 0) {
+      try {
+        check_errors(batch, b, errors.get(), g.global);
+      } catch (const InstructionsFailed&) {
+        failed = std::current_exception();
+      }
+    }
     if (k.counters > 0) {  // the next blocks need the lengths: one wait
       std::vector<int64_t> kept(static_cast<std::size_t>(k.counters));
       check(clEnqueueReadBuffer(queue_.get(), counts.get(), CL_TRUE, 0, kept.size() * sizeof(int64_t),
@@ -472,10 +489,11 @@ class OpenClBackend final : public Backend {
       launch(tree, pass, {n, 0, 1, b.views[red.out.index].offset, 0}, {}, geometry(tree, n, false, 1), n,
              false);
     }
+    if (failed) std::rethrow_exception(failed);
   }
 
-  // Throws ref's Error for the first error slot with a bad index: per slot
-  // the smallest flat position over all work items, and its index.
+  // Throws InstructionsFailed with ref's Error for each error slot with a bad
+  // index: per slot the smallest flat position over all work items, and its index.
   void check_errors(std::span<const Instruction> batch, const codegen::LoweredBlock& b, cl_mem errors,
                     std::size_t items) {
     const int n = b.kernel.errors;
@@ -483,6 +501,10 @@ class OpenClBackend final : public Backend {
     check(clEnqueueReadBuffer(queue_.get(), errors, CL_TRUE, 0, words.size() * sizeof(int64_t), words.data(),
                               0, nullptr, nullptr),
           "reading the index error records");
+    // The kernel ran to its end: every failed slot is reported, the rest of
+    // the block is computed (vm/error.hpp, InstructionsFailed).
+    std::vector<InstructionsFailed::Failure> failures;
+    std::string first;
     for (int e = 0; e < n; ++e) {
       int64_t pos = std::numeric_limits<int64_t>::max(), value = 0;
       for (std::size_t w = 0; w < items; ++w) {
@@ -495,9 +517,12 @@ class OpenClBackend final : public Backend {
       if (pos == std::numeric_limits<int64_t>::max()) continue;
       const Instruction& in = batch[b.error_instr[e]];
       const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
-      throw Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
-                  " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+      const Error error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
+                        " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
+      if (first.empty()) first = error.what();
+      failures.push_back({static_cast<uint32_t>(b.error_instr[e]), std::make_exception_ptr(error)});
     }
+    if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
   }
 
   // A full reduction of `len` > 0 elements: one partial per work-group,

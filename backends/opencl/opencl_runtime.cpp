@@ -128,7 +128,9 @@ void check(cl_int status, const std::string& what) {
   if (status != CL_SUCCESS) throw BackendError("opencl: " + what + " failed: " + error_name(status), "");
 }
 
-std::vector<DeviceInfo> list_devices() {
+namespace {
+
+std::vector<DeviceInfo> discover_devices() {
   cl_uint np = 0;
   // ocl-icd answers CL_PLATFORM_NOT_FOUND_KHR when no driver is installed.
   if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) return {};
@@ -144,6 +146,17 @@ std::vector<DeviceInfo> list_devices() {
       devices.push_back(device_info(platforms[p], static_cast<int>(p), ids[d], static_cast<int>(d)));
     }
   }
+  return devices;
+}
+
+}  // namespace
+
+// Discovered once per process: the ICD loader and PoCL initialize themselves
+// on the first clGetPlatformIDs and are not safe to enter from several
+// threads at once (VMs created in threads crashed, or found no platform).
+// Platforms and devices do not come and go while a process runs.
+std::vector<DeviceInfo> list_devices() {
+  static const std::vector<DeviceInfo> devices = discover_devices();  // (thread-safe initialization)
   return devices;
 }
 
@@ -187,12 +200,8 @@ std::string describe(const DeviceInfo& d) {
 ProgramCache::ProgramCache(const Config& config, cl_context context, const DeviceInfo& device,
                            std::string options)
     : context_(context), device_(device), options_(std::move(options)), mode_(config.cache) {
-  if (mode_ == CacheMode::On && !config.cache_dir.empty()) {
-    dir_ = (std::filesystem::path(config.cache_dir) / "opencl").string();
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) dir_.clear();  // no usable directory: memory only
-  }
+  // A directory that cannot be trusted leaves the cache in memory (a warning says so).
+  if (mode_ == CacheMode::On) dir_ = open_cache_dir(config.cache_dir, "opencl", "opencl program cache");
 }
 
 std::string ProgramCache::key_of(const std::string& source) const {

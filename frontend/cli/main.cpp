@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "arrvm/arrvm.h"
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "cache/disk_entry.hpp"
 #include "engine/fusion_stage.hpp"
 #include "frontend/cli/bench.hpp"
 #include "frontend/cli/cache_study.hpp"
@@ -98,15 +100,11 @@ std::vector<std::string> check_config(const arrvm::Config& config) {
     problems.push_back(std::string("ARRVM_LOG: ") + e.what());
   }
   if (config.cache == arrvm::CacheMode::On) {
-    std::error_code ec;
-    std::filesystem::create_directories(config.cache_dir, ec);
-    const std::string probe = config.cache_dir + "/.arrvm-info-probe-" + std::to_string(::getpid());
-    if (ec || !std::ofstream(probe)) {
-      problems.push_back("ARRVM_CACHE_DIR: '" + config.cache_dir + "' cannot be created or written" +
-                         (ec ? " (" + ec.message() + ")" : std::string()) +
-                         "; set another or ARRVM_CACHE=memory");
+    std::string why;
+    if (arrvm::trusted_cache_dir(config.cache_dir, &why).empty()) {
+      problems.push_back("ARRVM_CACHE_DIR: '" + config.cache_dir + "' is not used: " + why +
+                         " (the caches stay in memory); set another or ARRVM_CACHE=memory");
     }
-    std::filesystem::remove(probe, ec);
   }
   if (config.backend == "mpi" &&
       (config.mpi_node_backend == "mpi" ||
@@ -225,6 +223,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     return usage_error("unknown command '" + cmd + "'");
+  } catch (const std::bad_alloc&) {
+    std::cerr << "arrvm: out of memory (a base array or a buffer of this command could not be allocated; "
+                 "ARRVM_MEM_LIMIT bounds what the VM takes)\n";
+    return 2;
   } catch (const std::exception& e) {
     // arrvm::Error (trace, configuration, runtime), BackendError (with its
     // log) and InternalError alike: the message is what the user needs.

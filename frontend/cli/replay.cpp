@@ -198,7 +198,21 @@ class Replayer {
 
   void sync(const TraceEvent& ev) {
     const TraceBase& b = base(ev.base);
-    std::vector<uint8_t> got(b.bytes());
+    // The copy this replay holds is memory too: bounded as the VM's (ARRVM_MEM_LIMIT), and out of
+    // memory is an error that names the line, not a bare std::bad_alloc.
+    const int64_t limit = rt_.config().mem_limit;
+    if (limit > 0 && b.bytes() > static_cast<std::size_t>(limit)) {
+      throw OutOfMemoryError("sync of base " + std::to_string(ev.base) + ": its " +
+                             std::to_string(b.bytes()) +
+                             " bytes exceed ARRVM_MEM_LIMIT=" + std::to_string(limit));
+    }
+    std::vector<uint8_t> got;
+    try {
+      got.resize(b.bytes());
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemoryError("sync of base " + std::to_string(ev.base) + ": out of memory allocating " +
+                             std::to_string(b.bytes()) + " bytes");
+    }
     rec_.pending.push_back({rt_.instructions_issued(), index_++});
     rt_.read(b.rt_id, got.data(), got.size());
     if (ev.has_bytes) {

@@ -431,11 +431,43 @@ HostScalar scalar_of(py::handle h) {
 }
 
 // libarrvm's messages into NumPy's exception classes.
+// The exception Python's signal handler raised (KeyboardInterrupt, or what a
+// handler of the user's raised), held from the VM's check until the
+// InterruptedError it became reaches Python again.
+PyObject* g_interrupt_type = nullptr;
+PyObject* g_interrupt_value = nullptr;
+PyObject* g_interrupt_tb = nullptr;
+
+// arrvm::set_interrupt_check's check: runs Python's pending signal handlers
+// (only the main thread, with the GIL, may). The error they raise is kept
+// aside: the VM unwinds in C++ first.
+bool python_interrupted() {
+  if (!PyGILState_Check() || PyErr_CheckSignals() == 0) return false;
+  PyObject *t = nullptr, *v = nullptr, *tb = nullptr;
+  PyErr_Fetch(&t, &v, &tb);
+  Py_XDECREF(g_interrupt_type);
+  Py_XDECREF(g_interrupt_value);
+  Py_XDECREF(g_interrupt_tb);
+  g_interrupt_type = t;
+  g_interrupt_value = v;
+  g_interrupt_tb = tb;
+  return true;
+}
+
 void translate(const arrvm::Error& e) {
   const std::string m = e.what();
   auto has = [&](const char* w) { return m.find(w) != std::string::npos; };
   PyObject* cls = PyExc_ValueError;
-  if (dynamic_cast<const arrvm::BackendError*>(&e)) {
+  if (dynamic_cast<const arrvm::OutOfMemoryError*>(&e)) {
+    cls = PyExc_MemoryError;
+  } else if (dynamic_cast<const arrvm::InterruptedError*>(&e)) {
+    if (g_interrupt_type != nullptr) {  // what the signal handler raised, once
+      PyErr_Restore(g_interrupt_type, g_interrupt_value, g_interrupt_tb);
+      g_interrupt_type = g_interrupt_value = g_interrupt_tb = nullptr;
+      return;
+    }
+    cls = PyExc_KeyboardInterrupt;
+  } else if (dynamic_cast<const arrvm::BackendError*>(&e)) {
     cls = PyExc_RuntimeError;
   } else if (has("axis") && has("out of range for a")) {
     cls = g_error_class ? g_error_class.ptr() : PyExc_ValueError;
@@ -455,6 +487,7 @@ arrvm::Vm& vm() {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "libarrvm's Python binding (the arrvm package wraps it)";
+  arrvm::set_interrupt_check(&python_interrupted);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -58,6 +58,13 @@ struct ArrayAccess;  // the implementation's door into Array
 
 using Shape = std::vector<int64_t>;
 
+// For bindings that own the process's signals (Python): `check` returns true
+// when the user asked to stop (Ctrl-C). The VM calls it between the kernels
+// of a flush and while a compiler runs, on the flushing thread; when it
+// fires, the flush stops, what it did not compute is poisoned, and the call
+// that flushed throws InterruptedError. nullptr removes it.
+ARRVM_API void set_interrupt_check(bool (*check)());
+
 // A handle on one VM (shared: copies refer to the same VM).
 class ARRVM_API Vm {
  public:

@@ -72,6 +72,21 @@ class ARRVM_API Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Memory for an array could not be had (the allocator refused, or
+// ARRVM_MEM_LIMIT would be passed). The C ABI returns ARRVM_ERR_NOMEM.
+class ARRVM_API OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The computation was interrupted (SIGINT in Python, where the binding
+// checks for it between kernels and while a compiler runs): the arrays it
+// did not finish are poisoned with this error.
+class ARRVM_API InterruptedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A backend failed (e.g. a kernel did not compile); carries the backend's log.
 class ARRVM_API BackendError : public Error {
  public:

@@ -12,9 +12,11 @@
 //    offset it was made with, and a view lies inside its base;
 //  - copy_out accepts exactly nelem * dtype size bytes.
 //
-// Resource bounds (the harness's): bases and views of more than kMaxElems
-// elements may be made (no memory is allocated for them) but are never
-// written, read or used by an instruction.
+// Resource bounds: every VM runs with mem_limit=64M (the library refuses,
+// with ARRVM_ERR_NOMEM, to allocate more), so bases of any size, up to the
+// library's own limit and past it, are made, written, read and computed on
+// through small views; only views of more than kMaxElems elements (time, not
+// memory) are never written, read or used by an instruction.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -101,7 +103,7 @@ struct Slot {
   int vm = -1;             // which VM it belongs to
   int64_t base_elems = 0;  // elements of its base
   int64_t view_elems = 0;  // elements of its view
-  bool big() const { return base_elems > kMaxElems || view_elems > kMaxElems; }
+  bool big() const { return view_elems > kMaxElems; }
 };
 
 [[noreturn]] void violated(const char* what) {
@@ -194,10 +196,12 @@ class Program {
         const std::string option = kOptions[in_.u8() % (sizeof kOptions / sizeof *kOptions)];
         const std::string garbage = in_.u8() % 8 == 0 ? in_.str() : "";
         // Garbage may name an option; keep the sandbox whatever it says.
-        for (const char* key : {"backend", "trace", "profile", "cache", "cc", "cflags", "log", "opencl"}) {
+        for (const char* key :
+             {"backend", "trace", "profile", "cache", "cc", "cflags", "log", "opencl", "mem_limit"}) {
           if (garbage.find(key) != std::string::npos) return;
         }
-        const std::string opts = "backend=ref cache=off trace= profile= log=off " + option + " " + garbage;
+        const std::string opts =
+            "backend=ref cache=off trace= profile= log=off mem_limit=64M " + option + " " + garbage;
         arrvm_vm* vm = nullptr;
         const arrvm_status s = arrvm_vm_create(opts.c_str(), in_.u8() % 16 == 0 ? nullptr : &vm);
         check_status(s);

@@ -7,7 +7,7 @@ Exported = `nm -D --defined-only` (demangled). It must hold every function of
 the C ABI (arrvm.h) and nothing unmangled that arrvm.h does not declare; every
 C++ symbol must belong to the C++ API of arrvm.hpp/types.hpp (arrvm::Vm,
 arrvm::Array, the elementwise functions, operator<<, dtype_size/dtype_name,
-arrvm::Error/BackendError); nothing of libstdc++, spdlog, fmt, nlohmann_json,
+arrvm::Error/BackendError/OutOfMemoryError/InterruptedError, set_interrupt_check); nothing of libstdc++, spdlog, fmt, nlohmann_json,
 CBC or OpenSSL may leak. Prints the counts; exits 1 with the offenders.
 """
 import re
@@ -33,10 +33,11 @@ c_api -= set(re.findall(r"static inline \w+ \*?(arrvm_\w+)\(", header_c))
 
 header_cpp = open(f"{include}/arrvm/arrvm.hpp").read()
 free_functions = set(re.findall(r"ARRVM_DECLARE_(?:BINARY|UNARY)\((\w+)\)", header_cpp))
-free_functions |= {"where", "dtype_size", "dtype_name", "operator<<", "ufunc", "ufunc_arity", "reduce"}
+free_functions |= {"where", "dtype_size", "dtype_name", "operator<<", "ufunc", "ufunc_arity", "reduce",
+                   "set_interrupt_check"}
 cpp_ok = re.compile(
     r"^(?:(?:typeinfo|typeinfo name|vtable) for )?arrvm::(?:"
-    r"Vm\b|Array\b|Error\b|BackendError\b|"
+    r"Vm\b|Array\b|Error\b|BackendError\b|OutOfMemoryError\b|InterruptedError\b|"
     + "|".join(re.escape(f) + r"\(" for f in sorted(free_functions)) + ")")
 
 bad, c_found, cpp_found = [], set(), 0

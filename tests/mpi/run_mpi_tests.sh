@@ -68,5 +68,16 @@ for run in "${runs[@]}"; do
     "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_poison_test" || fail=1
   fi
 done
+# An error on one rank only (here its compiler fails; in life, memory that one
+# rank cannot get) ends the job on every rank with the error: never a hang.
+status=0
+out=$(timeout 300 "${mpirun[@]}" -np 2 sh -c \
+  'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export ARRVM_CC=false ARRVM_CACHE=off; fi; exec "$0" replay "$1" --backend mpi' \
+  "$build/arrvm" "$traces_dir/heat_equation.trace" 2>&1) || status=$?
+if [ "$status" = 0 ] || [ "$status" = 124 ] || ! grep -q "aborting every rank" <<< "$out"; then
+  echo "FAIL: one rank failing alone: exit status $status (124: hung)"; echo "$out" | tail -20; fail=1
+else
+  echo "one rank failing alone: every rank ended (exit status $status) with the error"
+fi
 echo "mpi tests ($mode): $([ $fail = 0 ] && echo passed || echo FAILED) in $((SECONDS - start)) s"
 exit $fail

@@ -1,0 +1,26 @@
+#include "vm/interrupt.hpp"
+
+#include <atomic>
+
+#include "arrvm/types.hpp"
+
+namespace arrvm {
+
+namespace {
+std::atomic<bool (*)()> g_check{nullptr};
+}  // namespace
+
+void set_interrupt_hook(bool (*check)()) {
+  g_check.store(check);
+}
+
+bool interrupt_requested() {
+  bool (*check)() = g_check.load(std::memory_order_relaxed);
+  return check != nullptr && check();
+}
+
+void check_interrupt() {
+  if (interrupt_requested()) throw InterruptedError("interrupted (KeyboardInterrupt)");
+}
+
+}  // namespace arrvm

@@ -1,0 +1,23 @@
+// Interruption: a frontend that owns the process's signals (Python, whose
+// SIGINT handler only sets a flag) registers a check, and the VM calls it at
+// points where stopping is safe: between the blocks of a flush and while it
+// waits for a compiler. A check that reports an interrupt makes the VM throw
+// InterruptedError there (the arrays the flush did not finish are poisoned
+// with it, as with any failure). Without a check (C and C++ programs keep
+// SIGINT's default action) nothing is ever interrupted this way.
+#pragma once
+
+namespace arrvm {
+
+// `check` returns true when the user asked to stop; nullptr removes it (the
+// public arrvm::set_interrupt_check, include/arrvm/arrvm.hpp, sets it). It is
+// called on the thread that runs the flush.
+void set_interrupt_hook(bool (*check)());
+
+// Throws InterruptedError if the registered check reports an interrupt.
+void check_interrupt();
+
+// Whether the registered check reports an interrupt (false without one).
+bool interrupt_requested();
+
+}  // namespace arrvm
