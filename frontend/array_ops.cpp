@@ -264,6 +264,20 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
   }
   const Prepared ins[2] = {prepare(a, plan.in), prepare(b, plan.in)};
   if (div == Division::Floor && is_float(plan.in)) return float_floor_divide(ins[0], ins[1], plan.in, target);
+  // NumPy's fast paths for a float array to a constant power (its
+  // fast_scalar_power): x**2 is x*x, x**0.5 sqrt(x), x**-1 1/x, x**1 a copy,
+  // the values NumPy gives (pow's differ in the last bit, and at -0.0 and
+  // -inf for 0.5) at the cost of a multiply instead of a pow.
+  if (op == Opcode::Power && is_float(plan.in) && !ins[0].is_const && ins[1].is_const) {
+    const double e = ins[1].constant.f;
+    if (e == 2.0) return emit(Opcode::Multiply, plan.out, {ins[0], ins[0]}, target);
+    if (e == 0.5) return emit(Opcode::Sqrt, plan.out, {ins[0]}, target);
+    if (e == 1.0) return emit(Opcode::Identity, plan.out, {ins[0]}, target);
+    if (e == -1.0) {
+      const HostScalar one(1.0);
+      return emit(Opcode::Divide, plan.out, {prepare(Arg(one), plan.in), ins[0]}, target);
+    }
+  }
   return emit(plan.op, plan.out, ins, 2, target);
 }
 
