@@ -96,18 +96,24 @@ void for_each_index(const Dims& shape, std::array<int64_t, N> start,
   std::array<int64_t, N> inner_step;
   for (std::size_t k = 0; k < N; ++k) inner_step[k] = (*strides[k])[last];
   std::array<int64_t, kMaxRank> index{};
+  // Offsets only ever step to an element the view has (never one past its
+  // end): a stride of any size on an axis of length 1, which validation
+  // allows, must not overflow.
   for (;;) {
     std::array<int64_t, N> off = start;
-    for (int64_t i = 0; i < inner; ++i) {
+    for (int64_t i = 0;;) {
       body(off);
+      if (++i == inner) break;
       for (std::size_t k = 0; k < N; ++k) off[k] += inner_step[k];
     }
     // Advance the outer axes like an odometer.
     int d = last - 1;
     for (; d >= 0; --d) {
-      for (std::size_t k = 0; k < N; ++k) start[k] += (*strides[k])[d];
-      if (++index[d] < shape[d]) break;
-      for (std::size_t k = 0; k < N; ++k) start[k] -= (*strides[k])[d] * shape[d];
+      if (++index[d] < shape[d]) {
+        for (std::size_t k = 0; k < N; ++k) start[k] += (*strides[k])[d];
+        break;
+      }
+      for (std::size_t k = 0; k < N; ++k) start[k] -= (*strides[k])[d] * (shape[d] - 1);
       index[d] = 0;
     }
     if (d < 0) return;
