@@ -198,13 +198,13 @@ void Comm::exscan(void* buf, int64_t n, DType dtype, Opcode op) {
     check(MPI_Exscan(buf, out.data(), static_cast<int>(n), element_type(dtype), op_for(op, dtype), comm_),
           "MPI_Exscan");
   }
-  if (rank_ != 0) std::memcpy(buf, out.data(), bytes);
+  if (rank_ != 0 && bytes > 0) std::memcpy(buf, out.data(), bytes);
 }
 
 void Comm::allgatherv(const void* mine, void* dst, const std::vector<int64_t>& counts, DType dtype) {
   const std::size_t size = dtype_size(dtype);
   if (size_ == 1) {
-    std::memcpy(dst, mine, static_cast<std::size_t>(counts[0]) * size);
+    if (counts[0] > 0) std::memcpy(dst, mine, static_cast<std::size_t>(counts[0]) * size);
     return;
   }
   std::vector<int> c(size_), displ(size_);
@@ -260,7 +260,9 @@ void Comm::alltoallv(const std::vector<std::vector<uint8_t>>& send, std::vector<
                         MPI_BYTE, comm_),
           "MPI_Alltoallv");
   }
-  for (int q = 0; q < size_; ++q) std::memcpy((*recv)[q].data(), rbuf.data() + rd[q], (*recv)[q].size());
+  for (int q = 0; q < size_; ++q) {
+    if (!(*recv)[q].empty()) std::memcpy((*recv)[q].data(), rbuf.data() + rd[q], (*recv)[q].size());
+  }
 }
 
 }  // namespace arrvm::mpi

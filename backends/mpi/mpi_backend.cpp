@@ -918,7 +918,7 @@ class MpiBackend final : public Backend {
     std::vector<int64_t> ints;
     if (dtype == DType::Int64) {
       ints.resize(total);
-      std::memcpy(ints.data(), bytes_out->data(), bytes_out->size());
+      if (!bytes_out->empty()) std::memcpy(ints.data(), bytes_out->data(), bytes_out->size());
     }
     return ints;
   }
@@ -1056,13 +1056,13 @@ class MpiBackend final : public Backend {
     std::vector<std::vector<uint8_t>> send(P()), recv(P());
     for (int q = 0; q < P(); ++q) {
       send[q].resize((*lists)[q].size() * 8);
-      std::memcpy(send[q].data(), (*lists)[q].data(), send[q].size());
+      if (!send[q].empty()) std::memcpy(send[q].data(), (*lists)[q].data(), send[q].size());
       recv[q].resize(static_cast<std::size_t>(theirs[q]) * 8);
     }
     comm_.alltoallv(send, &recv);
     for (int q = 0; q < P(); ++q) {
       (*lists)[q].resize(theirs[q]);
-      std::memcpy((*lists)[q].data(), recv[q].data(), recv[q].size());
+      if (!recv[q].empty()) std::memcpy((*lists)[q].data(), recv[q].data(), recv[q].size());
     }
   }
 
