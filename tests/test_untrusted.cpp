@@ -256,6 +256,25 @@ TEST_CASE("untrusted: a cache directory is created 0700, and HOME unset gives a 
   std::ofstream(file) << "x";
   CHECK(arrvm::trusted_cache_dir(file, &why).empty());
   CHECK(why == "it is not a directory");
+  // No home: a directory of this user's own in TMPDIR, never one shared by all.
+  const std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+  const std::string xdg = std::getenv("XDG_CACHE_HOME") ? std::getenv("XDG_CACHE_HOME") : "";
+  const std::string tmp = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
+  const std::string set = std::getenv("ARRVM_CACHE_DIR") ? std::getenv("ARRVM_CACHE_DIR") : "";
+  unsetenv("ARRVM_CACHE_DIR");
+  unsetenv("HOME");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("TMPDIR", root.path().c_str(), 1);
+  const std::string fallback = arrvm::Config::from_env().cache_dir;
+  if (!home.empty()) setenv("HOME", home.c_str(), 1);
+  if (!xdg.empty()) setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+  if (!set.empty()) setenv("ARRVM_CACHE_DIR", set.c_str(), 1);
+  if (tmp.empty()) {
+    unsetenv("TMPDIR");
+  } else {
+    setenv("TMPDIR", tmp.c_str(), 1);
+  }
+  CHECK(fallback == root.file("arrvm-cache-" + std::to_string(geteuid())));
 }
 
 TEST_CASE("untrusted: symlinks planted at a cache file's names are never followed") {

@@ -48,6 +48,7 @@ constexpr const char* kUsage =
     "      DIR/NAME.trace; --json/--csv FILE also write the rows (bench/plot.py\n"
     "      draws the JSON); exit 0 if all match, 1 on a mismatch, 2 on an error\n"
     "  info              version, backends, devices, configuration in force\n"
+    "  --version         the version\n"
     "\n"
     "The ARRVM_* environment variables set the configuration; flags override them.\n";
 
@@ -220,6 +221,10 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return cmd_bench(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::cout << kUsage;
+      return 0;
+    }
+    if (cmd == "--version" || cmd == "version") {
+      std::cout << "arrvm " << arrvm_version() << "\n";
       return 0;
     }
     return usage_error("unknown command '" + cmd + "'");

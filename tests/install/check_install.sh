@@ -41,6 +41,8 @@ LD_LIBRARY_PATH=$libdir "$work/pkgconfig_consumer"
 
 echo "== the installed arrvm program"
 "$prefix/bin/arrvm" info | head -1
+[ "$("$prefix/bin/arrvm" --version)" = "arrvm $("$prefix/bin/arrvm" info | head -1 | cut -d' ' -f2)" ] || {
+  echo "arrvm --version does not print the version"; exit 1; }
 
 echo "== exported symbols"
 /usr/bin/python3 "$here/check_symbols.py" "$libdir/libarrvm.so" "$prefix/include"
