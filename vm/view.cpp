@@ -1,5 +1,6 @@
 #include "vm/view.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 
@@ -41,15 +42,21 @@ View make_view(BaseId base, int64_t offset, const Dims& shape, const Dims& strid
   return v;
 }
 
+// (Saturating: a view that validation has not seen, such as a control
+// instruction's, may reach past int64; its range is then clamped, which only
+// widens it: the safe side for every caller.)
 bool element_range(const View& v, int64_t* lo, int64_t* hi) {
   int64_t a = v.offset, b = v.offset;
   for (int i = 0; i < v.rank(); ++i) {
     if (v.shape[i] == 0) return false;
-    const int64_t span = (v.shape[i] - 1) * v.stride[i];
+    int64_t span = 0;
+    if (__builtin_mul_overflow(v.shape[i] - 1, v.stride[i], &span)) {
+      span = (v.stride[i] < 0) != (v.shape[i] - 1 < 0) ? INT64_MIN : INT64_MAX;
+    }
     if (span < 0) {
-      a += span;
+      if (__builtin_add_overflow(a, span, &a)) a = INT64_MIN;
     } else {
-      b += span;
+      if (__builtin_add_overflow(b, span, &b)) b = INT64_MAX;
     }
   }
   *lo = a;
