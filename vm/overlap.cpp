@@ -10,6 +10,7 @@
 // keep apart). Views that slicing produces are decided by the fast tests in
 // view.cpp before the search runs.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 #include <vector>
@@ -110,14 +111,18 @@ class Search {
 constexpr int64_t kWorkBound = 1 << 16;
 
 // Adds c * x with x in [0, u] to the problem sum = r: negative coefficients
-// are flipped (x' = u - x moves c u to the right-hand side).
-void add_term(std::vector<Term>* terms, i128* r, int64_t c, int64_t u) {
-  if (c == 0 || u == 0) return;
+// are flipped (x' = u - x moves c u to the right-hand side). False if |c|
+// does not fit a Term (only a coefficient of 2^63, which no view that
+// validation accepted has on an axis longer than one).
+bool add_term(std::vector<Term>* terms, i128* r, i128 c, int64_t u) {
+  if (c == 0 || u <= 0) return true;
   if (c < 0) {
-    *r -= static_cast<i128>(c) * u;
+    *r -= c * u;
     c = -c;
   }
-  terms->push_back({c, u});
+  if (c > INT64_MAX) return false;
+  terms->push_back({static_cast<int64_t>(c), u});
+  return true;
 }
 
 // Merges equal coefficients: x + y over [0, u1] x [0, u2] covers [0, u1 + u2].
@@ -140,8 +145,11 @@ bool exact_overlap(const View& a, const View& b) {
   // a.offset + sum s_k i_k = b.offset + sum t_k j_k
   std::vector<Term> terms;
   i128 r = static_cast<i128>(b.offset) - a.offset;
-  for (int k = 0; k < a.rank(); ++k) add_term(&terms, &r, a.stride[k], a.shape[k] - 1);
-  for (int k = 0; k < b.rank(); ++k) add_term(&terms, &r, -b.stride[k], b.shape[k] - 1);
+  bool ok = true;
+  for (int k = 0; k < a.rank(); ++k) ok = ok && add_term(&terms, &r, a.stride[k], a.shape[k] - 1);
+  for (int k = 0; k < b.rank(); ++k)
+    ok = ok && add_term(&terms, &r, -static_cast<i128>(b.stride[k]), b.shape[k] - 1);
+  if (!ok) return true;  // (may overlap: the safe side)
   return decide(std::move(terms), r) != Answer::No;
 }
 
@@ -153,12 +161,14 @@ bool exact_injective(const View& v) {
     std::vector<Term> terms;
     // d_k = 1 + x, x in [0, n_k - 2]
     i128 r = -static_cast<i128>(v.stride[k]);
-    add_term(&terms, &r, v.stride[k], v.shape[k] - 2);
+    bool ok = add_term(&terms, &r, v.stride[k], v.shape[k] - 2);
     for (int j = k + 1; j < v.rank(); ++j) {
       // d_j = x - (n_j - 1), x in [0, 2 (n_j - 1)]
+      if (v.shape[j] <= 1) continue;
       r += static_cast<i128>(v.stride[j]) * (v.shape[j] - 1);
-      add_term(&terms, &r, v.stride[j], 2 * (v.shape[j] - 1));
+      ok = ok && add_term(&terms, &r, v.stride[j], 2 * (v.shape[j] - 1));
     }
+    if (!ok) return false;  // (not proven injective: the safe side)
     if (decide(std::move(terms), r) != Answer::No) return false;
   }
   return true;
