@@ -159,13 +159,11 @@ std::string KernelCache::compile(const std::string& source, const std::string& w
   if (!write_whole_file(base + ".c", source))
     throw BackendError("cpu backend: cannot write " + base + ".c", "");
   std::vector<std::string> argv = split_words(cc_);
+  if (argv.empty()) throw BackendError("cpu backend: ARRVM_CC is empty", "");
   for (std::string& f : split_words(cflags_)) argv.push_back(std::move(f));
-  for (const std::string& a : {std::string("-shared"), std::string("-fPIC"), std::string("-o"), base + ".so",
-                               base + ".c", std::string("-lm")})
-    argv.push_back(a);
+  argv.insert(argv.end(), {"-shared", "-fPIC", "-o", base + ".so", base + ".c", "-lm"});
   std::string cmd;
   for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  if (split_words(cc_).empty()) throw BackendError("cpu backend: ARRVM_CC is empty", "");
   // A shell runs the compiler only to clean up after it: if this process
   // dies during the compile (SIGKILL), the compiler runs on as an orphan and
   // the shell then removes the work directory itself. It knows by its

@@ -23,4 +23,14 @@ void check_interrupt() {
   if (interrupt_requested()) throw InterruptedError("interrupted (KeyboardInterrupt)");
 }
 
+bool is_interrupt(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InterruptedError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace arrvm

@@ -7,6 +7,8 @@
 // SIGINT's default action) nothing is ever interrupted this way.
 #pragma once
 
+#include <exception>
+
 namespace arrvm {
 
 // `check` returns true when the user asked to stop; nullptr removes it (the
@@ -19,5 +21,8 @@ void check_interrupt();
 
 // Whether the registered check reports an interrupt (false without one).
 bool interrupt_requested();
+
+// Whether `error` is an InterruptedError.
+bool is_interrupt(std::exception_ptr error);
 
 }  // namespace arrvm

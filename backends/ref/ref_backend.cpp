@@ -90,7 +90,7 @@ class RefBackend final : public Backend, private ref::MemoryAccess {
         } catch (const InterruptedError&) {
           throw;
         } catch (const Error& e) {
-          if (first.empty() || failures.empty()) first = e.what();
+          if (failures.empty()) first = e.what();
           failures.push_back({i, std::current_exception()});
           bad.insert(in.out.base);
           if (in.op == Opcode::Compress) bad.insert(-1 - in.out.base);  // (its length class, below)
