@@ -117,7 +117,8 @@ class Runtime {
   void propagate_poison(const Instruction& instr);
   void rethrow_if_poisoned(BaseId id) const;
   std::exception_ptr name_failure(const std::vector<uint32_t>& block, std::exception_ptr error) const;
-  void contain_failure(const Partition& partition, std::size_t failed, std::exception_ptr error);  // (runtime_failures.cpp)
+  void contain_failure(const Partition& partition, std::size_t failed,
+                       std::exception_ptr error);  // (runtime_failures.cpp)
 
   Config config_;
   std::unique_ptr<FusionStage> fusion_;
