@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Runs the corpus: NumPy programs written the ordinary way, not for arrvm.
+
+Each program here (every *.py but this one) has `main(**kwargs)`, returning
+its result, and SIZES {"small": kwargs, "full": kwargs}. Its check is
+NumPy's own output: this script runs the program under plain python and
+under `python3 -m arrvm`, each in a child process, and compares the results
+(`np.allclose`, rtol 1e-6; a program that draws random numbers states a
+TOLERANCE on estimates instead, since arrvm's stream is not NumPy's).
+
+  run.py check [--size small|full] [NAME ...]
+      every program under NumPy and arrvm; exit 1 on a mismatch or failure.
+  run.py bench [--size full] [--repeat 3] [--load N] [NAME ...]
+      per program: NumPy's time (best of --repeat), arrvm's first run with
+      an empty kernel cache (cold), arrvm's best with that cache warm, and
+      the same with OMP_NUM_THREADS=1; then the geometric means. --load N
+      runs N busy processes beside the whole measurement.
+
+Times are of `main()` and the conversion of its result, in the child (the
+interpreter's start and imports excluded); "cold" is the first call in a
+process whose ARRVM_CACHE_DIR is empty. `arrvm bench --corpus` runs
+`run.py bench`.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def programs():
+    return sorted(f[:-3] for f in os.listdir(HERE) if f.endswith('.py') and f != 'run.py')
+
+
+def child(name, size, repeat, out):
+    """In the child: runs one program `repeat` times, writes times and result."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + '.py'))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    np = mod.np
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        r = np.asarray(mod.main(**mod.SIZES[size]))
+        value = r.tolist()
+        times.append(time.perf_counter() - start)
+        if result is None:
+            result = value
+    with open(out, 'w') as f:
+        json.dump({'times': times, 'result': result, 'tolerance': getattr(mod, 'TOLERANCE', None),
+                   'module': np.__name__}, f)
+
+
+def spawn(name, size, repeat, arrvm, env=None):
+    """Runs one program in a child; returns its record, or raises with its stderr."""
+    with tempfile.NamedTemporaryFile(suffix='.json') as out:
+        cmd = [sys.executable] + (['-m', 'arrvm'] if arrvm else []) + [
+            os.path.abspath(__file__), '_child', name, size, str(repeat), out.name]
+        e = dict(os.environ)
+        if arrvm:
+            e['PYTHONPATH'] = os.pathsep.join(p for p in [os.path.join(ROOT, 'build', 'python'),
+                                                           e.get('PYTHONPATH', '')] if p)
+        e.update(env or {})
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError('%s (%s) exited %d:\n%s' % (name, 'arrvm' if arrvm else 'numpy', p.returncode,
+                                                           p.stderr[-3000:]))
+        with open(out.name) as f:
+            record = json.load(f)
+        if (record['module'] == 'arrvm') != arrvm:
+            raise RuntimeError('%s ran on %s, not %s' % (name, record['module'], 'arrvm' if arrvm else 'numpy'))
+        return record
+
+
+def agree(ref, got, tolerance):
+    import numpy
+    a = numpy.asarray(ref, dtype=float)
+    b = numpy.asarray(got, dtype=float)
+    if a.shape != b.shape:
+        return False
+    if tolerance:
+        return bool(numpy.all(numpy.abs(a - b) <= numpy.asarray(tolerance['atol']) + tolerance['rtol'] * numpy.abs(a)))
+    return bool(numpy.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
+
+
+def check(names, size):
+    bad = 0
+    for name in names:
+        try:
+            ref = spawn(name, size, 1, False)
+            got = spawn(name, size, 1, True)
+        except RuntimeError as e:
+            print('FAIL', e)
+            bad += 1
+            continue
+        ok = agree(ref['result'], got['result'], ref['tolerance'])
+        print('%-4s %-22s numpy %s\n%27s arrvm %s' % ('ok' if ok else 'FAIL', name, ref['result'], '',
+                                                     got['result']) if not ok else 'ok   %s' % name)
+        bad += not ok
+    print('%d of %d programs agree with NumPy' % (len(names) - bad, len(names)))
+    return 1 if bad else 0
+
+
+
+
+def bench(names, size, repeat, load):
+    loaders = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(load)]
+    rows = []
+    try:
+        print('# corpus, size %s, best of %d, %d busy processes beside, %d cores' %
+              (size, repeat, load, len(os.sched_getaffinity(0))))
+        print('%-20s %9s %9s %9s %9s %7s %7s %7s' % ('program', 'numpy s', 'cold s', 'warm s', '1thr s',
+                                                    'warm x', 'cold x', 'def/1t'))
+        for name in names:
+            with tempfile.TemporaryDirectory() as cache:
+                env = {'ARRVM_CACHE_DIR': cache}
+                try:
+                    ref = spawn(name, size, repeat, False)
+                    cold = spawn(name, size, 1, True, env)
+                    warm = spawn(name, size, repeat, True, env)
+                    one = spawn(name, size, repeat, True, dict(env, OMP_NUM_THREADS='1'))
+                except RuntimeError as e:
+                    print('%-20s failed: %s' % (name, str(e).splitlines()[-1]))
+                    continue
+            n, c, w, o = min(ref['times']), cold['times'][0], min(warm['times']), min(one['times'])
+            ok = agree(ref['result'], warm['result'], ref['tolerance'])
+            rows.append(dict(name=name, numpy=n, cold=c, warm=w, one=o, ok=ok))
+            print('%-20s %9.4f %9.4f %9.4f %9.4f %7.2f %7.2f %7.2f%s' % (name, n, c, w, o, n / w, n / c, w / o,
+                                                                       '' if ok else '  MISMATCH'),
+                  flush=True)
+    finally:
+        for p in loaders:
+            p.kill()
+    if rows:
+        geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+        print('geometric mean: warm %.2fx NumPy, cold %.2fx NumPy, default/1-thread %.2f; '
+              '%d of %d slower than NumPy warm' % (geo([r['numpy'] / r['warm'] for r in rows]),
+                                                    geo([r['numpy'] / r['cold'] for r in rows]),
+                                                    geo([r['warm'] / r['one'] for r in rows]),
+                                                    sum(r['warm'] > r['numpy'] for r in rows), len(rows)))
+    return 0 if rows and all(r['ok'] for r in rows) and len(rows) == len(names) else 1
+
+
+def main(argv):
+    if argv[:1] == ['_child']:
+        child(argv[1], argv[2], int(argv[3]), argv[4])
+        return 0
+    if not argv or argv[0] not in ('check', 'bench'):
+        print(__doc__)
+        return 2
+    mode, argv = argv[0], argv[1:]
+    opts = {'--size': 'small' if mode == 'check' else 'full', '--repeat': '3', '--load': '0'}
+    names = []
+    while argv:
+        if argv[0] in opts:
+            opts[argv[0]] = argv[1]
+            argv = argv[2:]
+        else:
+            names.append(argv.pop(0))
+    names = names or programs()
+    unknown = [n for n in names if n not in programs()]
+    if unknown:
+        print('no such program: %s' % ', '.join(unknown))
+        return 2
+    if mode == 'check':
+        return check(names, opts['--size'])
+    return bench(names, opts['--size'], int(opts['--repeat']), int(opts['--load']))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
