@@ -75,6 +75,15 @@ class Backend {
   // Copies all of a base to host memory; elements never written read as 0.
   virtual void copy_to_host(BaseId id, void* dst) = 0;
 
+  // Copies `count` elements of a base, from element `offset`, to `dst` and
+  // returns true when the backend can do so at once (its memory is the
+  // host's); false (the default: a device) makes the VM sync and copy the
+  // whole base instead. The VM asks only when nothing pending touches it.
+  virtual bool read_elements(BaseId id, int64_t offset, int64_t count, void* dst) {
+    (void)id, (void)offset, (void)count, (void)dst;
+    return false;
+  }
+
   // Forgets a base and releases its memory (idempotent). `free` instructions
   // do this when they execute; the VM also calls it to clean up after a
   // batch that failed part-way.

@@ -272,7 +272,9 @@ LoopKind serial_kind(LoopKind kind) {
 
 int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
   const Loop& l = k.loops[first];
-  const std::string par = "a[" + num(k.rank) + "]";
+  // a[rank] threads: a team of that many when > 1 (cpu_backend.cpp, Threads).
+  const std::string nt = "a[" + num(k.rank) + "]";
+  const std::string threads = " num_threads(" + nt + " > 1 ? (int)" + nt + " : 1)";
   // Each thread its own copy of the random memos (declared before the loops).
   std::string own;
   const bool blocked = blocked_random(k, dialect_);
@@ -283,10 +285,11 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
   }
   switch (dialect_.serial ? serial_kind(l.kind) : l.kind) {
     case LoopKind::Parallel:
-      w.raw("#pragma omp parallel for" + own + " if(" + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for" + own + " if(" + nt + " > 1)" + threads + " schedule(static)\n");
       break;
     case LoopKind::ParallelSimd:
-      w.raw("#pragma omp parallel for simd" + own + " if(parallel: " + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for simd" + own + " if(parallel: " + nt + " > 1)" + threads +
+            " schedule(static)\n");
       break;
     case LoopKind::Simd:
     case LoopKind::SharedSimd:
@@ -297,7 +300,8 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       for (const Stmt& st : k.body) {
         if (is_reduce(st.op)) clauses += " reduction(arrvm_r" + num(st.acc) + ":acc" + num(st.acc) + ")";
       }
-      w.raw("#pragma omp parallel for" + clauses + own + " if(" + par + ") schedule(static)\n");
+      w.raw("#pragma omp parallel for" + clauses + own + " if(" + nt + " > 1)" + threads +
+            " schedule(static)\n");
       break;
     }
     case LoopKind::Serial:
@@ -506,7 +510,8 @@ void CPrinter::shared_region(Writer& w, const LoopKernel& k) const {
     w.line("const int64_t arrvm_lo = 0, arrvm_hi = " + n + ";");
     return;
   }
-  w.raw("#pragma omp parallel if(a[" + num(k.rank) + "])\n");
+  const std::string nt = "a[" + num(k.rank) + "]";
+  w.raw("#pragma omp parallel if(" + nt + " > 1) num_threads(" + nt + " > 1 ? (int)" + nt + " : 1)\n");
   w.open("{");
   w.line("int64_t arrvm_lo = 0, arrvm_hi = " + n + ";");
   w.raw("#ifdef _OPENMP\n");

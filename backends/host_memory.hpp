@@ -127,6 +127,20 @@ class HostMemory {
     buffers_[to] = std::move(moved);
   }
 
+  // Copies `count` elements from element `offset` to `dst` (a base never
+  // written reads as zeros).
+  void read(BaseId id, int64_t offset, int64_t count, void* dst) {
+    Buffer& b = find(id);
+    ARRVM_ASSERT(offset >= 0 && count >= 0 && offset <= b.nelem - count);
+    const std::size_t size = dtype_size(b.dtype);
+    if (!b.data) {
+      std::memset(dst, 0, static_cast<std::size_t>(count) * size);
+    } else {
+      std::memcpy(dst, static_cast<const char*>(b.data.get()) + static_cast<std::size_t>(offset) * size,
+                  static_cast<std::size_t>(count) * size);
+    }
+  }
+
   Buffer& find(BaseId id) {
     Buffer* b = buffers_.find(id);
     if (b == nullptr) throw InternalError("host memory: unknown base b" + std::to_string(id));

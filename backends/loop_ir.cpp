@@ -406,18 +406,18 @@ int64_t indexed_arg_index(const LoopKernel& k, int slot) {
   return at;
 }
 
-std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel) {
+std::vector<int64_t> pack_args(const LoweredBlock& b, int64_t threads) {
   std::vector<int64_t> a;
-  pack_args(b, parallel, &a);
+  pack_args(b, threads, &a);
   return a;
 }
 
-void pack_args(const LoweredBlock& b, bool parallel, std::vector<int64_t>* out) {
+void pack_args(const LoweredBlock& b, int64_t threads, std::vector<int64_t>* out) {
   std::vector<int64_t>& a = *out;
   const int rank = b.kernel.rank;
   a.assign(static_cast<std::size_t>(indexed_arg_index(b.kernel, 0)), 0);
   for (int d = 0; d < rank; ++d) a[d] = b.shape[d];
-  a[rank] = parallel ? 1 : 0;
+  a[rank] = threads;
   for (std::size_t v = 0; v < b.views.size(); ++v) {
     const int64_t at = view_arg_index(rank, static_cast<int>(v));
     a[at] = b.views[v].offset;

@@ -122,7 +122,8 @@ struct LoopKernel {
 enum : uint8_t { kAnyInner = 0, kUnitInner = 1, kZeroInner = 2 };
 
 // Launch argument layout (int64 array `a`): a[0..rank) = shape,
-// a[rank] = 1 to run the outer loop in parallel, then per view slot v:
+// a[rank] = the threads to run the outer loop on (C: > 1 starts a team of
+// that many; OpenCL: non-zero runs it in parallel), then per view slot v:
 // (a kernel with counters also takes, after the error words, a pointer to
 // one int64 per counter: the number of elements each compress kept)
 // a[rank + 1 + v * (rank + 1)] = offset, followed by its rank strides; then
@@ -270,9 +271,9 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
 [[nodiscard]] bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
                           std::span<const uint32_t> block);
 
-// The int64 launch arguments of `b` (layout above); `parallel` sets the flag.
-std::vector<int64_t> pack_args(const LoweredBlock& b, bool parallel);
-void pack_args(const LoweredBlock& b, bool parallel,
+// The int64 launch arguments of `b` (layout above); `threads` is a[rank].
+std::vector<int64_t> pack_args(const LoweredBlock& b, int64_t threads);
+void pack_args(const LoweredBlock& b, int64_t threads,
                std::vector<int64_t>* out);  // into *out (reuses its memory)
 
 }  // namespace arrvm::codegen

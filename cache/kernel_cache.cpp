@@ -104,43 +104,52 @@ std::string KernelCache::key_of(const std::string& source) const {
   return key + source;
 }
 
-void* KernelCache::get(const std::string& source, const std::string& symbol) {
-  const std::string key = key_of(source) + "\nsymbol=" + symbol;
+void* KernelCache::lookup(const std::string& source, const std::string& symbol, std::string* key,
+                          std::string* file) {
+  *key = key_of(source) + "\nsymbol=" + symbol;
   if (mode_ != CacheMode::Off) {
-    auto it = loaded_.find(key);
+    auto it = loaded_.find(*key);
     if (it != loaded_.end()) {
       ++stats_.memory_hits;
       return it->second;
     }
   }
-  const std::string file =
-      dir_.empty() ? "" : (std::filesystem::path(dir_) / (sha256_hex(key) + ".kernel")).string();
-  std::string so;
+  *file = dir_.empty() ? "" : (std::filesystem::path(dir_) / (sha256_hex(*key) + ".kernel")).string();
   void* fn = nullptr;
   std::string object;
-  if (!file.empty() && load_from_disk(key, file, &object)) {
+  if (!file->empty() && load_from_disk(*key, *file, &object)) {
     WorkDir work;
-    so = work.path() + "/d" + std::to_string(counter_++) + ".so";
+    const std::string so = work.path() + "/d" + std::to_string(counter_++) + ".so";
     if (write_whole_file(so, object)) fn = load(so, symbol);
     if (fn != nullptr) {
       ++stats_.disk_hits;
     } else {
       ++stats_.corrupt;  // checksum fine but not loadable: treat as corrupt
       std::error_code ec;
-      std::filesystem::remove(file, ec);
+      std::filesystem::remove(*file, ec);
     }
   }
+  if (fn != nullptr && mode_ != CacheMode::Off) loaded_[*key] = fn;
+  return fn;
+}
+
+void* KernelCache::find(const std::string& source, const std::string& symbol) {
+  std::string key, file;
+  return lookup(source, symbol, &key, &file);
+}
+
+void* KernelCache::get(const std::string& source, const std::string& symbol) {
+  std::string key, file;
+  if (void* fn = lookup(source, symbol, &key, &file)) return fn;
+  ++stats_.misses;
+  WorkDir work;
+  const std::string so = compile(source, work.path());
+  void* fn = load(so, symbol);
   if (fn == nullptr) {
-    ++stats_.misses;
-    WorkDir work;
-    so = compile(source, work.path());
-    fn = load(so, symbol);
-    if (fn == nullptr) {
-      const char* err = dlerror();
-      throw BackendError("cpu backend: cannot load compiled kernel " + so, err ? err : "");
-    }
-    if (!file.empty()) store_to_disk(key, file, so);
+    const char* err = dlerror();
+    throw BackendError("cpu backend: cannot load compiled kernel " + so, err ? err : "");
   }
+  if (!file.empty()) store_to_disk(key, file, so);
   if (mode_ != CacheMode::Off) loaded_[key] = fn;
   return fn;
 }
@@ -170,11 +179,15 @@ std::string KernelCache::compile(const std::string& source, const std::string& w
   // parent having changed from $PPID (this process) in /proc (a dead parent
   // may linger as a zombie, which `kill -0` would still find). The command's
   // words are the shell's positional parameters: nothing in them is expanded.
-  std::vector<std::string> run = {"/bin/sh", "-c",
-                                  "d=$1; shift; \"$@\"; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = "
-                                  "\"$PPID\" ] || rm -rf \"$d\"; "
-                                  "exit $s",
-                                  "sh", work_dir};
+  // The compiler's own temporary files go into the work directory too
+  // (TMPDIR): a compiler killed mid-way (a timeout, an interrupt, a VM
+  // destroyed while a background compile runs) leaves none elsewhere.
+  std::vector<std::string> run = {
+      "/bin/sh", "-c",
+      "d=$1; shift; TMPDIR=$d \"$@\"; s=$?; read -r _ _ _ pp _ </proc/$$/stat; [ \"$pp\" = "
+      "\"$PPID\" ] || rm -rf \"$d\"; "
+      "exit $s",
+      "sh", work_dir};
   run.insert(run.end(), argv.begin(), argv.end());
   ProcessResult r;
   try {

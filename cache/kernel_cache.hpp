@@ -35,6 +35,9 @@ class KernelCache {
   // The address of `symbol` in `source` compiled as a shared object. Throws
   // BackendError carrying the compiler's output if compilation fails.
   void* get(const std::string& source, const std::string& symbol);
+  // The same from this cache's memory or disk only: nullptr where get()
+  // would compile.
+  void* find(const std::string& source, const std::string& symbol);
 
   const KernelCacheStats& stats() const { return stats_; }
   // Where compiled kernels persist: "" when the cache is not on disk (off,
@@ -46,6 +49,8 @@ class KernelCache {
   // Compiles into `work_dir` (a WorkDir the caller removes); returns the .so path.
   std::string compile(const std::string& source, const std::string& work_dir);
   void* load(const std::string& so_path, const std::string& symbol);
+  // get() without the compile (`*key`, `*file`: its key and disk file).
+  void* lookup(const std::string& source, const std::string& symbol, std::string* key, std::string* file);
   // The shared object of a valid disk entry (a corrupt one is removed).
   bool load_from_disk(const std::string& key, const std::string& file, std::string* object);
   static void remove_stale_work_dirs();

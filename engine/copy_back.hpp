@@ -97,6 +97,8 @@ class CopyBack {
 
   // The padded bases (program's base -> the base holding it).
   std::vector<std::pair<BaseId, BaseId>> padded() const;
+  // Whether base `id` is padded (its elements are on another base).
+  bool is_padded(BaseId id) const { return padded_.count(id) != 0; }
   // Forgets a padded base whose contents the program replaces (a write from
   // the host); returns the base that held it (to release), or -1.
   BaseId forget(BaseId id);

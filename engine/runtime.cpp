@@ -507,6 +507,20 @@ void Runtime::log_flush(const Profile& before, const Partition& partition) const
       profile_.exec_s - before.exec_s);
 }
 
+bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
+  const BaseInfo* b = bases_.find(id);
+  // (A traced run records every read as a sync, with its data: trace_->sync.)
+  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
+    return false;
+  if (poisoned_.count(id) != 0 || copy_back_.is_padded(id) || batch_uses(batch_, id)) return false;
+  if (!backend_->read_elements(id, offset, count, dst)) return false;
+  // What a sync would do to the deferral's watch list (Runtime::watch).
+  watched_.erase(id);
+  ++profile_.reads_direct;
+  profile_.bytes_to_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
+  return true;
+}
+
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   const BaseInfo& b = live_base(bases_, id, "read");
   check_size(b, id, bytes, "read");

@@ -82,6 +82,15 @@ class Runtime {
   // Reading a poisoned base rethrows the error that poisoned it.
   void read(BaseId id, void* dst, std::size_t bytes);
 
+  // Copies `count` elements of base `id` from element `offset` to `dst` at
+  // once, with no flush, and returns true, when nothing pending touches the
+  // base (its memory is current), it is not poisoned, its elements are its
+  // own (not padded: engine/copy_back.hpp), it has no length class, the
+  // run is not traced and the backend's memory is the host's; false
+  // otherwise (nothing done). read() always flushes (the C API's sync and
+  // a replay keep their batches); the Array API tries this first.
+  bool read_now(BaseId id, int64_t offset, int64_t count, void* dst);
+
   // Issues `free` for a base.
   void free_base(BaseId id);
 

@@ -583,6 +583,24 @@ void Array::sync() const {
   b.rt->issue(s);  // flushes; rethrows a poisoned base's error
 }
 
+bool Array::read_element_now(void* dst) const {
+  if (size() != 1) return false;
+  const View v = frontend::view_of(*this);
+  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, 1, dst);
+}
+
+bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
+  if (n != ndim()) return false;
+  int64_t at = offset();
+  for (int d = 0; d < n; ++d) {
+    const int64_t extent = shape()[static_cast<std::size_t>(d)];
+    const int64_t i = index[d] < 0 ? index[d] + extent : index[d];
+    if (i < 0 || i >= extent) return false;
+    at += i * strides()[static_cast<std::size_t>(d)];
+  }
+  return detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
+}
+
 bool Array::move_base_to_host(void* data, std::function<void(void*)> deleter) const {
   const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
   const std::size_t bytes = static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype);
@@ -637,6 +655,8 @@ void Array::read_into(void* dst, std::size_t bytes, DType as) const {
                 std::string(dtype_name(as)) + " (use astype)");
   }
   const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  // Row-major elements of a base nothing pending touches: copied at once, no flush.
+  if (frontend::is_row_major(v) && b.rt->read_now(b.id, v.offset, v.nelem(), dst)) return;
   if (v.offset == 0 && v.nelem() == b.nelem && frontend::is_row_major(v)) {
     b.rt->read(b.id, dst, bytes);
     return;

@@ -95,12 +95,14 @@ TEST_CASE("cpu: a kernel over a short last axis is compiled once per extent, and
   CHECK(any > 0);
   layers(cpu, 5, 10, 3);  // another extent, still few rows: nothing new
   CHECK(compiled() == any);
-  layers(cpu, 200, 10, 4);  // many rows: forms for extent 4
+  // (Sizes past the parallel forms' threshold, 2^15 element-statements,
+  // so that both runs of extent 4 use the parallel form.)
+  layers(cpu, 2000, 10, 4);  // many rows: forms for extent 4
   const uint64_t four = compiled();
   CHECK(four > any);
-  layers(cpu, 300, 10, 4);  // extent 4 again, at another size
+  layers(cpu, 3000, 10, 4);  // extent 4 again, at another size
   CHECK(compiled() == four);
-  layers(cpu, 200, 10, 3);  // extent 3: its own forms
+  layers(cpu, 2000, 10, 3);  // extent 3: its own forms
   CHECK(compiled() > four);
 }
 

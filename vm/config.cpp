@@ -177,6 +177,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.mem_limit = parse_bytes(label, value);
   } else if (name == "compile_timeout") {
     c.compile_timeout = parse_seconds(label, value);
+  } else if (name == "tiered") {
+    c.tiered = parse_on_off(label, value);
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
@@ -195,6 +197,7 @@ Config Config::from_env() {
 Config Config::from_env(std::vector<std::string>* problems) {
   Config c;
   c.cache_dir = default_cache_dir();
+  c.tiered = true;  // (Config's own default is off: vm/config.hpp)
   static const std::pair<const char*, const char*> kVars[] = {
       {"ARRVM_BACKEND", "backend"},
       {"ARRVM_FUSER", "fuser"},
@@ -225,6 +228,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
       {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
+      {"ARRVM_TIERED", "tiered"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -272,6 +276,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
       {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
+      {"ARRVM_TIERED", tiered ? "on" : "off"},
   };
 }
 

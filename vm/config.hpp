@@ -99,6 +99,15 @@ struct Config {
   // ARRVM_COMPILE_TIMEOUT: seconds one run of the C compiler may take
   // before it is killed and its kernel fails with a BackendError (0: no limit).
   double compile_timeout = 300.0;
+  // ARRVM_TIERED: on | off. The cpu backend compiles kernels on background
+  // threads and runs a block whose kernel is not ready instruction by
+  // instruction meanwhile (backends/cpu/compile_queue.hpp); a kernel that
+  // fails to compile keeps running so, with a warning. off: each launch
+  // waits for its kernel, and a failed compile poisons what it computes.
+  // from_env (every frontend: Python, the C API, Vm, the arrvm program)
+  // defaults to on; a Config built by hand (tests of the kernels, the
+  // benchmarks' timed runs) to off, which is deterministic.
+  bool tiered = false;
 
   CacheMode merge_cache_mode() const { return merge_cache.value_or(cache); }
 

@@ -8,13 +8,19 @@ namespace arrvm {
 
 namespace {
 std::atomic<bool (*)()> g_check{nullptr};
+thread_local const std::atomic<bool>* t_cancel = nullptr;
 }  // namespace
+
+void set_thread_cancel(const std::atomic<bool>* flag) {
+  t_cancel = flag;
+}
 
 void set_interrupt_hook(bool (*check)()) {
   g_check.store(check);
 }
 
 bool interrupt_requested() {
+  if (t_cancel != nullptr && t_cancel->load(std::memory_order_relaxed)) return true;
   bool (*check)() = g_check.load(std::memory_order_relaxed);
   return check != nullptr && check();
 }

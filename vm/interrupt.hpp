@@ -7,6 +7,7 @@
 // SIGINT's default action) nothing is ever interrupted this way.
 #pragma once
 
+#include <atomic>
 #include <exception>
 
 namespace arrvm {
@@ -19,8 +20,14 @@ void set_interrupt_hook(bool (*check)());
 // Throws InterruptedError if the registered check reports an interrupt.
 void check_interrupt();
 
-// Whether the registered check reports an interrupt (false without one).
+// Whether the registered check reports an interrupt (false without one),
+// or this thread's cancel flag is set.
 bool interrupt_requested();
+
+// A flag that stops what this thread waits for (the compiler it runs) as an
+// interrupt does: the cpu backend's compile threads, at shutdown. nullptr
+// removes it.
+void set_thread_cancel(const std::atomic<bool>* flag);
 
 // Whether `error` is an InterruptedError.
 bool is_interrupt(std::exception_ptr error);

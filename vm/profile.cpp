@@ -24,20 +24,21 @@ std::string Profile::to_text() const {
       "  deferred at syncs: %llu bases, %llu recomputed; %llu dead writes dropped\n"
       "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
       " + execution %.6f + unaccounted %.6f\n"
-      "  kernels: %llu compiled, %llu launched (%llu blocks row-fused into one); kernel cache %llu hits "
-      "(%llu from disk), %llu misses\n"
+      "  kernels: %llu compiled (%.6f s in the background), %llu launched (%llu blocks row-fused into one), "
+      "%llu blocks interpreted while compiling; kernel cache %llu hits (%llu from disk), %llu misses\n"
       "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
-      "  transfers: %llu bytes from host, %llu bytes to host, %llu bytes to device, %llu bytes"
-      " from device\n",
+      "  transfers: %llu bytes from host, %llu bytes to host (%llu reads with no flush), %llu bytes to"
+      " device, %llu bytes from device\n",
       u(batches), u(instructions), u(blocks), u(overlap_copies), u(gathers_pulled), u(fills_folded),
       u(boxes_split), u(fills_split), u(repeats_shared), u(copies_forwarded), u(copies_renamed),
       u(failed_batches), u(bases_deferred), u(deferrals_recomputed), u(dead_writes), total_s, fusion_s,
       merge_cache_s, codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled),
-      u(kernels_launched), u(rows_fused), u(kernel_cache_hits), u(kernel_cache_disk_hits),
-      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
-      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
-      u(bytes_from_host), u(bytes_to_host), u(bytes_to_device), u(bytes_from_device));
+      compile_background_s, u(kernels_launched), u(rows_fused), u(blocks_interpreted), u(kernel_cache_hits),
+      u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
+      u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
+      u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(bytes_to_device),
+      u(bytes_from_device));
   std::string text = buf;
   if (comm_messages > 0 || comm_bytes_sent > 0) {
     std::snprintf(buf, sizeof buf,
@@ -73,12 +74,14 @@ std::string Profile::to_json() const {
         {"merge_cache", merge_cache_s},
         {"codegen", codegen_s},
         {"compile", compile_s},
+        {"compile_background", compile_background_s},
         {"execution", execution_s()},
         {"unaccounted", unaccounted_s()}}},
       {"kernels",
        {{"compiled", kernels_compiled},
         {"launched", kernels_launched},
         {"rows_fused", rows_fused},
+        {"blocks_interpreted", blocks_interpreted},
         {"cache_hits", kernel_cache_hits},
         {"cache_disk_hits", kernel_cache_disk_hits},
         {"cache_misses", kernel_cache_misses}}},
@@ -94,6 +97,7 @@ std::string Profile::to_json() const {
       {"transfers",
        {{"bytes_from_host", bytes_from_host},
         {"bytes_to_host", bytes_to_host},
+        {"reads_direct", reads_direct},
         {"bytes_to_device", bytes_to_device},
         {"bytes_from_device", bytes_from_device}}},
       {"communication",

@@ -27,8 +27,9 @@ struct Profile {
   double fusion_background_s = 0;  // anytime fusion: exact solves on the background thread (not in total)
   double merge_cache_s = 0;        // hashing the batch, looking it up, re-binding
   double exec_s = 0;
-  double codegen_s = 0;  // lowering blocks and printing source
-  double compile_s = 0;  // running the compiler and loading the result
+  double codegen_s = 0;             // lowering blocks and printing source
+  double compile_s = 0;             // running the compiler and loading the result
+  double compile_background_s = 0;  // tiered: compiles on the cpu backend's compile threads (not in total)
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
   uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
@@ -46,9 +47,11 @@ struct Profile {
   uint64_t bases_deferred = 0, dead_writes = 0, deferrals_recomputed = 0;
 
   // Kernels (backends that generate code).
-  uint64_t kernels_compiled = 0;   // compiler runs
-  uint64_t kernels_launched = 0;   // generated kernels run
-  uint64_t rows_fused = 0;         // blocks run inside the previous block's kernel (row fusion)
+  uint64_t kernels_compiled = 0;  // compiler runs
+  uint64_t kernels_launched = 0;  // generated kernels run
+  uint64_t rows_fused = 0;        // blocks run inside the previous block's kernel (row fusion)
+  uint64_t blocks_interpreted =
+      0;  // tiered: blocks run instruction by instruction (kernel not ready or failed)
   uint64_t kernel_cache_hits = 0;  // in memory or on disk
   uint64_t kernel_cache_disk_hits = 0;
   uint64_t kernel_cache_misses = 0;
@@ -65,6 +68,7 @@ struct Profile {
   // Data moved between the host and base arrays (user writes / reads), and,
   // for device backends, between host and device memory.
   uint64_t bytes_from_host = 0, bytes_to_host = 0;
+  uint64_t reads_direct = 0;  // reads of a base nothing pending touched: no flush (Runtime::read_now)
   uint64_t bytes_to_device = 0, bytes_from_device = 0;
 
   // Communication between ranks (the mpi backend): bytes this rank sent and

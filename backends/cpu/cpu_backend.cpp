@@ -8,13 +8,17 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "backends/c_printer.hpp"
+#include "backends/cpu/compile_queue.hpp"
+#include "backends/cpu/threads.hpp"
 #include "backends/cpu/vector_math.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/ref/ref_block.hpp"
 #include "vm/error.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/log.hpp"
@@ -26,8 +30,9 @@ namespace {
 
 using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 
-// Below this many iterations a parallel region costs more than it saves.
-constexpr int64_t kParallelThreshold = 1 << 15;
+// Below this much work (elements x statements) a parallel region costs more
+// than it saves; above it, how many threads run is Threads::for_launch's.
+constexpr int64_t kParallelWork = 1 << 15;
 
 // A kernel whose innermost loop has at most kMaxFixedInner iterations, over
 // at least kMinFixedRows rows, is compiled for that extent
@@ -47,6 +52,9 @@ class CpuBackend final : public Backend {
         vector_functions_(config.vector_math ? vector_math_functions() : std::vector<std::string>{}),
         cache_dir_(cache_.dir()) {
     memory_.limit(config.mem_limit);
+    // Tiered execution (ARRVM_TIERED): kernels compile on threads of their own.
+    if (config.tiered && memoize_)
+      queue_ = std::make_unique<CompileQueue>(config, std::min(4, threads_.team()));
   }
 
   std::string name() const override { return "cpu"; }
@@ -81,6 +89,11 @@ class CpuBackend final : public Backend {
     } else {
       std::memset(dst, 0, b.bytes());  // never written: zeros
     }
+  }
+
+  bool read_elements(BaseId id, int64_t offset, int64_t count, void* dst) override {
+    memory_.read(id, offset, count, dst);
+    return true;
   }
 
   void release(BaseId id) override {
@@ -157,6 +170,14 @@ class CpuBackend final : public Backend {
   BackendStats stats() const override {
     CpuBackendStats s = stats_;
     s.cache = cache_.stats();
+    if (queue_) {
+      const KernelCacheStats q = queue_->stats();
+      s.cache.compiled += q.compiled;
+      s.cache.memory_hits += q.memory_hits;
+      s.cache.disk_hits += q.disk_hits;
+      s.cache.misses += q.misses;
+      s.cache.corrupt += q.corrupt;
+    }
     s.cache.memory_hits += memo_hits_;
     return {"cpu",
             {{"kernels_compiled", s.cache.compiled},
@@ -197,7 +218,15 @@ class CpuBackend final : public Backend {
       check_empty_classes(batch, block);
       return;
     }
-    launch(batch, &e->b, &e->fn, index, block.size());
+    if (!launch(batch, &e->b, &e->fn, index, block.size())) {
+      // Its kernel is compiling (or failed to): the block runs interpreted.
+      ScopedSpan span(
+          profile(), nullptr, "interpreted", "kernel",
+          {{"block", static_cast<int64_t>(index)}, {"instructions", static_cast<int64_t>(block.size())}});
+      ++profile().blocks_interpreted;
+      ref::run_block(batch, block, memory_, lengths_);
+      return;
+    }
     if (!e->b.kept.empty()) check_empty_classes(batch, block);
   }
 
@@ -258,9 +287,20 @@ class CpuBackend final : public Backend {
   // `*fn_cache`: the block's compiled form, once fetched. `index`, `size`:
   // the block's in the partition (n + k for blocks k, k+1 row-fused), for
   // the timeline.
-  void launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache,
+  // Runs the block's kernel and returns true; false, with nothing done, when
+  // the kernel is not compiled yet (tiered: the caller interprets the block).
+  bool launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache,
               std::size_t index, std::size_t size) {
     const codegen::LoopKernel& k = b->kernel;
+    const bool parallel = work(k, b->shape.product()) >= kParallelWork;
+    if (*fn_cache == nullptr || !memoize_) {
+      *fn_cache = kernel_for(k, parallel, fixed_inner(*b));
+      if (*fn_cache == nullptr) return false;
+    } else {
+      ++memo_hits_;
+      ++profile().kernel_cache_hits;
+    }
+    const KernelFn fn = *fn_cache;
     // Scratch kept across launches: no heap allocation per launch.
     std::vector<void*>& ptrs = ptrs_;
     ptrs.assign(b->views.size() + b->indexed.size() + (k.errors > 0 ? 1 : 0) + (k.counters > 0 ? 1 : 0),
@@ -293,16 +333,9 @@ class CpuBackend final : public Backend {
     if (k.errors > 0) ptrs[b->views.size() + b->indexed.size()] = errors.data();
     counts_.assign(static_cast<std::size_t>(k.counters), 0);
     if (k.counters > 0) ptrs.back() = counts_.data();
-    const bool parallel = b->shape.product() >= kParallelThreshold;
-    codegen::pack_args(*b, parallel, &args_);
+    const int threads = parallel ? threads_.for_launch() : 1;
+    codegen::pack_args(*b, threads, &args_);
     const std::vector<int64_t>& args = args_;
-    if (*fn_cache == nullptr || !memoize_) {
-      *fn_cache = kernel_for(k, parallel, fixed_inner(*b));
-    } else {
-      ++memo_hits_;
-      ++profile().kernel_cache_hits;
-    }
-    const KernelFn fn = *fn_cache;
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
     stats_.contracted += b->contracted.size();
@@ -316,6 +349,7 @@ class CpuBackend final : public Backend {
     } else {  // (no clock read, no span arguments built: 0.1 us of a 100-element launch)
       fn(ptrs.data(), args.data(), b->consts.data());
     }
+    threads_.ran(threads);
     for (int c = 0; c < k.counters; ++c) lengths_[b->kept[c]] = counts_[c];
     // The kernel ran to its end: every failed slot is reported, the rest of
     // the block is computed (vm/error.hpp, InstructionsFailed).
@@ -331,6 +365,12 @@ class CpuBackend final : public Backend {
       failures.push_back({static_cast<uint32_t>(b->error_instr[e]), std::make_exception_ptr(error)});
     }
     if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
+    return true;
+  }
+
+  // A launch's work: its elements times its statements.
+  static int64_t work(const codegen::LoopKernel& k, int64_t elements) {
+    return elements * std::max<int64_t>(1, static_cast<int64_t>(k.body.size()));
   }
 
   // Whether written view slot `v` covers every element of its base and the
@@ -372,6 +412,7 @@ class CpuBackend final : public Backend {
       signature = k.signature();
       signature += parallel ? 'p' : 's';
       if (inner > 0) signature += std::to_string(inner);
+      if (!vector_functions_.empty()) signature += 'v';
     }
     if (memoize_) {
       auto it = memo_.find(signature);
@@ -381,6 +422,9 @@ class CpuBackend final : public Backend {
         return it->second;
       }
     }
+    if (queue_ && failed_.count(signature) != 0) return nullptr;
+    if (queue_ && pending_.count(signature) != 0)
+      return take(signature, queue_->poll(signature, "", ""), k, parallel, inner);
     const std::string name = "arrvm_kernel";
     std::string source;
     {
@@ -394,6 +438,19 @@ class CpuBackend final : public Backend {
     }
     const KernelCacheStats before = cache_.stats();
     void* fn = nullptr;
+    if (queue_) {  // tiered: found in memory or on disk now, else compiled by a worker
+      {
+        ScopedSpan t(profile(), &profile().compile_s, "compile");
+        fn = cache_.find(source, name);
+      }
+      account(before);
+      if (fn != nullptr) {
+        memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
+        return reinterpret_cast<KernelFn>(fn);
+      }
+      pending_.insert(signature);
+      return take(signature, queue_->poll(signature, source, name), k, parallel, inner);
+    }
     const auto start = std::chrono::steady_clock::now();
     try {
       ScopedSpan t(profile(), &profile().compile_s, "compile");
@@ -426,6 +483,49 @@ class CpuBackend final : public Backend {
     return reinterpret_cast<KernelFn>(fn);
   }
 
+  // What a poll of the compile queue gives for `signature`: the kernel once
+  // compiled (memoized, counted, logged), else nullptr (still compiling, or
+  // failed: then interpreted from now on, with a warning naming the error;
+  // a compiler that refuses the vector math declarations is retried
+  // without them, as kernel_for does).
+  KernelFn take(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
+                bool parallel, int64_t inner) {
+    if (!st.done) return nullptr;
+    pending_.erase(signature);
+    Profile& p = profile();
+    p.compile_background_s += st.seconds;
+    if (st.compiled && st.fn != nullptr) {
+      ++p.kernels_compiled;
+      ++p.kernel_cache_misses;
+      compiled_s_ += st.seconds;
+      log_compile("cpu", 1, st.seconds, compiled_s_, cache_dir_);
+    } else if (st.fn != nullptr) {
+      ++p.kernel_cache_hits;
+      ++p.kernel_cache_disk_hits;
+    }
+    if (st.fn != nullptr) {
+      memo_.emplace(signature, reinterpret_cast<KernelFn>(st.fn));
+      return reinterpret_cast<KernelFn>(st.fn);
+    }
+    failed_.insert(signature);
+    std::string what = "unknown error";
+    try {
+      std::rethrow_exception(st.error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    }
+    if (!vector_functions_.empty() && signature.back() == 'v') {
+      logger().warn(
+          "cpu: a kernel with vector math calls did not compile ({}); scalar libm calls from now on",
+          what.substr(0, what.find('\n')));
+      vector_functions_.clear();
+      return kernel_for(k, parallel, inner);
+    }
+    logger().warn("cpu: a kernel did not compile ({}); its blocks run interpreted (ARRVM_TIERED)",
+                  what.substr(0, what.find('\n')));
+    return nullptr;
+  }
+
   // Adds what one kernel-cache lookup did to the profile.
   void account(const KernelCacheStats& before) {
     const KernelCacheStats& after = cache_.stats();
@@ -437,7 +537,14 @@ class CpuBackend final : public Backend {
   }
 
   HostMemory memory_;
+  Threads threads_;  // (before cache_: sets libgomp's spin count before a kernel loads it)
   KernelCache cache_;
+  // Tiered (ARRVM_TIERED): the compile threads, the kernels they compile
+  // (by signature), those that failed (interpreted for good), and the
+  // seconds they compiled.
+  std::unique_ptr<CompileQueue> queue_;
+  std::unordered_set<std::string> pending_, failed_;
+  double compiled_s_ = 0;
   bool memoize_;
   bool row_fusion_;                                 // ARRVM_ROW_FUSION
   std::vector<std::string> vector_functions_;       // ARRVM_VECTOR_MATH: CDialect::vector_functions

@@ -149,7 +149,7 @@ int launch_mode(int repeat, int64_t ops, int64_t elements) {
   std::printf("%-10s %9s %9s %12s %12s %12s %12s %12s %9s\n", "fuser", "kernels", "batch s", "kernels/s",
               "us/kernel", "exec us/k", "fuse us/k", "codegen us/k", "compiled");
   for (const char* fuser : {"singleton", "greedy"}) {
-    const arrvm::Vm vm({{"backend", "cpu"}, {"fuser", fuser}});
+    const arrvm::Vm vm({{"backend", "cpu"}, {"fuser", fuser}, {"tiered", "off"}});
     arrvm::Profile& prof = vm.runtime().profile();
     arrvm::Array a = arrvm::Array::ones({elements}, arrvm::DType::Float64, vm);
     vm.flush();
@@ -262,9 +262,9 @@ int main(int argc, char** argv) {
         static_cast<long long>(triad_n), human_bytes(24.0 * static_cast<double>(triad_n)).c_str(),
         triad_start / 1e9);
 
-    const arrvm::Vm fused({{"backend", "cpu"}, {"fuser", "greedy"}});
+    const arrvm::Vm fused({{"backend", "cpu"}, {"fuser", "greedy"}, {"tiered", "off"}});
     std::optional<arrvm::Vm> single;
-    if (singleton) single.emplace(arrvm::Vm({{"backend", "cpu"}, {"fuser", "singleton"}}));
+    if (singleton) single.emplace(arrvm::Vm({{"backend", "cpu"}, {"fuser", "singleton"}, {"tiered", "off"}}));
     arrvm::Profile& prof = fused.runtime().profile();
 
     std::printf("%-17s %-15s %9s %9s %10s %10s %8s %8s %7s %7s %8s", "program", "size", "fused s", "hand s",

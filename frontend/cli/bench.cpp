@@ -225,6 +225,7 @@ Vm::Options vm_options(const BenchOptions& o, const std::string& backend, const 
   Vm::Options options = {{"backend", backend}, {"fuser", fuser}};
   add_if_known(&options, "merge_cache", "memory");
   add_if_known(&options, "anytime", "off");
+  add_if_known(&options, "tiered", "off");  // (the timed runs are of compiled kernels)
   for (const auto& kv : o.config) options.push_back(kv);
   return options;
 }

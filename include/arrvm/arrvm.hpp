@@ -367,6 +367,13 @@ class ARRVM_API Array {
   // Runs what is pending and copies the elements, row-major, to `dst`
   // (`bytes` must be size() * dtype size).
   void copy_to_host(void* dst, std::size_t bytes) const;
+  // Copies the element of a one-element array to `dst` (dtype size bytes)
+  // at once, with no flush, and returns true, when nothing pending touches
+  // its base (Runtime::read_now); false otherwise, nothing done.
+  bool read_element_now(void* dst) const;
+  // The same for the element at `index` (one integer per axis, negative
+  // ones from the end): false also when an index is out of range.
+  bool read_element_now(const int64_t* index, int n, void* dst) const;
   // Views: an axis of length 1 inserted at `axis` (in [-ndim-1, ndim]);
   // axes of length 1 removed (`axes` empty: all of them).
   Array expand_dims(int axis) const;

@@ -21,7 +21,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
   const int64_t* q0 = a + 6;
   const int64_t N0 = q0[1];
   float C0_; memcpy(&C0_, &c[0], sizeof(C0_)); const float C0 = C0_;
-#pragma omp parallel for if(a[1]) schedule(static)
+#pragma omp parallel for if(a[1] > 1) num_threads(a[1] > 1 ? (int)a[1] : 1) schedule(static)
   for (int64_t i0 = 0; i0 < n0; ++i0) {
     const int64_t o0_1 = o0_0 + i0;
     const int64_t o1_1 = o1_0 + i0;

@@ -15,7 +15,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
   const int64_t o2_0 = a[9];
   const int64_t s2_0 = a[10];
   const int64_t s2_1 = a[11];
-#pragma omp parallel for if(a[2]) schedule(static)
+#pragma omp parallel for if(a[2] > 1) num_threads(a[2] > 1 ? (int)a[2] : 1) schedule(static)
   for (int64_t i1 = 0; i1 < n1; ++i1) {
     const int64_t o0_1 = o0_0 + i1 * s0_1;
     const int64_t o1_1 = o1_0 + i1 * s1_1;

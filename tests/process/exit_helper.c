@@ -9,7 +9,14 @@
  *                               midcompile CC (compiles with CC, a script
  *                                        that SIGKILLs this process first)
  *                               clean  (destroys everything, returns from main)
+ *                               bgexit CC (tiered: the result comes interpreted
+ *                                        while CC, a slow script, compiles the
+ *                                        kernel in the background; then _exit
+ *                                        0.3 s into that compile)
+ *                               bgclean (tiered: destroys the VM during the
+ *                                        background compile, returns from main)
  *
+ * The other modes compile before the kernel runs (tiered=off).
  * Prints the kernel's result and exits 0 when the run went as the mode
  * expects (exit status 3 otherwise; "kill" dies of SIGKILL). */
 #include <arrvm/arrvm.h>
@@ -28,9 +35,12 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exit";
   const int compile_fails = strcmp(mode, "fail") == 0;
   /* A private, memory-only kernel cache: every kernel is compiled here. */
+  const int background = strcmp(mode, "bgexit") == 0 || strcmp(mode, "bgclean") == 0;
   char options[4096] = "backend=cpu cache=memory trace= profile=";
+  strcat(options, background ? " tiered=on" : " tiered=off");
   if (compile_fails) strcat(options, " cc=false");
-  if (strcmp(mode, "midcompile") == 0 && argc > 2 && strlen(argv[2]) < 4000) {
+  if ((strcmp(mode, "midcompile") == 0 || strcmp(mode, "bgexit") == 0) && argc > 2 &&
+      strlen(argv[2]) < 4000) {
     strcat(options, " cc=");
     strcat(options, argv[2]);
   }
@@ -59,7 +69,8 @@ int main(int argc, char** argv) {
   printf("exit_helper %s: y[999] = %g\n", mode, y[999]);
   fflush(stdout);
   if (strcmp(mode, "kill") == 0) raise(SIGKILL);
-  if (strcmp(mode, "clean") == 0) {
+  if (strcmp(mode, "bgexit") == 0) usleep(300000); /* (the compile has started) */
+  if (strcmp(mode, "clean") == 0 || strcmp(mode, "bgclean") == 0) {
     arrvm_release(a);
     arrvm_release(b);
     arrvm_vm_destroy(vm);

@@ -35,6 +35,25 @@ run_mode exit 0
 run_mode kill 137
 run_mode fail 0
 run_mode clean 0
+run_mode bgclean 0
+
+# Tiered: _exit while the kernel compiles in the background. The compiler
+# runs on as an orphan; once it is done, nothing may be left.
+cc_dir=$(mktemp -d "${TMPDIR:-/tmp}/arrvm-workdirs-cc.XXXXXX")
+printf '#!/bin/sh\nsleep 1\nexec cc "$@"\n' >"$cc_dir/slow-cc"
+chmod +x "$cc_dir/slow-cc"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/arrvm-workdirs-test.XXXXXX")
+TMPDIR=$dir "$helper" bgexit "$cc_dir/slow-cc" 2>&1
+status=$?
+for _ in $(seq 100); do [ -z "$(ls -A "$dir")" ] && break; sleep 0.2; done
+left=$(find "$dir" -mindepth 1 | head -20)
+if [ "$status" -ne 0 ] || [ -n "$left" ]; then
+  echo "FAILED: mode bgexit: status $status (expected 0), left in TMPDIR: ${left:-nothing}"
+  failed=1
+else
+  echo "ok: mode bgexit (exit during a background compile), TMPDIR empty once the compiler finished"
+fi
+rm -rf "$dir" "$cc_dir"
 
 # Killed during a compile: the compiler runs on as an orphan; once it is
 # done, nothing may be left. The "compiler" SIGKILLs exit_helper (its

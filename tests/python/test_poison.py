@@ -52,7 +52,32 @@ def test_a_failed_compile_poisons_what_it_computes(tmp_path):
             except RuntimeError as e:
                 print('RuntimeError', str(e).splitlines()[0])
         print('host', numpy.asarray(host).tolist())
-    ''', tmp_path, ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off')
+    ''', tmp_path, ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off', ARRVM_TIERED='off')
     assert out.count('RuntimeError') == 2, out
     assert 'value' not in out, out
     assert 'host [1.0, 2.0, 3.0]' in out, out
+
+
+def test_tiered_a_failed_compile_runs_interpreted_with_a_warning(tmp_path):
+    # Tiered execution (the default): the block runs interpreted while its
+    # kernel compiles; a compile that fails leaves it interpreted for good,
+    # with NumPy's values and one warning that names the failure.
+    e = dict(os.environ)
+    e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
+    e.update(ARRVM_CACHE_DIR=str(tmp_path / 'cache'), ARRVM_BACKEND='cpu', ARRVM_CC='false')
+    e.pop('ARRVM_TIERED', None)
+    code = textwrap.dedent('''
+        import numpy, arrvm, time
+        host = arrvm.array(numpy.array([1.0, 2.0, 3.0]))
+        for step in range(40):                  # long enough for the compile to fail
+            x = host * 2 + 1
+            print('value', float(x.sum()))
+            time.sleep(0.02)
+        p = arrvm.profile()
+        print('interpreted', p['kernels']['blocks_interpreted'], 'launched', p['kernels']['launched'])
+    ''')
+    p = subprocess.run([sys.executable, '-c', code], env=e, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count('value 15.0') == 40, p.stdout
+    assert 'interpreted 40 launched 0' in p.stdout, p.stdout
+    assert p.stderr.count('its blocks run interpreted') == 1, p.stderr

@@ -553,3 +553,5 @@ def _setitem_slow(self, key, value):
 
 
 _core.set_hooks(_ufunc_slow, _getitem_slow, _setitem_slow, _np.AxisError)
+_core.set_scalar_types([_np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16,
+                        _np.uint32, _np.uint64, _np.float32, _np.float64])

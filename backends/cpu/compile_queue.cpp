@@ -1,0 +1,147 @@
+#include "backends/cpu/compile_queue.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <unordered_set>
+#include <utility>
+
+#include "vm/error.hpp"
+#include "vm/interrupt.hpp"
+
+namespace arrvm {
+
+namespace {
+
+// The live queues, stopped at exit: a VM that Python never destroys (an
+// array alive at exit holds it) must not leave compile threads running
+// while the process's static objects are destroyed.
+std::mutex g_live_mutex;
+std::unordered_set<CompileQueue*>* g_live = nullptr;
+
+void stop_live_queues() {
+  std::vector<CompileQueue*> live;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    if (g_live != nullptr) live.assign(g_live->begin(), g_live->end());
+  }
+  for (CompileQueue* q : live) q->shutdown();
+}
+
+}  // namespace
+
+CompileQueue::CompileQueue(const Config& config, int workers) : config_(config) {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    if (g_live == nullptr) {
+      g_live = new std::unordered_set<CompileQueue*>();  // (never destroyed: used at exit)
+      std::atexit(stop_live_queues);
+    }
+    g_live->insert(this);
+  }
+  if (workers < 1) workers = 1;
+  for (int w = 0; w < workers; ++w) caches_.push_back(std::make_unique<KernelCache>(config_));
+  snapshots_.resize(caches_.size());
+  for (int w = 0; w < workers; ++w) threads_.emplace_back([this, w] { work(static_cast<std::size_t>(w)); });
+}
+
+CompileQueue::~CompileQueue() {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live->erase(this);
+  }
+  shutdown();
+}
+
+void CompileQueue::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_.store(true);
+    queue_.clear();
+  }
+  wake_.notify_all();
+  done_.notify_all();
+  std::lock_guard<std::mutex> join(join_mutex_);
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+CompileQueue::State CompileQueue::poll(const std::string& id, const std::string& source,
+                                       const std::string& symbol) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    auto job = std::make_unique<Job>();
+    job->source = source;
+    job->symbol = symbol;
+    jobs_.emplace(id, std::move(job));
+    queue_.push_back(id);
+    wake_.notify_one();
+    return {};
+  }
+  return it->second->state;
+}
+
+CompileQueue::State CompileQueue::wait(const std::string& id) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) throw InternalError("compile queue: wait for a kernel never submitted");
+  Job* job = it->second.get();
+  done_.wait(lock, [&] { return job->state.done || stop_.load(); });
+  return job->state;
+}
+
+void CompileQueue::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || stop_.load(); });
+}
+
+KernelCacheStats CompileQueue::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  KernelCacheStats s;
+  for (const KernelCacheStats& w : snapshots_) {
+    s.compiled += w.compiled;
+    s.memory_hits += w.memory_hits;
+    s.disk_hits += w.disk_hits;
+    s.misses += w.misses;
+    s.corrupt += w.corrupt;
+  }
+  return s;
+}
+
+void CompileQueue::work(std::size_t index) {
+  set_thread_cancel(&stop_);  // a running compile ends at shutdown
+  KernelCache& cache = *caches_[index];
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
+    if (stop_.load()) break;
+    const std::string id = std::move(queue_.front());
+    queue_.pop_front();
+    Job* job = jobs_.at(id).get();
+    job->running = true;
+    ++busy_;
+    const uint64_t compiled_before = cache.stats().compiled;
+    lock.unlock();
+    State s;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      s.fn = cache.get(job->source, job->symbol);
+    } catch (...) {
+      s.error = std::current_exception();
+    }
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    lock.lock();
+    s.compiled = cache.stats().compiled > compiled_before;
+    snapshots_[index] = cache.stats();
+    s.done = true;
+    job->state = std::move(s);
+    job->running = false;
+    job->source.clear();  // (the state is all that is read from now on)
+    --busy_;
+    done_.notify_all();
+  }
+  set_thread_cancel(nullptr);
+}
+
+}  // namespace arrvm

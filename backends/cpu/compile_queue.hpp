@@ -1,0 +1,90 @@
+// Kernels compiled on background threads (the cpu backend's tiered
+// execution): a launch whose kernel is not compiled yet runs its block
+// interpreted (backends/ref/ref_block.hpp) while a worker compiles the
+// kernel; a later launch finds it and runs compiled. Several kernels compile
+// at once, one per worker.
+//
+// Each worker owns a KernelCache (the compiler runs under its time limit,
+// in its own process group; the disk cache is shared through the cache
+// directory as between processes). The queue is FIFO; a kernel is compiled
+// once however often it is asked for. At destruction the queued kernels
+// are dropped and a compile that is running is killed (its thread's cancel
+// flag: vm/interrupt.hpp), so that a program's exit does not wait for it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cache/kernel_cache.hpp"
+#include "vm/config.hpp"
+
+namespace arrvm {
+
+class CompileQueue {
+ public:
+  CompileQueue(const Config& config, int workers);
+  ~CompileQueue();
+  CompileQueue(const CompileQueue&) = delete;
+  CompileQueue& operator=(const CompileQueue&) = delete;
+
+  // What poll() knows of a kernel.
+  struct State {
+    bool done = false;
+    void* fn = nullptr;        // done: the kernel, or nullptr if its compile failed
+    std::exception_ptr error;  // done and failed: the BackendError
+    double seconds = 0;        // done: how long the worker took (lookup and compile)
+    bool compiled = false;     // done: the compiler ran (not a disk hit)
+  };
+
+  // The state of the kernel `source` (symbol `symbol`), known by `id` (its
+  // signature). The first call submits it; until a worker is done, `done`
+  // is false.
+  State poll(const std::string& id, const std::string& source, const std::string& symbol);
+
+  // Blocks until the kernel `id` (submitted before) is done; its state.
+  State wait(const std::string& id);
+
+  // Waits until no kernel is queued or compiling (tests; ARRVM_TIERED=wait).
+  void drain();
+
+  // The workers' kernel caches' counters, summed.
+  KernelCacheStats stats() const;
+
+  int workers() const { return static_cast<int>(threads_.size()); }
+
+  // Drops the queued kernels, kills a running compile and joins the
+  // threads (idempotent; the destructor and, for queues alive then, exit).
+  // poll() then never reports a kernel done.
+  void shutdown();
+
+ private:
+  struct Job {
+    std::string source, symbol;
+    State state;
+    bool running = false;
+  };
+  void work(std::size_t index);
+
+  Config config_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<std::string> queue_;                               // ids, oldest first
+  std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;  // every id asked for
+  std::vector<std::unique_ptr<KernelCache>> caches_;            // one per worker
+  std::vector<KernelCacheStats> snapshots_;                     // theirs after each job (under mutex_)
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+  std::mutex join_mutex_;
+  int busy_ = 0;
+};
+
+}  // namespace arrvm

@@ -1,0 +1,68 @@
+// How many threads a cpu kernel launch runs on.
+//
+// A kernel is compiled with OpenMP parallel regions when its work pays for a
+// team (kParallelWork element-statements, cpu_backend.cpp); each launch of it
+// then asks `Threads::for_launch` how many threads to start. Three things
+// decide it:
+//
+// - the cores this process may use: the CPU affinity mask, capped by a
+//   cgroup CPU quota (v2 `cpu.max`, v1 `cpu.cfs_quota_us`), or
+//   OMP_NUM_THREADS when the user sets it;
+// - the cores other processes keep busy: the number of runnable tasks of
+//   /proc/loadavg, sampled at most every kSampleSeconds. A team larger than
+//   the idle cores waits at each region's end for a thread the scheduler
+//   has not run: on a 2-core machine with 2 busy processes a 200x200
+//   elementwise loop ran 7.8 s with a team of 2 and 0.011 s on one thread
+//   (docs/architecture.md, "Threads");
+// - how long libgomp's idle threads spin before they sleep: GOMP_SPINCOUNT
+//   is set to kSpinCount when neither it nor OMP_WAIT_POLICY is set and
+//   libgomp is not loaded yet (its default, 300 000 pauses, is milliseconds
+//   of a core taken from whoever shares the machine; OMP_WAIT_POLICY=passive
+//   made the same loop 7x slower on a quiet machine: a futex wake a region).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace arrvm {
+
+class Threads {
+ public:
+  // Reads the process's cores and the user's settings; sets GOMP_SPINCOUNT
+  // (above). Call before the first kernel is loaded.
+  Threads();
+
+  // The most threads a kernel runs on (>= 1).
+  int team() const { return team_; }
+
+  // The threads for one launch of a parallel kernel: team() less the cores
+  // other processes keep busy, at least 1.
+  int for_launch();
+  // After a launch on `threads` threads: a team's threads may spin a while.
+  void ran(int threads) {
+    if (threads > 1) last_team_end_ = std::chrono::steady_clock::now();
+  }
+
+  // Test hook: the number of runnable tasks other than this one, as
+  // /proc/loadavg would give it (< 0: read /proc/loadavg again).
+  void assume_others(int others) { assumed_others_ = others; }
+
+  static constexpr int64_t kSpinCount = 2000;
+  static constexpr double kSampleSeconds = 0.02;
+
+ private:
+  int team_ = 1;
+  int free_ = 1;  // the last sample's threads
+  int assumed_others_ = -1;
+  std::chrono::steady_clock::time_point sampled_{};
+  std::chrono::steady_clock::time_point last_team_end_{};
+};
+
+// The cores this process may run on: its affinity mask, capped by a cgroup
+// CPU quota (at least 1). Exposed for tests and `arrvm bench`.
+int usable_cores();
+
+// Runnable tasks system-wide (the fourth field of /proc/loadavg), or -1.
+int runnable_tasks();
+
+}  // namespace arrvm

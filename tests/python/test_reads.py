@@ -1,0 +1,116 @@
+"""Reading one element (`x[i]`, `y[i, j]`) of an array that nothing pending
+touches reads its memory at once: NumPy's scalar of NumPy's type, no flush
+(the profile's batch count does not move, its reads_direct does). Where the
+pending batch writes the array, the read stays a lazy 0-d copy, and either
+way the value is the one NumPy gives at that point of the program. On ref
+and cpu (the host backends) and opencl (no direct reads: the lazy path)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+CODE = textwrap.dedent('''
+    import numpy as np, arrvm, os
+    direct = os.environ['ARRVM_BACKEND'] != 'opencl'
+    def counts():
+        p = arrvm.profile()
+        return p['batches'], p['transfers']['reads_direct']
+
+    ref = {}
+    for dt in ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64',
+               'float32', 'float64'):
+        n = np.arange(-12, 12).reshape(4, 6).astype(dt)
+        a = arrvm.asarray(n) + arrvm.asarray(n) * 0 if dt != 'bool' else arrvm.asarray(n) | False
+        w = (n + n * 0) if dt != 'bool' else (n | False)
+        arrvm.flush()
+        b0, r0 = counts()
+        for key in [(0, 0), (3, 5), (-1, -1), (2, -6), (1, 3)]:
+            got, want = a[key], w[key]
+            assert type(got) is type(want) if direct else got.shape == (), (dt, key, type(got), type(want))
+            assert got == want and np.asarray(got).dtype == want.dtype, (dt, key, got, want)
+        row = a[2]
+        assert row[4] == w[2][4]
+        b1, r1 = counts()
+        if direct:
+            assert b1 == b0 and r1 - r0 == 6, (dt, b0, b1, r0, r1)   # no flush, six direct reads
+        else:
+            assert r1 == r0
+    # Out of range: NumPy's IndexError, from the general path.
+    a = arrvm.arange(6.0)
+    for bad in (6, -7, (0, 0)):
+        try:
+            a[bad]
+            raise AssertionError(bad)
+        except IndexError:
+            pass
+    # A read is a value: a later write does not change it; a pending write is seen.
+    x = arrvm.arange(5.0)
+    arrvm.flush()
+    v = x[1]
+    x[1] = 7.0                  # pending
+    assert v == 1.0
+    w = x[1]                    # the batch writes x: lazy, then 7
+    assert float(w) == 7.0
+    x[2], x[3] = x[3], x[2]     # the swap
+    assert np.asarray(x).tolist() == [0.0, 7.0, 3.0, 2.0, 4.0]
+    # Views with strides and offsets, and a transposed one.
+    m = arrvm.arange(30.0).reshape(5, 6) * 2
+    arrvm.flush()
+    mt = m.T[::2]
+    nm = (np.arange(30.0).reshape(5, 6) * 2).T[::2]
+    for i in range(mt.shape[0]):
+        for j in range(mt.shape[1]):
+            assert mt[i, j] == nm[i, j] and mt[-i - 1, -j - 1] == nm[-i - 1, -j - 1]
+    # A never-written base reads as NumPy's zeros.
+    z = arrvm.zeros((3, 3))
+    assert z[1, 2] == 0.0
+    # Scalars from direct reads mix with arrays as NumPy's do.
+    s = m[1, 1] * arrvm.ones(3)
+    assert isinstance(s, arrvm.ndarray) and np.asarray(s).tolist() == [14.0] * 3
+    print('ok')
+''')
+
+
+def run(backend, tmp_path):
+    e = dict(os.environ)
+    e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
+    e['ARRVM_BACKEND'] = backend
+    e['ARRVM_CACHE_DIR'] = str(tmp_path / 'cache')
+    return subprocess.run([sys.executable, '-c', CODE], env=e, capture_output=True, text=True, timeout=600)
+
+
+def test_element_reads_host_backends(tmp_path):
+    for backend in ('ref', 'cpu'):
+        p = run(backend, tmp_path)
+        assert p.returncode == 0 and 'ok' in p.stdout, (backend, p.stdout + p.stderr)
+
+
+def test_element_reads_opencl(tmp_path):
+    p = run('opencl', tmp_path)
+    assert p.returncode == 0 and 'ok' in p.stdout, p.stdout + p.stderr
+
+
+def test_element_read_of_a_poisoned_array_raises(tmp_path):
+    code = textwrap.dedent('''
+        import numpy, arrvm
+        host = arrvm.array(numpy.array([1.0, 2.0, 3.0]))  # from the host: no kernel
+        x = host * 2 + 1                                    # needs a kernel that fails to compile
+        arrvm.flush()
+        for attempt in range(2):                            # never the zeros in its memory
+            try:
+                print('value', float(x[0]))
+            except RuntimeError as e:
+                print('RuntimeError')
+        print('host', host[1])
+    ''')
+    e = dict(os.environ)
+    e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
+    e.update(ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off', ARRVM_CACHE_DIR=str(tmp_path / 'cache'),
+             ARRVM_TIERED='off')  # (tiered, the block would run interpreted: no poison)
+    p = subprocess.run([sys.executable, '-c', code], env=e, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count('RuntimeError') == 2 and 'value' not in p.stdout, p.stdout
+    assert 'host 2.0' in p.stdout, p.stdout

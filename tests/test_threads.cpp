@@ -1,0 +1,153 @@
+// How many threads a cpu kernel runs on (backends/cpu/threads.hpp): the
+// team follows OMP_NUM_THREADS or the process's cores, a launch gets the
+// team less the cores other processes keep busy (at least one), libgomp's
+// spin is bounded unless the user chose a wait policy; and the kernels give
+// ref's values whatever team runs them (a team larger than the cores too).
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <arrvm/arrvm.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/threads.hpp"
+#include "tests/cpu_test_util.hpp"
+
+namespace {
+
+// Sets an environment variable for a scope (restored after).
+class EnvVar {
+ public:
+  EnvVar(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~EnvVar() {
+    if (had_) {
+      ::setenv(name_, old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  EnvVar(const EnvVar&) = delete;
+  EnvVar& operator=(const EnvVar&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+int affinity_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(sched_getaffinity(0, sizeof(set), &set) == 0);
+  return CPU_COUNT(&set);
+}
+
+}  // namespace
+
+TEST_CASE("the team is the process's cores, or OMP_NUM_THREADS") {
+  const int cores = arrvm::usable_cores();
+  CHECK(cores >= 1);
+  CHECK(cores <= affinity_count());
+  {
+    EnvVar unset("OMP_NUM_THREADS", nullptr);
+    CHECK(arrvm::Threads().team() == cores);
+  }
+  {
+    EnvVar three("OMP_NUM_THREADS", "3");
+    CHECK(arrvm::Threads().team() == 3);
+  }
+  {
+    EnvVar list("OMP_NUM_THREADS", "5,2");  // OpenMP's nested list: the first level's
+    CHECK(arrvm::Threads().team() == 5);
+  }
+  {
+    EnvVar bad("OMP_NUM_THREADS", "zero");
+    CHECK(arrvm::Threads().team() == cores);
+  }
+}
+
+TEST_CASE("a launch gets the team less the cores others keep busy, at least one") {
+  EnvVar four("OMP_NUM_THREADS", "4");
+  arrvm::Threads t;
+  REQUIRE(t.team() == 4);
+  const std::vector<std::pair<int, int>> cases = {{0, 4}, {1, 3}, {3, 1}, {4, 1}, {9, 1}};
+  for (const auto& [others, threads] : cases) {
+    t.assume_others(others);
+    CHECK(t.for_launch() == threads);
+  }
+  EnvVar one("OMP_NUM_THREADS", "1");
+  arrvm::Threads single;
+  single.assume_others(0);
+  CHECK(single.for_launch() == 1);
+}
+
+TEST_CASE("/proc/loadavg's runnable count includes this thread") {
+  const int running = arrvm::runnable_tasks();
+  if (running < 0) {
+    MESSAGE("no /proc/loadavg here: the launch decision assumes an idle machine");
+  } else {
+    CHECK(running >= 1);
+  }
+}
+
+TEST_CASE("libgomp's spin is bounded unless the user chose a wait policy") {
+  EnvVar no_policy("OMP_WAIT_POLICY", nullptr);
+  EnvVar no_spin("GOMP_SPINCOUNT", nullptr);
+  void* gomp = ::dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  arrvm::Threads t;
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  if (gomp == nullptr) {  // (ctest runs this file alone: nothing loaded libgomp yet)
+    REQUIRE(spin != nullptr);
+    CHECK(std::string(spin) == std::to_string(arrvm::Threads::kSpinCount));
+  } else {  // libgomp read its environment already: setting it now would only mislead
+    ::dlclose(gomp);
+    CHECK(spin == nullptr);
+  }
+  {
+    EnvVar active("OMP_WAIT_POLICY", "active");
+    EnvVar unset("GOMP_SPINCOUNT", nullptr);
+    arrvm::Threads u;
+    CHECK(std::getenv("GOMP_SPINCOUNT") == nullptr);  // the user's policy stands
+  }
+}
+
+TEST_CASE("kernels give ref's values on any team, larger than the cores too") {
+  cputest::TempDir dir;
+  std::vector<std::vector<double>> results;
+  for (const char* team : {"1", "2", "3", "7"}) {
+    EnvVar t("OMP_NUM_THREADS", team);
+    for (const char* backend : {"ref", "cpu"}) {
+      arrvm::Vm vm({{"backend", backend}, {"cache_dir", dir.path()}});
+      using arrvm::Array;
+      // Parallel kernels: elementwise, a reduction of rows, a full sum and a scan.
+      const Array x = Array::arange(0.0, 300000.0, 1.0, arrvm::DType::Float64, vm) * 0.5;
+      const Array m = (x * x + 1.0).reshape({600, 500});
+      std::vector<double> v = m.sum(1).to_vector<double>();
+      v.push_back(x.sum().to_vector<double>()[0]);
+      const std::vector<double> c = (x * 1e-3).cumsum().to_vector<double>();
+      v.insert(v.end(), c.begin(), c.end());
+      results.push_back(v);
+    }
+  }
+  double worst = 0;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    REQUIRE(results[i].size() == results[0].size());
+    for (std::size_t k = 0; k < results[0].size(); ++k) {
+      const double d = std::fabs(results[i][k] - results[0][k]) / std::max(1.0, std::fabs(results[0][k]));
+      worst = std::max(worst, d);
+    }
+  }
+  // Sums may associate differently per team: within a few ulp of ref.
+  CHECK(worst < 1e-12);
+}

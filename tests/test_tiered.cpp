@@ -1,0 +1,127 @@
+// Tiered execution on the cpu backend (ARRVM_TIERED, backends/cpu/
+// compile_queue.hpp): a block whose kernel is still compiling runs
+// interpreted, with ref's values, and the compiled kernel takes over once
+// it is ready; a kernel that fails to compile stays interpreted; a VM
+// destroyed while a compile runs does not wait for it; many kernels
+// compile on the queue's workers, each once.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <arrvm/arrvm.hpp>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/runtime.hpp"
+#include "tests/cpu_test_util.hpp"
+#include "vm/profile.hpp"
+
+namespace {
+
+using arrvm::Array;
+using arrvm::DType;
+
+// An executable shell script `name` in `dir` running `body`.
+std::string script(const cputest::TempDir& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// A step of a small program: three kernels' worth (elementwise, a reduction
+// over rows, a scan), its values as float64.
+std::vector<double> step(const arrvm::Vm& vm, int i) {
+  const Array x = Array::arange(0.0, 6000.0, 1.0, DType::Float64, vm).reshape({60, 100}) * (0.001 * (i + 1));
+  const Array y = arrvm::sqrt(x * x + 1.0) - x;
+  std::vector<double> v = y.sum(1).to_vector<double>();
+  const std::vector<double> c = (y.reshape({6000}) * 0.5).cumsum().to_vector<double>();
+  v.insert(v.end(), c.begin(), c.end());
+  return v;
+}
+
+arrvm::Vm::Options tiered(const cputest::TempDir& dir, const std::string& cc) {
+  return {{"backend", "cpu"}, {"tiered", "on"}, {"cache_dir", dir.path()}, {"cc", cc}, {"log", "off"}};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "tiered: blocks run interpreted while their kernels compile, then compiled; ref's values throughout") {
+  cputest::TempDir dir;
+  const std::string slow = script(dir, "slow-cc", "sleep 1; exec cc \"$@\"");
+  const arrvm::Vm ref({{"backend", "ref"}});
+  const arrvm::Vm cpu(tiered(dir, slow));
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> want = step(ref, 0);
+  const std::vector<double> first = step(cpu, 0);
+  CHECK(seconds_since(start) < 1.0);  // nothing waited for the compiler's second
+  const arrvm::Profile& p = cpu.runtime().profile();
+  CHECK(p.blocks_interpreted > 0);
+  CHECK(p.kernels_launched == 0);
+  REQUIRE(first.size() == want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) CHECK(first[k] == want[k]);  // the interpreter is ref's
+  // Later steps find the kernels compiled (the compiles run 1 s each, on the workers).
+  int i = 1;
+  while (p.kernels_launched == 0 && seconds_since(start) < 60) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::vector<double> got = step(cpu, i);
+    const std::vector<double> expect = step(ref, i);
+    for (std::size_t k = 0; k < expect.size(); ++k)
+      CHECK(got[k] == doctest::Approx(expect[k]).epsilon(1e-12));
+    ++i;
+  }
+  CHECK(p.kernels_launched > 0);
+  CHECK(p.kernels_compiled > 0);
+  CHECK(p.compile_background_s > 0.9);
+  const uint64_t compiled = p.kernels_compiled;
+  for (int r = 0; r < 3; ++r) step(cpu, r);
+  CHECK(p.kernels_compiled == compiled);  // each kernel compiled once
+}
+
+TEST_CASE("tiered: a kernel that fails to compile stays interpreted, with ref's values") {
+  cputest::TempDir dir;
+  const arrvm::Vm ref({{"backend", "ref"}});
+  const arrvm::Vm cpu(tiered(dir, "false"));
+  const auto start = std::chrono::steady_clock::now();
+  const arrvm::Profile& p = cpu.runtime().profile();
+  for (int i = 0; i < 30 && seconds_since(start) < 60; ++i) {
+    const std::vector<double> got = step(cpu, i), want = step(ref, i);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) CHECK(got[k] == want[k]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(p.kernels_launched == 0);
+  CHECK(p.kernels_compiled == 0);
+  CHECK(p.blocks_interpreted >= 30);
+}
+
+TEST_CASE("tiered: destroying the VM does not wait for a compile that runs") {
+  cputest::TempDir dir;
+  const std::string hang = script(dir, "hang-cc", "sleep 600");
+  const auto start = std::chrono::steady_clock::now();
+  {
+    const arrvm::Vm cpu(tiered(dir, hang));
+    const std::vector<double> v = (Array::full({1000}, 2.0, DType::Float64, cpu) * 3.0).to_vector<double>();
+    CHECK(v[999] == 6.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the compile is running
+  }
+  CHECK(seconds_since(start) < 10.0);
+}
+
+TEST_CASE("tiered: ARRVM_TIERED=off waits for each kernel (the synchronous contract)") {
+  cputest::TempDir dir;
+  const arrvm::Vm cpu({{"backend", "cpu"}, {"tiered", "off"}, {"cache_dir", dir.path()}});
+  step(cpu, 0);
+  const arrvm::Profile& p = cpu.runtime().profile();
+  CHECK(p.blocks_interpreted == 0);
+  CHECK(p.kernels_launched > 0);
+  CHECK(p.kernels_compiled > 0);
+}
