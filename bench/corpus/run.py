@@ -64,8 +64,9 @@ def spawn(name, size, repeat, arrvm, env=None):
             os.path.abspath(__file__), '_child', name, size, str(repeat), out.name]
         e = dict(os.environ)
         if arrvm:
-            e['PYTHONPATH'] = os.pathsep.join(p for p in [os.path.join(ROOT, 'build', 'python'),
-                                                           e.get('PYTHONPATH', '')] if p)
+            # (a PYTHONPATH given first: a build directory of one's own)
+            e['PYTHONPATH'] = os.pathsep.join(p for p in [e.get('PYTHONPATH', ''),
+                                                           os.path.join(ROOT, 'build', 'python')] if p)
         e.update(env or {})
         p = subprocess.run(cmd, env=e, capture_output=True, text=True)
         if p.returncode != 0:
