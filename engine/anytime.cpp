@@ -49,9 +49,12 @@ void AnytimeWorker::wait_idle() {
   idle_.wait(lock, [this] { return jobs_.empty() && !running_job_; });
 }
 
-void AnytimeWorker::stop() {
+void AnytimeWorker::stop(double grace) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (grace > 0 && !stopping_ && thread_.joinable())
+      idle_.wait_for(lock, std::chrono::duration<double>(grace),
+                     [this] { return jobs_.empty() && !running_job_; });
     stopping_ = true;
     jobs_.clear();
     wake_.notify_all();

@@ -61,9 +61,10 @@ class AnytimeWorker {
   // Blocks until nothing is queued or running (tests, benchmarks).
   void wait_idle();
 
-  // Drops the queued jobs and waits for the running one; later submits are
-  // refused. Results already finished stay available to take_results.
-  void stop();
+  // Gives the queued and running jobs up to `grace` seconds, then drops the
+  // queued ones and waits for the running one; later submits are refused.
+  // Results already finished stay available to take_results.
+  void stop(double grace = 0);
 
  private:
   void run();

@@ -179,6 +179,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.compile_timeout = parse_seconds(label, value);
   } else if (name == "tiered") {
     c.tiered = parse_on_off(label, value);
+  } else if (name == "background_grace") {
+    c.background_grace = parse_seconds(label, value);
   } else {
     throw Error("configuration: unknown option '" + name + "'");
   }
@@ -229,6 +231,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_MEM_LIMIT", "mem_limit"},
       {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
       {"ARRVM_TIERED", "tiered"},
+      {"ARRVM_BACKGROUND_GRACE", "background_grace"},
   };
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
@@ -277,6 +280,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
       {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
       {"ARRVM_TIERED", tiered ? "on" : "off"},
+      {"ARRVM_BACKGROUND_GRACE", std::to_string(background_grace)},
   };
 }
 

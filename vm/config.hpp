@@ -108,6 +108,11 @@ struct Config {
   // defaults to on; a Config built by hand (tests of the kernels, the
   // benchmarks' timed runs) to off, which is deterministic.
   bool tiered = false;
+  // ARRVM_BACKGROUND_GRACE: seconds the end of a VM (or of the process)
+  // waits for the background work still running or queued (tiered
+  // compiles, anytime fusion) so that the next run finds its kernels and
+  // partitions in the disk caches; the rest is dropped (0: none).
+  double background_grace = 2.0;
 
   CacheMode merge_cache_mode() const { return merge_cache.value_or(cache); }
 

@@ -20,7 +20,11 @@ void set_interrupt_hook(bool (*check)()) {
 }
 
 bool interrupt_requested() {
-  if (t_cancel != nullptr && t_cancel->load(std::memory_order_relaxed)) return true;
+  // A thread with a cancel flag (a compile worker) answers by it alone: the
+  // registered check is the frontend's (Python's signal handlers), for the
+  // thread that runs flushes, and may not be called once the interpreter
+  // is finalizing (a worker compiling at exit crashed in it).
+  if (t_cancel != nullptr) return t_cancel->load(std::memory_order_relaxed);
   bool (*check)() = g_check.load(std::memory_order_relaxed);
   return check != nullptr && check();
 }

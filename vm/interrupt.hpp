@@ -20,8 +20,8 @@ void set_interrupt_hook(bool (*check)());
 // Throws InterruptedError if the registered check reports an interrupt.
 void check_interrupt();
 
-// Whether the registered check reports an interrupt (false without one),
-// or this thread's cancel flag is set.
+// Whether the registered check reports an interrupt (false without one);
+// on a thread with a cancel flag, whether the flag is set (only that).
 bool interrupt_requested();
 
 // A flag that stops what this thread waits for (the compiler it runs) as an

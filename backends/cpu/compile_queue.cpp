@@ -24,7 +24,7 @@ void stop_live_queues() {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     if (g_live != nullptr) live.assign(g_live->begin(), g_live->end());
   }
-  for (CompileQueue* q : live) q->shutdown();
+  for (CompileQueue* q : live) q->shutdown(q->grace());
 }
 
 }  // namespace
@@ -49,12 +49,16 @@ CompileQueue::~CompileQueue() {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     g_live->erase(this);
   }
-  shutdown();
+  shutdown(config_.background_grace);
 }
 
-void CompileQueue::shutdown() {
+void CompileQueue::shutdown(double grace) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (grace > 0 && !stop_.load()) {
+      done_.wait_for(lock, std::chrono::duration<double>(grace),
+                     [&] { return queue_.empty() && busy_ == 0; });
+    }
     stop_.store(true);
     queue_.clear();
   }

@@ -7,9 +7,11 @@
 // Each worker owns a KernelCache (the compiler runs under its time limit,
 // in its own process group; the disk cache is shared through the cache
 // directory as between processes). The queue is FIFO; a kernel is compiled
-// once however often it is asked for. At destruction the queued kernels
-// are dropped and a compile that is running is killed (its thread's cancel
-// flag: vm/interrupt.hpp), so that a program's exit does not wait for it.
+// once however often it is asked for. At destruction (and at exit) the
+// compiles get ARRVM_BACKGROUND_GRACE seconds to finish, so that the next run
+// finds them in the disk cache; then the queued kernels are dropped and a
+// compile that is running is killed (its thread's cancel flag:
+// vm/interrupt.hpp): a program's exit waits that long at most.
 #pragma once
 
 #include <atomic>
@@ -60,11 +62,14 @@ class CompileQueue {
   KernelCacheStats stats() const;
 
   int workers() const { return static_cast<int>(threads_.size()); }
+  double grace() const { return config_.background_grace; }
 
-  // Drops the queued kernels, kills a running compile and joins the
-  // threads (idempotent; the destructor and, for queues alive then, exit).
-  // poll() then never reports a kernel done.
-  void shutdown();
+  // Gives the queued and running compiles up to `grace` seconds to finish
+  // (into the disk cache, for the next run), then drops the queued ones,
+  // kills a running compile and joins the threads (idempotent; the
+  // destructor and, for queues alive then, exit). poll() then never
+  // reports a kernel done.
+  void shutdown(double grace);
 
  private:
   struct Job {

@@ -448,7 +448,7 @@ class CpuBackend final : public Backend {
         memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
         return reinterpret_cast<KernelFn>(fn);
       }
-      pending_.insert(signature);
+      pending_[signature] = source.find("omp declare simd") != std::string::npos;
       return take(signature, queue_->poll(signature, source, name), k, parallel, inner);
     }
     const auto start = std::chrono::steady_clock::now();
@@ -491,6 +491,7 @@ class CpuBackend final : public Backend {
   KernelFn take(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
                 bool parallel, int64_t inner) {
     if (!st.done) return nullptr;
+    const bool vector_declarations = pending_[signature];
     pending_.erase(signature);
     Profile& p = profile();
     p.compile_background_s += st.seconds;
@@ -514,7 +515,7 @@ class CpuBackend final : public Backend {
     } catch (const std::exception& e) {
       what = e.what();
     }
-    if (!vector_functions_.empty() && signature.back() == 'v') {
+    if (!vector_functions_.empty() && vector_declarations) {
       logger().warn(
           "cpu: a kernel with vector math calls did not compile ({}); scalar libm calls from now on",
           what.substr(0, what.find('\n')));
@@ -543,7 +544,8 @@ class CpuBackend final : public Backend {
   // (by signature), those that failed (interpreted for good), and the
   // seconds they compiled.
   std::unique_ptr<CompileQueue> queue_;
-  std::unordered_set<std::string> pending_, failed_;
+  std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
+  std::unordered_set<std::string> failed_;
   double compiled_s_ = 0;
   bool memoize_;
   bool row_fusion_;                                 // ARRVM_ROW_FUSION

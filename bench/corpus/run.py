@@ -18,7 +18,10 @@ TOLERANCE on estimates instead, since arrvm's stream is not NumPy's).
 
 Times are of `main()` and the conversion of its result, in the child (the
 interpreter's start and imports excluded); "cold" is the first call in a
-process whose ARRVM_CACHE_DIR is empty. `arrvm bench --corpus` runs
+process whose ARRVM_CACHE_DIR is empty. "np proc" and "cold pr" are whole
+processes (start, imports, the call, and for arrvm the end of the VM, which
+waits up to ARRVM_BACKGROUND_GRACE for background compiles), NumPy's of its
+first repetition. `arrvm bench --corpus` runs
 `run.py bench`.
 """
 import json
@@ -68,12 +71,15 @@ def spawn(name, size, repeat, arrvm, env=None):
             e['PYTHONPATH'] = os.pathsep.join(p for p in [e.get('PYTHONPATH', ''),
                                                            os.path.join(ROOT, 'build', 'python')] if p)
         e.update(env or {})
+        start = time.perf_counter()
         p = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        wall = time.perf_counter() - start
         if p.returncode != 0:
             raise RuntimeError('%s (%s) exited %d:\n%s' % (name, 'arrvm' if arrvm else 'numpy', p.returncode,
                                                            p.stderr[-3000:]))
         with open(out.name) as f:
             record = json.load(f)
+        record['wall'] = wall
         if (record['module'] == 'arrvm') != arrvm:
             raise RuntimeError('%s ran on %s, not %s' % (name, record['module'], 'arrvm' if arrvm else 'numpy'))
         return record
@@ -116,8 +122,8 @@ def bench(names, size, repeat, load):
     try:
         print('# corpus, size %s, best of %d, %d busy processes beside, %d cores' %
               (size, repeat, load, len(os.sched_getaffinity(0))))
-        print('%-20s %9s %9s %9s %9s %7s %7s %7s' % ('program', 'numpy s', 'cold s', 'warm s', '1thr s',
-                                                    'warm x', 'cold x', 'def/1t'))
+        print('%-20s %8s %8s %8s %8s %8s %8s %6s %6s %6s' % ('program', 'numpy s', 'np proc', 'cold s', 'cold pr',
+                                                           'warm s', '1thr s', 'warm x', 'cold x', 'def/1t'))
         for name in names:
             with tempfile.TemporaryDirectory() as cache:
                 env = {'ARRVM_CACHE_DIR': cache}
@@ -132,8 +138,8 @@ def bench(names, size, repeat, load):
             n, c, w, o = min(ref['times']), cold['times'][0], min(warm['times']), min(one['times'])
             ok = agree(ref['result'], warm['result'], ref['tolerance'])
             rows.append(dict(name=name, numpy=n, cold=c, warm=w, one=o, ok=ok))
-            print('%-20s %9.4f %9.4f %9.4f %9.4f %7.2f %7.2f %7.2f%s' % (name, n, c, w, o, n / w, n / c, w / o,
-                                                                       '' if ok else '  MISMATCH'),
+            print('%-20s %8.4f %8.3f %8.4f %8.3f %8.4f %8.4f %6.2f %6.2f %6.2f%s' % (
+                name, n, ref['wall'], c, cold['wall'], w, o, n / w, n / c, w / o, '' if ok else '  MISMATCH'),
                   flush=True)
     finally:
         for p in loaders:
