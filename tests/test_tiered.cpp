@@ -125,3 +125,19 @@ TEST_CASE("tiered: ARRVM_TIERED=off waits for each kernel (the synchronous contr
   CHECK(p.kernels_launched > 0);
   CHECK(p.kernels_compiled > 0);
 }
+
+TEST_CASE("tiered: a launch too big to interpret waits for its kernel") {
+  cputest::TempDir dir;
+  const std::string slow = script(dir, "slow-cc", "sleep 1; exec cc \"$@\"");
+  const arrvm::Vm cpu(tiered(dir, slow));
+  const arrvm::Profile& p = cpu.runtime().profile();
+  const auto start = std::chrono::steady_clock::now();
+  // 2^23 elements of an elementwise chain: past the 2^22 element-statements
+  // that the interpreter takes on.
+  const Array x = Array::arange(0.0, 8388608.0, 1.0, DType::Float64, cpu);
+  const std::vector<double> y = ((x * 2.0 + 1.0) * 0.5).to_vector<double>();
+  CHECK(seconds_since(start) > 0.9);  // it waited for the slow compiler
+  CHECK(p.kernels_launched > 0);
+  REQUIRE(y.size() == 8388608u);
+  for (std::size_t i = 0; i < y.size(); i += 4099) CHECK(y[i] == static_cast<double>(i) + 0.5);
+}

@@ -86,18 +86,14 @@ CompileQueue::State CompileQueue::poll(const std::string& id, const std::string&
   return it->second->state;
 }
 
-CompileQueue::State CompileQueue::wait(const std::string& id) {
+CompileQueue::State CompileQueue::wait(const std::string& id, double seconds) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) throw InternalError("compile queue: wait for a kernel never submitted");
   Job* job = it->second.get();
-  done_.wait(lock, [&] { return job->state.done || stop_.load(); });
+  done_.wait_for(lock, std::chrono::duration<double>(seconds),
+                 [&] { return job->state.done || stop_.load(); });
   return job->state;
-}
-
-void CompileQueue::drain() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || stop_.load(); });
 }
 
 KernelCacheStats CompileQueue::stats() const {

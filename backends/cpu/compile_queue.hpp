@@ -52,17 +52,16 @@ class CompileQueue {
   // is false.
   State poll(const std::string& id, const std::string& source, const std::string& symbol);
 
-  // Blocks until the kernel `id` (submitted before) is done; its state.
-  State wait(const std::string& id);
-
-  // Waits until no kernel is queued or compiling (tests; ARRVM_TIERED=wait).
-  void drain();
+  // Blocks until the kernel `id` (submitted before) is done, or `seconds`
+  // passed, or the queue stopped; its state then.
+  State wait(const std::string& id, double seconds);
 
   // The workers' kernel caches' counters, summed.
   KernelCacheStats stats() const;
 
   int workers() const { return static_cast<int>(threads_.size()); }
   double grace() const { return config_.background_grace; }
+  bool stopped() const { return stop_.load(); }
 
   // Gives the queued and running compiles up to `grace` seconds to finish
   // (into the disk cache, for the next run), then drops the queued ones,

@@ -224,7 +224,11 @@ class CpuBackend final : public Backend {
           profile(), nullptr, "interpreted", "kernel",
           {{"block", static_cast<int64_t>(index)}, {"instructions", static_cast<int64_t>(block.size())}});
       ++profile().blocks_interpreted;
+      const auto start = std::chrono::steady_clock::now();
       ref::run_block(batch, block, memory_, lengths_);
+      if (!last_pending_.empty())
+        interpreted_s_[last_pending_] +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return;
     }
     if (!e->b.kept.empty()) check_empty_classes(batch, block);
@@ -292,9 +296,10 @@ class CpuBackend final : public Backend {
   bool launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache,
               std::size_t index, std::size_t size) {
     const codegen::LoopKernel& k = b->kernel;
-    const bool parallel = work(k, b->shape.product()) >= kParallelWork;
+    const int64_t w = work(k, b->shape.product());
+    const bool parallel = w >= kParallelWork;
     if (*fn_cache == nullptr || !memoize_) {
-      *fn_cache = kernel_for(k, parallel, fixed_inner(*b));
+      *fn_cache = kernel_for(k, parallel, fixed_inner(*b), w);
       if (*fn_cache == nullptr) return false;
     } else {
       ++memo_hits_;
@@ -405,7 +410,8 @@ class CpuBackend final : public Backend {
   // (CDialect::serial): a kernel launched at both sizes is compiled twice,
   // one launched at one size (nearly all) once. `inner` > 0: for that
   // innermost extent only (CDialect::inner_extent).
-  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner) {
+  // `work`: the launch's (tiered: a block too big to interpret waits for its kernel).
+  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0) {
     std::string signature;
     {
       ScopedTimer t(&profile().codegen_s);
@@ -424,7 +430,7 @@ class CpuBackend final : public Backend {
     }
     if (queue_ && failed_.count(signature) != 0) return nullptr;
     if (queue_ && pending_.count(signature) != 0)
-      return take(signature, queue_->poll(signature, "", ""), k, parallel, inner);
+      return pending(signature, queue_->poll(signature, "", ""), k, parallel, inner, work);
     const std::string name = "arrvm_kernel";
     std::string source;
     {
@@ -449,7 +455,7 @@ class CpuBackend final : public Backend {
         return reinterpret_cast<KernelFn>(fn);
       }
       pending_[signature] = source.find("omp declare simd") != std::string::npos;
-      return take(signature, queue_->poll(signature, source, name), k, parallel, inner);
+      return pending(signature, queue_->poll(signature, source, name), k, parallel, inner, work);
     }
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -481,6 +487,31 @@ class CpuBackend final : public Backend {
     }
     if (memoize_) memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
     return reinterpret_cast<KernelFn>(fn);
+  }
+
+  // A kernel on the compile queue: its state taken (take) if done; else
+  // nullptr (the block runs interpreted) unless interpreting costs more
+  // than waiting: a launch of more than kInterpretWork element-statements
+  // (ref's loops run ~1-3 ns each: a matmul's 10^9 would take seconds), or
+  // a kernel whose blocks have run interpreted for kInterpretSeconds in all
+  // (as in ski rental: after paying about a compile's time, buy it). Then
+  // it waits for the compile.
+  KernelFn pending(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
+                   bool parallel, int64_t inner, int64_t work) {
+    last_pending_.clear();
+    if (st.done) return take(signature, st, k, parallel, inner);
+    const auto it = interpreted_s_.find(signature);
+    if (work > kInterpretWork || (it != interpreted_s_.end() && it->second > kInterpretSeconds)) {
+      ScopedSpan t(profile(), &profile().compile_s, "compile wait");
+      CompileQueue::State done = queue_->wait(signature, 0.05);
+      while (!done.done && !queue_->stopped()) {
+        check_interrupt();  // (Ctrl-C while waiting, as while a compiler runs)
+        done = queue_->wait(signature, 0.05);
+      }
+      return take(signature, done, k, parallel, inner);
+    }
+    last_pending_ = signature;
+    return nullptr;
   }
 
   // What a poll of the compile queue gives for `signature`: the kernel once
@@ -546,6 +577,11 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CompileQueue> queue_;
   std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
   std::unordered_set<std::string> failed_;
+  std::unordered_map<std::string, double>
+      interpreted_s_;         // seconds each pending kernel's blocks ran interpreted
+  std::string last_pending_;  // the kernel the block being interpreted waits for
+  static constexpr int64_t kInterpretWork = int64_t{1} << 22;
+  static constexpr double kInterpretSeconds = 0.2;
   double compiled_s_ = 0;
   bool memoize_;
   bool row_fusion_;                                 // ARRVM_ROW_FUSION

@@ -20,8 +20,8 @@ Times are of `main()` and the conversion of its result, in the child (the
 interpreter's start and imports excluded); "cold" is the first call in a
 process whose ARRVM_CACHE_DIR is empty. "np proc" and "cold pr" are whole
 processes (start, imports, the call, and for arrvm the end of the VM, which
-waits up to ARRVM_BACKGROUND_GRACE for background compiles), NumPy's of its
-first repetition. `arrvm bench --corpus` runs
+waits up to ARRVM_BACKGROUND_GRACE for background compiles); for NumPy the
+process less its later repetitions. `arrvm bench --corpus` runs
 `run.py bench`.
 """
 import json
@@ -139,7 +139,8 @@ def bench(names, size, repeat, load):
             ok = agree(ref['result'], warm['result'], ref['tolerance'])
             rows.append(dict(name=name, numpy=n, cold=c, warm=w, one=o, ok=ok))
             print('%-20s %8.4f %8.3f %8.4f %8.3f %8.4f %8.4f %6.2f %6.2f %6.2f%s' % (
-                name, n, ref['wall'], c, cold['wall'], w, o, n / w, n / c, w / o, '' if ok else '  MISMATCH'),
+                name, n, ref['wall'] - sum(ref['times'][1:]), c, cold['wall'], w, o, n / w, n / c, w / o,
+                '' if ok else '  MISMATCH'),
                   flush=True)
     finally:
         for p in loaders:
