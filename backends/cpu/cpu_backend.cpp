@@ -8,14 +8,12 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "backends/c_printer.hpp"
-#include "backends/cpu/compile_queue.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/threads.hpp"
-#include "backends/cpu/vector_math.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
 #include "backends/ref/ref_block.hpp"
@@ -27,8 +25,6 @@
 namespace arrvm {
 
 namespace {
-
-using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
 
 // Below this much work (elements x statements) a parallel region costs more
 // than it saves; above it, how many threads run is Threads::for_launch's.
@@ -46,15 +42,10 @@ constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
-      : cache_(config),
+      : kernels_(config, std::min(4, threads_.team())),
         memoize_(config.cache != CacheMode::Off),
-        row_fusion_(config.row_fusion),
-        vector_functions_(config.vector_math ? vector_math_functions() : std::vector<std::string>{}),
-        cache_dir_(cache_.dir()) {
+        row_fusion_(config.row_fusion) {
     memory_.limit(config.mem_limit);
-    // Tiered execution (ARRVM_TIERED): kernels compile on threads of their own.
-    if (config.tiered && memoize_)
-      queue_ = std::make_unique<CompileQueue>(config, std::min(4, threads_.team()));
   }
 
   std::string name() const override { return "cpu"; }
@@ -169,16 +160,7 @@ class CpuBackend final : public Backend {
 
   BackendStats stats() const override {
     CpuBackendStats s = stats_;
-    s.cache = cache_.stats();
-    if (queue_) {
-      const KernelCacheStats q = queue_->stats();
-      s.cache.compiled += q.compiled;
-      s.cache.memory_hits += q.memory_hits;
-      s.cache.disk_hits += q.disk_hits;
-      s.cache.misses += q.misses;
-      s.cache.corrupt += q.corrupt;
-    }
-    s.cache.memory_hits += memo_hits_;
+    s.cache = kernels_.stats();
     return {"cpu",
             {{"kernels_compiled", s.cache.compiled},
              {"kernel_cache_memory_hits", s.cache.memory_hits},
@@ -226,9 +208,7 @@ class CpuBackend final : public Backend {
       ++profile().blocks_interpreted;
       const auto start = std::chrono::steady_clock::now();
       ref::run_block(batch, block, memory_, lengths_);
-      if (!last_pending_.empty())
-        interpreted_s_[last_pending_] +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      kernels_.interpreted(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       return;
     }
     if (!e->b.kept.empty()) check_empty_classes(batch, block);
@@ -299,11 +279,10 @@ class CpuBackend final : public Backend {
     const int64_t w = work(k, b->shape.product());
     const bool parallel = w >= kParallelWork;
     if (*fn_cache == nullptr || !memoize_) {
-      *fn_cache = kernel_for(k, parallel, fixed_inner(*b), w);
+      *fn_cache = kernels_.get(k, parallel, fixed_inner(*b), w, profile());
       if (*fn_cache == nullptr) return false;
     } else {
-      ++memo_hits_;
-      ++profile().kernel_cache_hits;
+      kernels_.memo_hit(profile());
     }
     const KernelFn fn = *fn_cache;
     // Scratch kept across launches: no heap allocation per launch.
@@ -404,192 +383,12 @@ class CpuBackend final : public Backend {
     return inner;
   }
 
-  // The compiled kernel of `k`: from the memo by its signature, else printed
-  // and fetched from the kernel cache (memory, disk, or the compiler).
-  // `parallel`: with its OpenMP parallel regions, else printed without them
-  // (CDialect::serial): a kernel launched at both sizes is compiled twice,
-  // one launched at one size (nearly all) once. `inner` > 0: for that
-  // innermost extent only (CDialect::inner_extent).
-  // `work`: the launch's (tiered: a block too big to interpret waits for its kernel).
-  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0) {
-    std::string signature;
-    {
-      ScopedTimer t(&profile().codegen_s);
-      signature = k.signature();
-      signature += parallel ? 'p' : 's';
-      if (inner > 0) signature += std::to_string(inner);
-      if (!vector_functions_.empty()) signature += 'v';
-    }
-    if (memoize_) {
-      auto it = memo_.find(signature);
-      if (it != memo_.end()) {
-        ++memo_hits_;
-        ++profile().kernel_cache_hits;
-        return it->second;
-      }
-    }
-    if (queue_ && failed_.count(signature) != 0) return nullptr;
-    if (queue_ && pending_.count(signature) != 0)
-      return pending(signature, queue_->poll(signature, "", ""), k, parallel, inner, work);
-    const std::string name = "arrvm_kernel";
-    std::string source;
-    {
-      ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      codegen::CDialect dialect;
-      dialect.chunked_random = true;  // loop_schedule keeps random's loops off omp simd
-      dialect.serial = !parallel;
-      dialect.inner_extent = inner;
-      dialect.vector_functions = vector_functions_;
-      source = codegen::CPrinter(dialect).print(k, name);
-    }
-    const KernelCacheStats before = cache_.stats();
-    void* fn = nullptr;
-    if (queue_) {  // tiered: found in memory or on disk now, else compiled by a worker
-      {
-        ScopedSpan t(profile(), &profile().compile_s, "compile");
-        fn = cache_.find(source, name);
-      }
-      account(before);
-      if (fn != nullptr) {
-        memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
-        return reinterpret_cast<KernelFn>(fn);
-      }
-      pending_[signature] = source.find("omp declare simd") != std::string::npos;
-      return pending(signature, queue_->poll(signature, source, name), k, parallel, inner, work);
-    }
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      ScopedSpan t(profile(), &profile().compile_s, "compile");
-      fn = cache_.get(source, name);
-    } catch (const BackendError& e) {
-      account(before);
-      // A compiler or C library that refuses the vector declarations (a
-      // compiler without OpenMP's declare simd, a libm without libmvec's
-      // link script): this backend calls scalar libm from now on.
-      if (vector_functions_.empty() || source.find("omp declare simd") == std::string::npos) throw;
-      const std::string what = e.what();
-      logger().warn(
-          "cpu: a kernel with vector math calls did not compile ({}); scalar libm calls from now on",
-          what.substr(0, what.find('\n')));
-      vector_functions_.clear();
-      return kernel_for(k, parallel, inner);
-    } catch (...) {
-      account(before);
-      throw;
-    }
-    account(before);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (cache_.stats().compiled > before.compiled) {
-      log_compile("cpu", cache_.stats().compiled - before.compiled, seconds, profile().compile_s, cache_dir_);
-    } else {
-      logger().debug("cpu: kernel loaded from the {} cache in {:.4f} s",
-                     cache_.stats().disk_hits > before.disk_hits ? "disk" : "memory", seconds);
-    }
-    if (memoize_) memo_.emplace(std::move(signature), reinterpret_cast<KernelFn>(fn));
-    return reinterpret_cast<KernelFn>(fn);
-  }
-
-  // A kernel on the compile queue: its state taken (take) if done; else
-  // nullptr (the block runs interpreted) unless interpreting costs more
-  // than waiting: a launch of more than kInterpretWork element-statements
-  // (ref's loops run ~1-3 ns each: a matmul's 10^9 would take seconds), or
-  // a kernel whose blocks have run interpreted for kInterpretSeconds in all
-  // (as in ski rental: after paying about a compile's time, buy it). Then
-  // it waits for the compile.
-  KernelFn pending(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
-                   bool parallel, int64_t inner, int64_t work) {
-    last_pending_.clear();
-    if (st.done) return take(signature, st, k, parallel, inner);
-    const auto it = interpreted_s_.find(signature);
-    if (work > kInterpretWork || (it != interpreted_s_.end() && it->second > kInterpretSeconds)) {
-      ScopedSpan t(profile(), &profile().compile_s, "compile wait");
-      CompileQueue::State done = queue_->wait(signature, 0.05);
-      while (!done.done && !queue_->stopped()) {
-        check_interrupt();  // (Ctrl-C while waiting, as while a compiler runs)
-        done = queue_->wait(signature, 0.05);
-      }
-      return take(signature, done, k, parallel, inner);
-    }
-    last_pending_ = signature;
-    return nullptr;
-  }
-
-  // What a poll of the compile queue gives for `signature`: the kernel once
-  // compiled (memoized, counted, logged), else nullptr (still compiling, or
-  // failed: then interpreted from now on, with a warning naming the error;
-  // a compiler that refuses the vector math declarations is retried
-  // without them, as kernel_for does).
-  KernelFn take(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
-                bool parallel, int64_t inner) {
-    if (!st.done) return nullptr;
-    const bool vector_declarations = pending_[signature];
-    pending_.erase(signature);
-    Profile& p = profile();
-    p.compile_background_s += st.seconds;
-    if (st.compiled && st.fn != nullptr) {
-      ++p.kernels_compiled;
-      ++p.kernel_cache_misses;
-      compiled_s_ += st.seconds;
-      log_compile("cpu", 1, st.seconds, compiled_s_, cache_dir_);
-    } else if (st.fn != nullptr) {
-      ++p.kernel_cache_hits;
-      ++p.kernel_cache_disk_hits;
-    }
-    if (st.fn != nullptr) {
-      memo_.emplace(signature, reinterpret_cast<KernelFn>(st.fn));
-      return reinterpret_cast<KernelFn>(st.fn);
-    }
-    failed_.insert(signature);
-    std::string what = "unknown error";
-    try {
-      std::rethrow_exception(st.error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    }
-    if (!vector_functions_.empty() && vector_declarations) {
-      logger().warn(
-          "cpu: a kernel with vector math calls did not compile ({}); scalar libm calls from now on",
-          what.substr(0, what.find('\n')));
-      vector_functions_.clear();
-      return kernel_for(k, parallel, inner);
-    }
-    logger().warn("cpu: a kernel did not compile ({}); its blocks run interpreted (ARRVM_TIERED)",
-                  what.substr(0, what.find('\n')));
-    return nullptr;
-  }
-
-  // Adds what one kernel-cache lookup did to the profile.
-  void account(const KernelCacheStats& before) {
-    const KernelCacheStats& after = cache_.stats();
-    Profile& p = profile();
-    p.kernels_compiled += after.compiled - before.compiled;
-    p.kernel_cache_hits += (after.memory_hits - before.memory_hits) + (after.disk_hits - before.disk_hits);
-    p.kernel_cache_disk_hits += after.disk_hits - before.disk_hits;
-    p.kernel_cache_misses += after.misses - before.misses;
-  }
-
   HostMemory memory_;
-  Threads threads_;  // (before cache_: sets libgomp's spin count before a kernel loads it)
-  KernelCache cache_;
-  // Tiered (ARRVM_TIERED): the compile threads, the kernels they compile
-  // (by signature), those that failed (interpreted for good), and the
-  // seconds they compiled.
-  std::unique_ptr<CompileQueue> queue_;
-  std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
-  std::unordered_set<std::string> failed_;
-  std::unordered_map<std::string, double>
-      interpreted_s_;         // seconds each pending kernel's blocks ran interpreted
-  std::string last_pending_;  // the kernel the block being interpreted waits for
-  static constexpr int64_t kInterpretWork = int64_t{1} << 22;
-  static constexpr double kInterpretSeconds = 0.2;
-  double compiled_s_ = 0;
+  Threads threads_;     // (before kernels_: sets libgomp's spin count before a kernel loads it)
+  CpuKernels kernels_;  // (after threads_)
   bool memoize_;
-  bool row_fusion_;                                 // ARRVM_ROW_FUSION
-  std::vector<std::string> vector_functions_;       // ARRVM_VECTOR_MATH: CDialect::vector_functions
-  std::vector<uint32_t> rows_;                      // scratch: blocks row-fused
-  std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
-  std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
-  uint64_t memo_hits_ = 0;
+  bool row_fusion_;             // ARRVM_ROW_FUSION
+  std::vector<uint32_t> rows_;  // scratch: blocks row-fused
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_, counts_;

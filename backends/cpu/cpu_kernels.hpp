@@ -1,0 +1,81 @@
+// The cpu backend's compiled kernels: by signature from a memo, else
+// printed as C and fetched from the kernel cache (memory, disk, or the C
+// compiler), or, tiered (ARRVM_TIERED), from the compile queue's workers
+// while the caller runs the block interpreted (backends/cpu/compile_queue.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "backends/cpu/compile_queue.hpp"
+#include "backends/loop_ir.hpp"
+#include "cache/kernel_cache.hpp"
+#include "vm/config.hpp"
+#include "vm/profile.hpp"
+
+namespace arrvm {
+
+using KernelFn = void (*)(void**, const int64_t*, const uint64_t*);
+
+class CpuKernels {
+ public:
+  // `workers`: the compile threads when tiered.
+  CpuKernels(const Config& config, int workers);
+
+  // The compiled kernel of `k`. `parallel`: with its OpenMP parallel
+  // regions, else printed without them (CDialect::serial): a kernel
+  // launched at both sizes is compiled twice, one launched at one size
+  // (nearly all) once. `inner` > 0: for that innermost extent only
+  // (CDialect::inner_extent). `work`: the launch's element-statements.
+  // Tiered: nullptr while the kernel compiles (or after it failed to): the
+  // caller runs the block interpreted and reports the time (interpreted).
+  // Counts go to `profile`.
+  KernelFn get(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work, Profile& profile);
+
+  // The seconds the block that get() last returned nullptr for ran interpreted.
+  void interpreted(double seconds);
+
+  // A launch that reused its block's kernel without get().
+  void memo_hit(Profile& profile) {
+    ++memo_hits_;
+    ++profile.kernel_cache_hits;
+  }
+
+  // The kernel caches' counters (the queue's workers' included) and the memo's hits.
+  KernelCacheStats stats() const;
+
+ private:
+  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0);
+  KernelFn pending(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
+                   bool parallel, int64_t inner, int64_t work);
+  KernelFn take(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
+                bool parallel, int64_t inner);
+  void account(const KernelCacheStats& before);
+  Profile& profile() { return *profile_; }
+
+  static constexpr int64_t kInterpretWork = int64_t{1} << 22;
+  static constexpr double kInterpretSeconds = 0.2;
+
+  KernelCache cache_;
+  bool memoize_;
+  std::vector<std::string> vector_functions_;       // ARRVM_VECTOR_MATH: CDialect::vector_functions
+  std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
+  std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
+  uint64_t memo_hits_ = 0;
+  Profile* profile_ = nullptr;  // get()'s
+  // Tiered (ARRVM_TIERED): the compile threads, the kernels they compile
+  // (by signature), those that failed (interpreted for good), the seconds
+  // each pending kernel's blocks ran interpreted, and the seconds compiled.
+  std::unique_ptr<CompileQueue> queue_;
+  std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
+  std::unordered_set<std::string> failed_;
+  std::unordered_map<std::string, double> interpreted_s_;
+  std::string last_pending_;  // the kernel the block being interpreted waits for
+  double compiled_s_ = 0;
+};
+
+}  // namespace arrvm
