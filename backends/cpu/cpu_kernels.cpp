@@ -24,6 +24,7 @@ CpuKernels::CpuKernels(const Config& config, int workers)
 KernelFn CpuKernels::get(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work,
                          Profile& profile) {
   profile_ = &profile;
+  last_pending_.clear();  // (set again only for a kernel still compiling)
   return kernel_for(k, parallel, inner, work);
 }
 
