@@ -19,12 +19,11 @@ std::mutex g_live_mutex;
 std::unordered_set<CompileQueue*>* g_live = nullptr;
 
 void stop_live_queues() {
-  std::vector<CompileQueue*> live;
-  {
-    std::lock_guard<std::mutex> lock(g_live_mutex);
-    if (g_live != nullptr) live.assign(g_live->begin(), g_live->end());
-  }
-  for (CompileQueue* q : live) q->shutdown(q->grace());
+  // (Under the lock: a queue another thread destroys meanwhile waits for
+  // this, and its own shutdown then finds it stopped.)
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  if (g_live == nullptr) return;
+  for (CompileQueue* q : *g_live) q->shutdown(q->grace());
 }
 
 }  // namespace
