@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make pkg-config coinor-libcbc-dev libspdlog-dev nlohmann-json3-dev
           doctest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libssl-dev python3-numpy
           python3-dev pybind11-dev python3-pybind11 python3-pytest libopenmpi-dev openmpi-bin
-          graphviz python3-matplotlib ccache clang-format
+          graphviz python3-matplotlib python3-scipy ccache clang-format
           clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
