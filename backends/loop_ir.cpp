@@ -204,7 +204,7 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
         k.sweep_axis = in.axis;
         st.in[0] = view_arg(in.in[0].view, false);
         st.acc = static_cast<int>(k.accs.size());
-        k.accs.push_back(in.in[0].view.dtype);
+        k.accs.push_back(accumulator_dtype(in.op, in.in[0].view.dtype));
         st.out = view_arg(with_sweep_axis(in.out, in.axis), true, true);
         break;
       case OpKind::Accumulate:

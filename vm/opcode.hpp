@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "arrvm/types.hpp"
+
 namespace arrvm {
 
 enum class Opcode : uint8_t {
@@ -59,6 +61,17 @@ TypeRule opcode_type_rule(Opcode op);
 inline bool is_control(Opcode op) {
   const OpKind k = opcode_kind(op);
   return k == OpKind::Free || k == OpKind::Sync;
+}
+
+// The dtype a reduction or scan accumulates in. A float32 add-reduce sums in
+// float64 and rounds once to its float32 output: within NumPy's error bound
+// for its pairwise float32 sums (NumPy: 999989.44 for ten million 0.1f,
+// float64 accumulation: 1000000.0, the correctly rounded sum), and the same
+// whatever the thread count, where float32 partial sums differ by thread
+// (docs/semantics.md). Scans (cumsum) and every other reduction accumulate
+// in their own dtype, sequentially, as NumPy does.
+constexpr DType accumulator_dtype(Opcode op, DType t) {
+  return op == Opcode::AddReduce && t == DType::Float32 ? DType::Float64 : t;
 }
 
 }  // namespace arrvm

@@ -160,6 +160,13 @@ class OpenClBackend final : public Backend {
  private:
   using Buffer = opencl::DeviceMemory::Buffer;
 
+  // What a reduction accumulates in here: accumulator_dtype, but a float32
+  // sum stays float32 on a device without float64.
+  DType acc_type(Opcode op, DType t) const {
+    const DType a = accumulator_dtype(op, t);
+    return a == DType::Float64 && !device_.fp64 ? t : a;
+  }
+
   // Float64 needs cl_khr_fp64; every other dtype is core OpenCL C.
   void require(DType t, const std::string& what) const {
     if (t == DType::Float64 && !device_.fp64) {
@@ -253,6 +260,18 @@ class OpenClBackend final : public Backend {
     BaseId klass = -1;  // Loop: a length class whose compress ran before: the loop's length (1-D)
   };
 
+  // A single 1-D reduction's tree kernels: [0] input to output in one group,
+  // [1] input to partials, [2] partials to output (one kernel when all agree).
+  void tree_kernels(Step* st, Opcode op, DType t) const {
+    const DType acc = acc_type(op, t);
+    for (opencl::TreeTypes types :
+         {opencl::TreeTypes{t, acc, t}, opencl::TreeTypes{t, acc, acc}, opencl::TreeTypes{acc, acc, t}}) {
+      st->kernels.push_back({opencl::reduce_tree_source(op, types, static_cast<int>(local_size_), dialect_),
+                             opencl::reduce_tree_name(op, types)});
+      if (acc == t) break;
+    }
+  }
+
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
     ScopedSpan t(profile(), &profile().codegen_s, "codegen");
     std::vector<Step> plan;
@@ -304,9 +323,7 @@ class OpenClBackend final : public Backend {
         require(src.dtype, "`" + to_string(in) + "`");
         st->kind = Step::Kind::Tree;
         st->instr = &in;
-        st->kernels.push_back(
-            {opencl::reduce_tree_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_),
-             opencl::reduce_tree_name(in.op, src.dtype)});
+        tree_kernels(st, in.op, src.dtype);
         return true;
       }
       if (one_d && k == OpKind::Accumulate && src.shape[0] >= kParallelScanLength) {
@@ -339,6 +356,9 @@ class OpenClBackend final : public Backend {
       }
     }
     st->lowered = codegen::lower(batch, block, codegen::Target::OpenCl);
+    for (const codegen::Stmt& x : st->lowered.kernel.body) {
+      if (x.acc >= 0) st->lowered.kernel.accs[x.acc] = acc_type(x.op, x.in[0].dtype);
+    }
     const codegen::LoopKernel& k = st->lowered.kernel;
     for (DType t : k.views) require(t, "a kernel's array");
     for (DType t : k.temps) require(t, "a kernel's temporary");
@@ -351,9 +371,10 @@ class OpenClBackend final : public Backend {
     // A full reduction's second pass: a tree over each reduction's partials.
     for (int s : opencl::partial_reductions(k)) {
       const Opcode op = k.body[s].op;
-      const DType t = k.accs[k.body[s].acc];
-      st->kernels.push_back({opencl::reduce_tree_source(op, t, static_cast<int>(local_size_), dialect_),
-                             opencl::reduce_tree_name(op, t)});
+      const DType acc = k.accs[k.body[s].acc];
+      const opencl::TreeTypes types{acc, acc, k.views[k.body[s].out.index]};
+      st->kernels.push_back({opencl::reduce_tree_source(op, types, static_cast<int>(local_size_), dialect_),
+                             opencl::reduce_tree_name(op, types)});
     }
     if (by_index != nullptr) {
       if (kept_.size() >= kMaxKept) {
@@ -536,18 +557,21 @@ class OpenClBackend final : public Backend {
     cl_mem out = memory_.for_write(in.out.base);
     View iv = src;
     cl_mem inp = memory_.for_read(&iv);
-    cl_kernel k = kernel(st.kernels[0]);
+    const std::size_t last = st.kernels.size() - 1;  // (one kernel when the types agree)
     const std::size_t groups = std::clamp<std::size_t>(
         (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
     if (groups == 1) {
+      cl_kernel k = kernel(st.kernels[0]);
       const cl_mem mems[2] = {out, inp};
       launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, geometry(k, len, false, 1), len,
              false);
       return;
     }
-    Mem partials = memory_.new_buffer(groups * dtype_size(src.dtype), "reduction partials");
+    Mem partials = memory_.new_buffer(groups * dtype_size(acc_type(in.op, src.dtype)), "reduction partials");
+    cl_kernel k = kernel(st.kernels[std::min<std::size_t>(1, last)]);
     const cl_mem first[2] = {partials.get(), inp};
     launch(k, first, {len, iv.offset, iv.stride[0], 0, 1}, {}, geometry(k, len, false, groups), len, false);
+    k = kernel(st.kernels[last]);
     const cl_mem second[2] = {out, partials.get()};
     launch(k, second, {static_cast<int64_t>(groups), 0, 1, in.out.offset, 0}, {},
            geometry(k, static_cast<int64_t>(groups), false, 1), static_cast<int64_t>(groups), false);

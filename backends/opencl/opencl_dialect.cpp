@@ -91,17 +91,21 @@ std::string build_options(bool correctly_rounded_divide_sqrt) {
   return o;
 }
 
-std::string reduce_tree_name(Opcode op, DType t) {
-  return "arrvm_reduce_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t));
+std::string reduce_tree_name(Opcode op, TreeTypes t) {
+  std::string name = "arrvm_reduce_" + std::string(opcode_name(op)) + "_" + std::string(dtype_name(t.in));
+  if (t.acc != t.in || t.out != t.in)
+    name += "_" + std::string(dtype_name(t.acc)) + "_" + std::string(dtype_name(t.out));
+  return name;
 }
 
-std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen::CDialect& d) {
+std::string reduce_tree_source(Opcode op, TreeTypes t, int local_size, const codegen::CDialect& d) {
   ARRVM_ASSERT(opcode_kind(op) == OpKind::Reduce && local_size > 0 && (local_size & (local_size - 1)) == 0);
   std::string f;
-  std::string src = d.prelude + codegen::combine_helper(op, t, d, &f);
-  const std::string T = codegen::c_type(t), L = std::to_string(local_size);
+  std::string src = d.prelude + codegen::combine_helper(op, t.acc, d, &f);
+  const std::string T = codegen::c_type(t.acc), I = codegen::c_type(t.in), O = codegen::c_type(t.out),
+                    L = std::to_string(local_size);
   src += "__kernel __attribute__((reqd_work_group_size(" + L + ", 1, 1)))\n";
-  src += "void " + reduce_tree_name(op, t) + "(__global " + T + "* P0, __global " + T +
+  src += "void " + reduce_tree_name(op, t) + "(__global " + O + "* P0, __global " + I +
          "* P1, __global const int64_t* a, __global const uint64_t* c) {\n";
   src += "  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4];\n";
   src += "  __local " + T + " part[" + L + "];\n";
@@ -113,7 +117,7 @@ std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen
   src += "  " + T + " acc = (" + T + ")0;\n";
   src += "  uchar h = 0;\n";
   src += "  for (int64_t k = (int64_t)get_global_id(0); k < len; k += step) {\n";
-  src += "    const " + T + " x = P1[oi + k * si];\n";
+  src += "    const " + T + " x = (" + T + ")P1[oi + k * si];\n";
   src += "    acc = h ? (" + T + ")" + f + "(acc, x) : x;\n";
   src += "    h = 1;\n";
   src += "  }\n";
@@ -127,8 +131,8 @@ std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen
   src += "    }\n";
   src += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
   src += "  }\n";
-  src += "  if (lid == 0) P0[oo + (int64_t)get_group_id(0) * so] = has[0] ? part[0] : (" + T + ")" +
-         identity_of(op) + ";\n";
+  src += "  if (lid == 0) P0[oo + (int64_t)get_group_id(0) * so] = (" + O + ")(has[0] ? part[0] : (" + T +
+         ")" + identity_of(op) + ");\n";
   src += "}\n";
   return src;
 }

@@ -32,9 +32,15 @@ std::string build_options(bool correctly_rounded_divide_sqrt);
 // once more over the partials with a single group. Arguments: P0 = out,
 // P1 = in, a = {len, in offset, in stride, out offset, out stride between
 // groups}. Combines only elements (no identity) except for an empty input,
-// so min/max and -0.0 come out as in ref.
-std::string reduce_tree_source(Opcode op, DType t, int local_size, const codegen::CDialect& d);
-std::string reduce_tree_name(Opcode op, DType t);
+// so min/max and -0.0 come out as in ref. It reads `in`, combines in `acc`
+// (accumulator_dtype, or `in` on a device without float64) and writes `out`:
+// a float32 sum reads float32, sums in float64, writes float64 partials
+// then the float32 result.
+struct TreeTypes {
+  DType in, acc, out;
+};
+std::string reduce_tree_source(Opcode op, TreeTypes t, int local_size, const codegen::CDialect& d);
+std::string reduce_tree_name(Opcode op, TreeTypes t);
 
 // A 1-D inclusive scan (`op` = add_/multiply_accumulate on `t`) in three
 // kernels: each of W work items folds a contiguous chunk of C elements

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <type_traits>
 
 #include "backends/philox.hpp"
 #include "backends/ref/scalar_ops.hpp"
@@ -263,11 +264,15 @@ struct Kernel<OpKind::Reduce> {
         }
         // Start from the first element (not the identity) so that e.g. the
         // sum of [-0.0] is -0.0, as in NumPy.
+        // The accumulator's dtype (accumulator_dtype: float64 for a float32 sum).
+        using Acc = std::conditional_t<Op == Opcode::AddReduce && std::is_same_v<T, float>, double, T>;
+        static_assert(dtype_of<Acc>() == accumulator_dtype(Op, dtype_of<T>()));
         for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
                           [&](const std::array<int64_t, 2>& x) {
-                            T acc = a.at(x[1]);
-                            for (int64_t k = 1; k < n; ++k) acc = Red::combine(acc, a.at(x[1] + k * step));
-                            o.p[x[0]] = acc;
+                            Acc acc = a.at(x[1]);
+                            for (int64_t k = 1; k < n; ++k)
+                              acc = Red::combine(acc, static_cast<Acc>(a.at(x[1] + k * step)));
+                            o.p[x[0]] = static_cast<T>(acc);
                           });
       }
     });
