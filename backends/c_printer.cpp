@@ -94,6 +94,37 @@ bool is_sweep_loop(LoopKind kind) {
   return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep;
 }
 
+// Whether the sweep's reductions may combine in SIMD lanes (`omp simd
+// reduction`, each lane from the start value, the lanes combined at the
+// end): only elementwise statements and reductions, none of which depends
+// on the order of the indices (scans, compresses, gathers' and scatters'
+// first errors, random memos). A float sum then adds in lanes, as NumPy's
+// pairwise sum does with its eight accumulators, instead of one chain of
+// dependent additions (half the time over memory: 8.4 against 4.2 ms for
+// 10^7 float64 here). Its last bits differ from ref's index order, as a
+// parallel reduction's do, so only sweeps of at least kSimdSweep elements
+// use lanes (`if(simd: ...)`): shorter ones keep ref's order bit for bit.
+constexpr int64_t kSimdSweep = 4096;
+bool simd_sweep(const LoopKernel& k) {
+  if (k.counters > 0 || k.errors > 0 || !k.indexed.empty()) return false;
+  bool reduces = false;
+  for (const Stmt& st : k.body) {
+    const OpKind kind = opcode_kind(st.op);
+    if (st.depth != 0 || st.op == Opcode::Random) return false;
+    if (kind != OpKind::Elementwise && kind != OpKind::Generator && kind != OpKind::Reduce) return false;
+    reduces = reduces || kind == OpKind::Reduce;
+  }
+  return reduces;
+}
+
+std::string reduction_clauses(const LoopKernel& k) {
+  std::string clauses;
+  for (const Stmt& st : k.body) {
+    if (is_reduce(st.op)) clauses += " reduction(arrvm_r" + num(st.acc) + ":acc" + num(st.acc) + ")";
+  }
+  return clauses;
+}
+
 bool has_loop(const LoopKernel& k, LoopKind kind) {
   return std::any_of(k.loops.begin(), k.loops.end(), [&](const Loop& l) { return l.kind == kind; });
 }
@@ -174,7 +205,9 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
 
 void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k,
                                       const std::vector<std::string>& combine) const {
-  if (k.loops.empty() || k.loops[0].kind != LoopKind::ParallelSweep) return;
+  if (k.loops.empty()) return;
+  const bool simd = simd_sweep(k) && is_sweep_loop(k.loops.back().kind);
+  if (k.loops[0].kind != LoopKind::ParallelSweep && !simd) return;
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
     if (!is_reduce(st.op)) continue;
@@ -296,16 +329,19 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       w.raw("#pragma omp simd\n");
       break;
     case LoopKind::ParallelSweep: {
-      std::string clauses;
-      for (const Stmt& st : k.body) {
-        if (is_reduce(st.op)) clauses += " reduction(arrvm_r" + num(st.acc) + ":acc" + num(st.acc) + ")";
-      }
-      w.raw("#pragma omp parallel for" + clauses + own + " if(" + nt + " > 1)" + threads +
-            " schedule(static)\n");
+      const bool simd = simd_sweep(k) && first == k.rank - 1;
+      const std::string lanes = simd ? " if(simd: n" + num(l.axis) + " >= " + num(kSimdSweep) + ")" : "";
+      w.raw(std::string("#pragma omp parallel for") + (simd ? " simd" : "") + reduction_clauses(k) + own + " if(" +
+            (simd ? "parallel: " : "") + nt + " > 1)" + lanes + threads + " schedule(static)\n");
       break;
     }
-    case LoopKind::Serial:
     case LoopKind::Sweep:
+      if (simd_sweep(k) && first == k.rank - 1) {
+        w.raw("#pragma omp simd" + reduction_clauses(k) + " if(simd: n" + num(l.axis) + " >= " + num(kSimdSweep) +
+              ")\n");
+      }
+      break;
+    case LoopKind::Serial:
     case LoopKind::OuterSweep:
       break;
     case LoopKind::WorkItems:

@@ -1,5 +1,6 @@
 static inline double f_multiply_float64(double a, double b) { return a * b; }
 static inline double f_add_float64(double a, double b) { return a + b; }
+#pragma omp declare reduction(arrvm_r0 : double : omp_out = f_add_float64(omp_out, omp_in)) initializer(omp_priv = -0.0)
 void kernel(void** p, const int64_t* a, const uint64_t* c) {
   double* P0 = (double*)p[0];
   double* P1 = (double*)p[1];
@@ -20,6 +21,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
     const int64_t o1_1 = o1_0 + i1 * s1_1;
     const int64_t o2_1 = o2_0 + i1 * s2_1;
     double acc0 = -0.0;
+#pragma omp simd reduction(arrvm_r0:acc0) if(simd: n0 >= 4096)
     for (int64_t i0 = 0; i0 < n0; ++i0) {
       const int64_t o0_2 = o0_1 + i0 * s0_0;
       const int64_t o1_2 = o1_1 + i0 * s1_0;
