@@ -331,14 +331,14 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
     case LoopKind::ParallelSweep: {
       const bool simd = simd_sweep(k) && first == k.rank - 1;
       const std::string lanes = simd ? " if(simd: n" + num(l.axis) + " >= " + num(kSimdSweep) + ")" : "";
-      w.raw(std::string("#pragma omp parallel for") + (simd ? " simd" : "") + reduction_clauses(k) + own + " if(" +
-            (simd ? "parallel: " : "") + nt + " > 1)" + lanes + threads + " schedule(static)\n");
+      w.raw(std::string("#pragma omp parallel for") + (simd ? " simd" : "") + reduction_clauses(k) + own +
+            " if(" + (simd ? "parallel: " : "") + nt + " > 1)" + lanes + threads + " schedule(static)\n");
       break;
     }
     case LoopKind::Sweep:
       if (simd_sweep(k) && first == k.rank - 1) {
-        w.raw("#pragma omp simd" + reduction_clauses(k) + " if(simd: n" + num(l.axis) + " >= " + num(kSimdSweep) +
-              ")\n");
+        w.raw("#pragma omp simd" + reduction_clauses(k) + " if(simd: n" + num(l.axis) +
+              " >= " + num(kSimdSweep) + ")\n");
       }
       break;
     case LoopKind::Serial:
