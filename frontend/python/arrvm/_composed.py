@@ -4,6 +4,7 @@ fuses them and nothing syncs: argmax/argmin (max, ==, where, min), flip
 (constant mode). _functions imports this module at its end; each function
 is added to IMPLEMENTED (with the dtype fallback) and to ndarray's methods."""
 import builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -73,19 +74,36 @@ def flipud(m):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The k-th diagonal of a 2-D array: a strided view of a contiguous array
-    (NumPy's is a read-only view), else of a copy. Other ranks and axes run
-    in NumPy."""
+    """The k-th diagonals of the 2-D subarrays of axes axis1 and axis2, on a
+    last axis (NumPy's order): a strided view of a contiguous matrix
+    (NumPy's is a read-only view), else gathered."""
     a = asarray(a)
-    if a.ndim != 2 or (axis1 % 2, axis2 % 2) != (0, 1):
-        return _fallback(_np.diagonal, 'diagonal', (a, offset, axis1, axis2), {})
-    n, m = a.shape
+    if a.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    ax1, ax2 = _normalize_axis(axis1, a.ndim), _normalize_axis(axis2, a.ndim)
+    if ax1 == ax2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    n, m = a.shape[ax1], a.shape[ax2]
     length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
+    if a.ndim == 2 and (ax1, ax2) == (0, 1):
+        if length == 0:
+            return zeros((0,), a.dtype)
+        start = offset if offset >= 0 else -offset * m
+        flat = a.reshape(-1) if _contiguous(a) else a.copy().reshape(-1)
+        return flat[start:start + (length - 1) * (m + 1) + 1:m + 1]
+    rest = [d for d in range(a.ndim) if d not in (ax1, ax2)]
+    b = a._transpose(rest + [ax1, ax2])
     if length == 0:
-        return zeros((0,), a.dtype)
-    start = offset if offset >= 0 else -offset * m
-    flat = a.reshape(-1) if _contiguous(a) else a.copy().reshape(-1)
-    return flat[start:start + (length - 1) * (m + 1) + 1:m + 1]
+        return zeros(b.shape[:-2] + (0,), a.dtype)
+    i = _np.arange(length)
+    return b[(Ellipsis, i + builtins.max(-offset, 0), i + builtins.max(offset, 0))]
+
+
+def _normalize_axis(axis, ndim):
+    axis = _operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise _np.AxisError(axis, ndim)
+    return axis % ndim
 
 
 def diag(v, k=0):

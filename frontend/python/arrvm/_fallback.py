@@ -48,6 +48,8 @@ def _from_np(x, theirs=()):
     the caller passed in, which it may write later while arrvm work reading
     them is pending), else copied."""
     if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
+        if x.dtype == _np.float16:
+            return x  # NumPy's float16 stays NumPy's (arrvm would compute it in float32)
         try:
             if _wrappable(x) and not builtins.any(_np.may_share_memory(x, t) for t in theirs):
                 return asarray_shared(x)

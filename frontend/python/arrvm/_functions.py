@@ -63,10 +63,14 @@ class ufunc:
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
         name = self._REDUCTIONS.get(self._core_name)
-        if name is None or kwargs:
+        if name is None or kwargs or foreign(a):
             return _fallback(self._np.reduce, self.__name__ + '.reduce', (a,),
                              dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
-        return _reduce(name, a, axis, dtype, out, keepdims)
+        try:
+            return _reduce(name, a, axis, dtype, out, keepdims)
+        except UnsupportedDType:  # a list of complex numbers, dtype=complex, ...
+            return _fallback(self._np.reduce, self.__name__ + '.reduce', (a,),
+                             dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
         a = asarray(a)
@@ -266,6 +270,8 @@ def _num(x):
 
 
 def arange(start, stop=None, step=None, dtype=None, **kwargs):
+    if dtype is not None:
+        dtype_code(dtype)  # UnsupportedDType (datetime64, ...): NumPy's arange
     start, stop, step = _num(start), _num(stop), _num(step)
     if stop is None:
         start, stop = 0, start
@@ -328,12 +334,21 @@ def reshape(a, newshape, order='C'):
     return _m_reshape(asarray(a), newshape, order=order)
 
 
+def _in_order(a, order):
+    """`a`, or its transpose when NumPy's `order` reads it in Fortran order."""
+    if order == 'F' or (order in ('A', 'K') and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous):
+        return a._transpose([])
+    if order not in ('C', 'A', 'K', None):
+        raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got %r)" % (order,))
+    return a
+
+
 def ravel(a, order='C'):
-    return asarray(a)._reshape((-1,))
+    return _in_order(asarray(a), order)._reshape((-1,))
 
 
 def _m_flatten(self, order='C'):
-    return self.copy()._reshape((-1,))
+    return _in_order(self, order).copy()._reshape((-1,))
 
 
 def _m_transpose(self, *axes):
@@ -466,7 +481,10 @@ def copy(a, order='K', subok=False):
 
 
 def _m_astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
-    code = dtype_code(dtype)
+    try:
+        code = dtype_code(dtype)
+    except UnsupportedDType:  # complex64, float16, ...: the NumPy array NumPy gives
+        return _fallback(_np.ndarray.astype, 'ndarray.astype', (self, dtype), {'casting': casting})
     if not copy and code == self._dt:
         return self
     return self._astype(code)
@@ -555,6 +573,11 @@ def _axes(axis):
 
 def _reduce(name, a, axis=None, dtype=None, out=None, keepdims=False):
     a = asarray(a)
+    if a.size == 0 and name in ('min', 'max'):
+        reduced = a.shape if axis is None else [a.shape[x] for x in _axes(axis)]
+        if 0 in reduced or not reduced:
+            raise ValueError("zero-size array to reduction operation %s which has no identity"
+                             % ('minimum' if name == 'min' else 'maximum'))
     r = _core.reduce(name, a, _axes(axis), builtins.bool(keepdims), -1 if dtype is None else dtype_code(dtype))
     return _into(r, out)
 
@@ -721,7 +744,7 @@ def _array_function(self, func, types, args, kwargs):
 # ---- ndarray methods ----
 
 ndarray.reshape = _m_reshape
-ndarray.ravel = lambda self, order='C': self._reshape((-1,))
+ndarray.ravel = lambda self, order='C': ravel(self, order)
 ndarray.flatten = _m_flatten
 ndarray.transpose = _m_transpose
 ndarray.swapaxes = lambda self, a1, a2: swapaxes(self, a1, a2)
@@ -807,15 +830,25 @@ def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
     return out
 
 
-def trace(a, offset=0):
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """NumPy's trace: the sums along the diagonals of the 2-D subarrays of
+    axes axis1 and axis2 (the diagonal of a contiguous matrix is a strided
+    view; other ranks and axes gather it)."""
     a = asarray(a)
-    n, m = a.shape
-    k = builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
-    if k <= 0:
-        return zeros((), a.dtype).sum()
-    start = offset if offset >= 0 else -offset * m
-    flat = a.copy().reshape(-1) if not _contiguous(a) else a.reshape(-1)
-    return flat[start:start + (k - 1) * (m + 1) + 1:m + 1].sum()
+    if a.ndim == 2 and (axis1 % 2, axis2 % 2) == (0, 1) and dtype is None and out is None:
+        n, m = a.shape
+        k = builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
+        if k <= 0:
+            return zeros((0,), a.dtype).sum()
+        start = offset if offset >= 0 else -offset * m
+        flat = a.copy().reshape(-1) if not _contiguous(a) else a.reshape(-1)
+        return flat[start:start + (k - 1) * (m + 1) + 1:m + 1].sum()
+    return _into(_compose().diagonal(a, offset, axis1, axis2).sum(axis=-1, dtype=dtype), out)
+
+
+def _compose():
+    from . import _composed
+    return _composed
 
 
 def _contiguous(a):
@@ -890,7 +923,8 @@ def _method_fallback(name):
 
 ndarray.conj = ndarray.conjugate = lambda self: conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: round_(self, decimals, out)
-ndarray.trace = lambda self, offset=0: trace(self, offset)
+ndarray.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None: trace(self, offset, axis1, axis2,
+                                                                                      dtype, out)
 ndarray.real = property(lambda self: self)
 ndarray.imag = property(lambda self: zeros_like(self))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
@@ -904,3 +938,5 @@ for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
 # NumPy functions built from the ones above (argmax, flip, diag, repeat, tile,
 # pad): they add themselves to IMPLEMENTED and to ndarray's methods.
 from . import _composed  # noqa: E402,F401
+from . import _views  # noqa: E402,F401
+

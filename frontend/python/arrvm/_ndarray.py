@@ -416,6 +416,7 @@ def _normalize_key(self, key):
             items.append(_np.asarray(k))
         else:
             items.append(k)
+    _check_masks(self, items)
     # Boolean arrays become the integer arrays of their nonzero elements.
     expanded = []
     for k in items:
@@ -450,6 +451,27 @@ def _normalize_key(self, key):
     # Integers join the advanced index (NumPy: they broadcast as 0-d arrays).
     return base, [k if isinstance(k, slice) else _np.asarray(k, dtype=_np.int64) if not isinstance(k, _np.ndarray)
                   else k for k in out]
+
+
+def _check_masks(self, items):
+    """NumPy's IndexError for a boolean index whose shape differs from the
+    axes it indexes (arange(5)[array([True, False])])."""
+    def consumed(k):
+        if k is None or k is Ellipsis:
+            return 0
+        return k.ndim if isinstance(k, _np.ndarray) and k.dtype == _np.bool_ else 1
+    pos, total = 0, sum(consumed(k) for k in items)
+    for k in items:
+        if k is Ellipsis:
+            pos += self.ndim - total
+            continue
+        if isinstance(k, _np.ndarray) and k.dtype == _np.bool_:
+            for d in range(k.ndim):
+                if pos + d < self.ndim and k.shape[d] != self.shape[pos + d]:
+                    raise IndexError("boolean index did not match indexed array along dimension %d; dimension is "
+                                     "%d but corresponding boolean dimension is %d"
+                                     % (pos + d, self.shape[pos + d], k.shape[d]))
+        pos += consumed(k)
 
 
 def _flat_index(self, key):

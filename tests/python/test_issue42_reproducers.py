@@ -1,0 +1,69 @@
+"""The reproducers of issue 42 (NumPy's answer where arrvm was wrong or
+refused), each compared with the installed NumPy: value, dtype, exception
+class. The same expression runs with `xp` = numpy and `xp` = arrvm."""
+import warnings
+
+import numpy
+import pytest
+
+import arrvm
+
+CASES = {
+    'mask length': lambda xp: xp.arange(5)[xp.array([True, False])],
+    'mask length 2-d': lambda xp: xp.ones((3, 4))[:, xp.array([True, False, True])],
+    'mask after ellipsis': lambda xp: xp.ones((3, 4))[..., xp.array([True, False, True, False])],
+    'empty bool min': lambda xp: xp.zeros(0, bool).min(),
+    'empty max axis': lambda xp: xp.zeros((0, 3)).max(axis=0),
+    'empty max other axis': lambda xp: xp.zeros((0, 3)).max(axis=1),
+    'flatten F': lambda xp: xp.arange(6).reshape(2, 3).flatten(order='F'),
+    'ravel F': lambda xp: xp.ravel(xp.arange(24).reshape(2, 3, 4), order='F'),
+    'flatten A of a transpose': lambda xp: xp.arange(6).reshape(2, 3).T.flatten(order='A'),
+    'trace 3-d': lambda xp: xp.trace(xp.arange(24).reshape(2, 3, 4)),
+    'trace axes': lambda xp: xp.trace(xp.arange(12).reshape(3, 4), axis1=1, axis2=0),
+    'trace offset axes': lambda xp: xp.trace(xp.arange(60).reshape(3, 4, 5), 1, 2, 0),
+    'trace method dtype': lambda xp: xp.arange(9, dtype=xp.int8).reshape(3, 3).trace(dtype=xp.float32),
+    'diagonal axes': lambda xp: xp.diagonal(xp.arange(24).reshape(2, 3, 4), -1, 2, 1),
+    'diagonal same axes': lambda xp: xp.diagonal(xp.ones((3, 3)), 0, 1, 1),
+    'astype complex64': lambda xp: xp.ones(3).astype(numpy.complex64),
+    'add.reduce complex': lambda xp: xp.add.reduce(xp.array([1 + 2j, 3])),
+    'arange datetime': lambda xp: xp.arange('2020-01', '2020-03', dtype='datetime64[D]'),
+    'view int32': lambda xp: xp.arange(3.0).view(xp.int32),
+    'view same dtype': lambda xp: xp.arange(3.0).view(),
+    'shares itself': lambda xp: (lambda a: xp.shares_memory(a, a))(xp.zeros(3)),
+    'shares interleaved': lambda xp: (lambda a: xp.shares_memory(a[::2], a[1::2]))(xp.zeros(10)),
+    'may share interleaved': lambda xp: (lambda a: xp.may_share_memory(a[::2], a[1::2]))(xp.zeros(10)),
+    'shares overlap': lambda xp: (lambda a: xp.shares_memory(a[2:5], a[4:]))(xp.zeros(10)),
+    'shares other array': lambda xp: xp.shares_memory(xp.zeros(3), xp.zeros(3)),
+    'zeros float16': lambda xp: xp.zeros(3, dtype=numpy.float16),
+    'float32 times 65536': lambda xp: xp.ones(3, xp.float32) * 65536,
+    'float32 times 65535': lambda xp: xp.ones(3, xp.float32) * 65535,
+    'float32 minus -40000': lambda xp: xp.ones(3, xp.float32) - (-40000),
+    'float32 plus -32768': lambda xp: -32768 + xp.ones(3, xp.float32),
+    'float32 plus 1e39': lambda xp: xp.ones(3, xp.float32) + 1e39,
+    'ndarray constructor': lambda xp: xp.ndarray((3, 4), dtype=xp.float64).shape,
+}
+
+
+def outcome(f, xp):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try:
+            r = f(xp)
+        except Exception as e:  # the class is what is compared
+            return ('raises', type(e).__name__ if not isinstance(e, numpy.AxisError) else 'AxisError')
+        if isinstance(r, (bool, numpy.bool_, tuple)):
+            return ('value', r if isinstance(r, tuple) else bool(r))
+        a = numpy.asarray(r)
+        return ('array', str(a.dtype), a.shape, a.tolist())
+
+
+@pytest.mark.parametrize('name', sorted(CASES))
+def test_reproducer_equals_numpy(name):
+    assert outcome(CASES[name], arrvm) == outcome(CASES[name], numpy)
+
+
+def test_view_shares_memory_with_the_array():
+    a = arrvm.zeros(2)
+    v = a.view(numpy.int64)
+    v[0] = 1  # the bits of 5e-324
+    assert float(a[0]) == 5e-324
