@@ -179,7 +179,8 @@ bool weak_ok(const HostScalar& s, DType d) {
   if (s.kind() == HostScalar::Kind::Int && is_int_dtype(d)) return fits(s.as_int(), d);
   // An int next to float32: its smallest dtype (int8 ... uint16) keeps float32, int32 and wider give
   // float64 (ones(3, float32) * 65536 is float64 in NumPy 1.24).
-  if (s.kind() == HostScalar::Kind::Int && d == DType::Float32) return s.as_int() >= -32768 && s.as_int() <= 65535;
+  if (s.kind() == HostScalar::Kind::Int && d == DType::Float32)
+    return s.as_int() >= -32768 && s.as_int() <= 65535;
   if (s.kind() == HostScalar::Kind::UInt) return d == DType::UInt64;  // else NumPy's promotion decides
   if (s.kind() == HostScalar::Kind::Float && d == DType::Float32) {
     const double v = std::fabs(s.as_double());
