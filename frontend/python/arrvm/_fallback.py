@@ -81,11 +81,12 @@ _WRITES_ARGUMENT = {'fill_diagonal': 0, 'copyto': 0, 'put': 0, 'putmask': 0, 'pl
                     'random.shuffle': 0}
 
 
-def _fallback(func, name, args, kwargs):
-    """Runs NumPy's `func` on synced copies, warning once per function name.
+def _fallback(func, name, args, kwargs, warn=True):
+    """Runs NumPy's `func` on synced copies, warning once per function name
+    (unless `warn` is false: NumPy is the implementation, as for random).
     What it writes into an arrvm array (`out=`, or the array a function such
     as fill_diagonal updates) goes to a copy of that array, written back."""
-    if name not in _warned:
+    if warn and name not in _warned:
         _warned.add(name)
         _warnings.warn("arrvm: numpy.%s is not implemented by arrvm; it ran in NumPy on synced data" % name,
                        ArrvmFallbackWarning, stacklevel=_caller_level())

@@ -1,5 +1,5 @@
 """k-means clustering, broadcasting distances (a tutorial NumPy script)."""
-# arrvm falls back: random.default_rng, bincount
+# arrvm falls back: bincount
 import numpy as np
 rng = np.random.default_rng(0)
 X = np.concatenate([rng.normal(loc=c, scale=0.5, size=(200, 2)) for c in ([0, 0], [5, 5], [0, 5])])
