@@ -213,17 +213,42 @@ bool returns_bool(Opcode op) {
   return r == TypeRule::Compare || r == TypeRule::Predicate || r == TypeRule::Logical;
 }
 
+// vm/cast.hpp's float_to_int: x86-64's conversions (NumPy's on this platform),
+// every comparison made before a conversion, so no C conversion is out of range.
+std::string float_to_int_body(DType from, DType to, const CDialect& d) {
+  // In the source type where the device may lack double (OpenCL): the bounds
+  // are powers of two, exact in float (and no float lies in (-2^31 - 1, -2^31)).
+  const bool narrow = d.saturate_in_source_type && from == DType::Float32;
+  const std::string T = narrow ? "float" : "double", f = narrow ? "f" : "";
+  const std::string i64 = c_type(DType::Int64), i32 = c_type(DType::Int32), u64 = c_type(DType::UInt64),
+                    u32 = c_type(DType::UInt32), to_t = c_type(to);
+  const std::string min64 = c_limit(DType::Int64, false), min32 = c_limit(DType::Int32, false);
+  const std::string lo32 = narrow ? "x >= -2147483648.0f" : "x > -2147483649.0";
+  auto as64 = [&](const std::string& x) {
+    return "((" + x + ") >= -9223372036854775808.0" + f + " && (" + x + ") < 9223372036854775808.0" + f +
+           " ? (" + i64 + ")(" + x + ") : " + min64 + ")";
+  };
+  const std::string as32 = "(" + lo32 + " && x < 2147483648.0" + f + " ? (" + i32 + ")x : " + min32 + ")";
+  std::string body = "const " + T + " x = (" + T + ")v; ";
+  switch (to) {
+    case DType::Int64:
+      return body + "return " + as64("x") + ";";
+    case DType::UInt64:
+      return body + "if (x >= 9223372036854775808.0" + f + ") return (" + u64 + ")" +
+             as64("x - 9223372036854775808.0" + f) + " ^ ((" + u64 + ")1 << 63); return (" + u64 + ")" +
+             as64("x") + ";";
+    case DType::UInt32:
+      return body + "if (x >= 2147483648.0" + f + ") return (" + u32 + ")" + as64("x") + "; return (" + u32 +
+             ")" + as32 + ";";
+    default:  // int32, or its low bits
+      return body + "return (" + to_t + ")(" + u32 + ")" + as32 + ";";
+  }
+}
+
 // identity: vm/cast.hpp's cast_value<To>(From).
 std::string cast_body(DType from, DType to, const CDialect& d) {
   if (is_bool(to)) return "return v != 0;";  // NaN is truthy
-  if (is_float(from) && (is_integer(to))) {
-    const std::string ld = d.saturate_in_source_type ? c_type(from)
-                           : d.long_double           ? "long double"
-                                                     : "double";
-    return "if (isnan(v)) return 0; " + ld + " x = (" + ld + ")v; if (x <= (" + ld + ")" +
-           c_limit(to, false) + ") return " + c_limit(to, false) + "; if (x >= (" + ld + ")" +
-           c_limit(to, true) + ") return " + c_limit(to, true) + "; return (" + c_type(to) + ")v;";
-  }
+  if (is_float(from) && (is_integer(to))) return float_to_int_body(from, to, d);
   // A bool as a conditional: gcc does not vectorize a mask converted to a
   // float (`(double)(a < b)`), but does a select.
   if (is_bool(from) && is_float(to))

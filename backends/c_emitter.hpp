@@ -19,10 +19,8 @@ struct CDialect {
   std::string prelude = "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n";
   std::string kernel_qualifier;  // e.g. "__kernel " in OpenCL
   std::string global_qualifier;  // address space of array pointers
-  bool long_double = true;       // float -> int saturation compares in long double (as vm/cast.hpp)
-  // Float -> int saturation compares in the source float type (no double
-  // on a device without fp64). Exact: each limit is a power of two, or
-  // 2^k - 1, which rounds up to 2^k.
+  // A float32 -> int conversion compares in float, not double (a device
+  // without fp64). Exact: each bound is a power of two (vm/cast.hpp).
   bool saturate_in_source_type = false;
   // Each scalar helper (and Philox) inside an include guard, so that the
   // sources of several kernels (with distinct names) concatenate into one

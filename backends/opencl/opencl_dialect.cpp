@@ -79,7 +79,6 @@ codegen::CDialect dialect(bool fp64) {
   if (fp64) d.prelude = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + d.prelude;
   d.kernel_qualifier = "__kernel ";
   d.global_qualifier = "__global ";
-  d.long_double = false;
   d.saturate_in_source_type = true;
   d.guard_helpers = true;
   return d;

@@ -275,27 +275,21 @@ static inline arrvm_operand arrvm_const_u64(arrvm_dtype dtype, uint64_t v) {
   return o;
 }
 
-/* Float -> integer as the identity cast: NaN -> 0, truncate, saturate to
- * [lo, hi] (bounds of the target dtype, exact in double except 2^63/2^64,
- * where "v >= hi" is the right test because hi itself is out of range). */
-static inline double arrvm_detail_clamp_trunc(double v, double lo, double hi, int* sat) {
-  *sat = 0;
-  if (v != v) return 0.0;
-  if (v <= lo) {
-    *sat = -1;
-    return lo;
-  }
-  if (v >= hi) {
-    *sat = 1;
-    return hi;
-  }
-  return v;
+/* Float -> integer as the identity cast, which is NumPy's on x86-64: int64
+ * and int32 truncate in range, else INT64_MIN / INT32_MIN (NaN included);
+ * int16, int8, uint16, uint8 take the int32 conversion's low bits; uint32
+ * the int64 conversion's at 2^31 and above, else the int32 one's; uint64 at
+ * 2^63 and above the int64 conversion of v - 2^63 with the top bit flipped,
+ * else the int64 one's (vm/cast.hpp). */
+static inline int64_t arrvm_detail_f2i64(double v) {
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (int64_t)v : INT64_MIN;
+}
+static inline int32_t arrvm_detail_f2i32(double v) {
+  return v > -2147483649.0 && v < 2147483648.0 ? (int32_t)v : INT32_MIN;
 }
 
 static inline arrvm_operand arrvm_const_f64(arrvm_dtype dtype, double v) {
   arrvm_operand o;
-  int sat = 0;
-  double t;
   o.array = NULL;
   o.dtype = dtype;
   o.f = v;
@@ -306,30 +300,30 @@ static inline arrvm_operand arrvm_const_f64(arrvm_dtype dtype, double v) {
       o.i = (v != 0.0); /* NaN is truthy, as in NumPy */
       break;
     case ARRVM_INT8:
-      o.i = (int64_t)arrvm_detail_clamp_trunc(v, -128.0, 127.0, &sat);
+      o.i = (int8_t)(uint32_t)arrvm_detail_f2i32(v);
       break;
     case ARRVM_INT16:
-      o.i = (int64_t)arrvm_detail_clamp_trunc(v, -32768.0, 32767.0, &sat);
+      o.i = (int16_t)(uint32_t)arrvm_detail_f2i32(v);
       break;
     case ARRVM_INT32:
-      o.i = (int64_t)arrvm_detail_clamp_trunc(v, -2147483648.0, 2147483647.0, &sat);
+      o.i = arrvm_detail_f2i32(v);
       break;
     case ARRVM_INT64:
-      t = arrvm_detail_clamp_trunc(v, -9223372036854775808.0, 9223372036854775808.0, &sat);
-      o.i = sat < 0 ? INT64_MIN : sat > 0 ? INT64_MAX : (int64_t)t;
+      o.i = arrvm_detail_f2i64(v);
       break;
     case ARRVM_UINT8:
-      o.u = (uint64_t)arrvm_detail_clamp_trunc(v, 0.0, 255.0, &sat);
+      o.u = (uint8_t)(uint32_t)arrvm_detail_f2i32(v);
       break;
     case ARRVM_UINT16:
-      o.u = (uint64_t)arrvm_detail_clamp_trunc(v, 0.0, 65535.0, &sat);
+      o.u = (uint16_t)(uint32_t)arrvm_detail_f2i32(v);
       break;
     case ARRVM_UINT32:
-      o.u = (uint64_t)arrvm_detail_clamp_trunc(v, 0.0, 4294967295.0, &sat);
+      o.u = v >= 2147483648.0 ? (uint32_t)arrvm_detail_f2i64(v) : (uint32_t)arrvm_detail_f2i32(v);
       break;
     case ARRVM_UINT64:
-      t = arrvm_detail_clamp_trunc(v, 0.0, 18446744073709551616.0, &sat);
-      o.u = sat > 0 ? UINT64_MAX : sat < 0 ? 0 : (uint64_t)t;
+      o.u = v >= 9223372036854775808.0
+                ? (uint64_t)arrvm_detail_f2i64(v - 9223372036854775808.0) ^ (UINT64_C(1) << 63)
+                : (uint64_t)arrvm_detail_f2i64(v);
       break;
     default: /* floats read f */
       break;

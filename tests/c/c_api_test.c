@@ -79,10 +79,11 @@ static void test_tables(void) {
 
 static void test_constants(void) {
   /* The helpers fill the field the library reads for the dtype. */
-  CHECK(arrvm_const_f64(ARRVM_INT8, 300.0).i == 127); /* saturates */
-  CHECK(arrvm_const_f64(ARRVM_INT32, -2.9).i == -2);  /* truncates */
-  CHECK(arrvm_const_f64(ARRVM_UINT8, -5.0).u == 0);   /* saturates at 0 */
-  CHECK(arrvm_const_f64(ARRVM_UINT64, 1e30).u == UINT64_MAX);
+  /* Float to int as NumPy on x86-64 (vm/cast.hpp): the int32 conversion's low bits for int8 and uint8. */
+  CHECK(arrvm_const_f64(ARRVM_INT8, 300.0).i == 44);
+  CHECK(arrvm_const_f64(ARRVM_INT32, -2.9).i == -2); /* truncates */
+  CHECK(arrvm_const_f64(ARRVM_UINT8, -5.0).u == 251);
+  CHECK(arrvm_const_f64(ARRVM_UINT64, 1e30).u == 0);
   CHECK(arrvm_const_f64(ARRVM_INT64, -1e30).i == INT64_MIN);
   CHECK(arrvm_const_f64(ARRVM_BOOL, 0.5).i == 1);
   CHECK(arrvm_const_i64(ARRVM_FLOAT64, 7).f == 7.0);

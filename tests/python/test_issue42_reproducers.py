@@ -40,6 +40,8 @@ CASES = {
     'float32 minus -40000': lambda xp: xp.ones(3, xp.float32) - (-40000),
     'float32 plus -32768': lambda xp: -32768 + xp.ones(3, xp.float32),
     'float32 plus 1e39': lambda xp: xp.ones(3, xp.float32) + 1e39,
+    'nan to int64': lambda xp: xp.array([numpy.nan, numpy.inf, -1.5]).astype(xp.int64),
+    'nan to uint8': lambda xp: xp.array([numpy.nan, 300.5, -1.5]).astype(xp.uint8),
     'ndarray constructor': lambda xp: xp.ndarray((3, 4), dtype=xp.float64).shape,
 }
 
@@ -67,3 +69,40 @@ def test_view_shares_memory_with_the_array():
     v = a.view(numpy.int64)
     v[0] = 1  # the bits of 5e-324
     assert float(a[0]) == 5e-324
+
+
+CASTS = r'''
+import json, warnings
+import numpy, arrvm
+warnings.simplefilter('ignore')
+v = numpy.tile(numpy.array([numpy.nan, numpy.inf, -numpy.inf, 1e20, -1e20, 3e9, -3e9, 70000.7, -70000.7, 300.5,
+                            -1.5, 2.0**63, 2.0**64, -0.5, 2.0**31, 65535.9]), 64)
+bad = []
+for src in (numpy.float64, numpy.float32):
+    x = v.astype(src)
+    for t in (numpy.int64, numpy.int32, numpy.int16, numpy.int8, numpy.uint64, numpy.uint32, numpy.uint16,
+              numpy.uint8):
+        got = arrvm.to_numpy((arrvm.array(x) * 1).astype(t))  # (* 1: the cast inside a fused kernel)
+        if got.tolist() != x.astype(t).tolist():
+            bad.append((src.__name__, t.__name__))
+print(json.dumps(bad))
+'''
+
+
+@pytest.mark.parametrize('backend', ['ref', 'cpu', 'opencl'])
+def test_float_to_int_casts_are_numpys(backend):
+    """NaN, infinities and out-of-range floats cast to every integer dtype
+    as NumPy casts them on x86-64 (INT64_MIN, the int32 conversion's low
+    bits, ...: vm/cast.hpp), on every backend."""
+    import json
+    import os
+    import subprocess
+    import sys
+    if backend == 'opencl' and os.environ.get('ARRVM_TEST_OPENCL', '1') == '0':
+        pytest.skip('ARRVM_TEST_OPENCL=0')
+    env = dict(os.environ, ARRVM_BACKEND=backend)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env.setdefault('PYTHONPATH', os.path.join(root, 'build', 'python'))
+    p = subprocess.run([sys.executable, '-c', CASTS], env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.splitlines()[-1]) == []

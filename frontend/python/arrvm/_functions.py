@@ -160,12 +160,17 @@ def hypot(x, y, out=None):
     return _core.ufunc('sqrt', (x * x + y * y,), out)
 
 
+def _array_operand(x):
+    x = _operand(x)
+    return x if isinstance(x, ndarray) else asarray(x)
+
+
 def deg2rad(x, out=None):
-    return _core.ufunc('multiply', (_operand(x), _math.pi / 180.0), out)
+    return _core.ufunc('multiply', (_array_operand(x), _math.pi / 180.0), out)
 
 
 def rad2deg(x, out=None):
-    return _core.ufunc('multiply', (_operand(x), 180.0 / _math.pi), out)
+    return _core.ufunc('multiply', (_array_operand(x), 180.0 / _math.pi), out)
 
 
 radians, degrees = deg2rad, rad2deg
@@ -173,6 +178,11 @@ radians, degrees = deg2rad, rad2deg
 
 def around(a, decimals=0, out=None):
     a = asarray(a)
+    if a.dtype.kind in 'biu':  # integers stay integers (NumPy): only negative decimals round
+        if decimals >= 0:
+            return _into(a.copy(), out)
+        f = 10 ** -decimals
+        return _into(rint(a / f) * f, out) if out is not None else (rint(a / f) * f).astype(a.dtype)
     if decimals == 0:
         return rint(a, out=out)
     f = 10.0 ** decimals
@@ -299,7 +309,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         y[-1] = stop
     if dtype is not None:
         y = y.astype(dtype)
-    return (y, step) if retstep else y
+    return (y, _np.float64(step)) if retstep else y  # (NumPy: a float64 step)
 
 
 def eye(N, M=None, k=0, dtype=float, order='C', **kwargs):
@@ -372,9 +382,13 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     a = asarray(a)
-    src, dst = _norm_axis(source, a.ndim), _norm_axis(destination, a.ndim)
-    order = [i for i in range(a.ndim) if i != src]
-    order.insert(dst, src)
+    src = [_norm_axis(x, a.ndim) for x in (source if isinstance(source, (list, tuple)) else [source])]
+    dst = [_norm_axis(x, a.ndim) for x in (destination if isinstance(destination, (list, tuple)) else [destination])]
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [i for i in range(a.ndim) if i not in src]
+    for d, s_ in sorted(zip(dst, src)):
+        order.insert(d, s_)
     return a._transpose(order)
 
 
@@ -538,7 +552,8 @@ def take(a, indices, axis=None, out=None, mode='raise'):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    return _reduce('sum', asarray(a) != 0, axis, None, None, keepdims)
+    r = _reduce('sum', asarray(a) != 0, axis, None, None, keepdims)
+    return builtins.int(r) if axis is None and not keepdims else r  # NumPy: a Python int
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -558,6 +573,8 @@ def array_equal(a1, a2, equal_nan=False):
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:
         return False
+    if equal_nan and a1.dtype.kind == 'f' and a2.dtype.kind == 'f':
+        return bool(((a1 == a2) | (isnan(a1) & isnan(a2))).all())
     return bool((a1 == a2).all())
 
 
@@ -582,15 +599,22 @@ def _reduce(name, a, axis=None, dtype=None, out=None, keepdims=False):
     return _into(r, out)
 
 
+def _masked(a, where, identity):
+    """a where `where` holds, else the reduction's identity (NumPy's where=)."""
+    if where is True:
+        return a
+    return globals()['where'](asarray(where), a, identity)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
-    r = _reduce('sum', a, axis, dtype, None, keepdims)
+    r = _reduce('sum', _masked(asarray(a), where, 0), axis, dtype, None, keepdims)
     if initial is not None:
         r = r + initial
     return _into(r, out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
-    r = _reduce('prod', a, axis, dtype, None, keepdims)
+    r = _reduce('prod', _masked(asarray(a), where, 1), axis, dtype, None, keepdims)
     if initial is not None:
         r = r * initial
     return _into(r, out)
@@ -692,6 +716,8 @@ def matmul(a, b, out=None, **kwargs):
 
 def dot(a, b, out=None):
     a, b = _operand(a), _operand(b)
+    if not isinstance(a, ndarray) and not isinstance(b, ndarray):
+        return _np.dot(a, b, out)  # two numbers: NumPy's scalar
     if not isinstance(a, ndarray) or not isinstance(b, ndarray) or a.ndim == 0 or b.ndim == 0:
         return _into(a * b, out)
     return matmul(a, b, out=out)
