@@ -63,6 +63,8 @@ class ufunc:
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
         name = self._REDUCTIONS.get(self._core_name)
+        if self._core_name == 'logical_xor' and not kwargs and not foreign(a):  # an odd count of trues
+            return _into(_reduce('sum', asarray(a).astype(_np.bool_), axis, None, None, keepdims) % 2 == 1, out)
         if name is None or kwargs or foreign(a):
             return _fallback(self._np.reduce, self.__name__ + '.reduce', (a,),
                              dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
@@ -965,4 +967,5 @@ for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
 # pad): they add themselves to IMPLEMENTED and to ndarray's methods.
 from . import _composed  # noqa: E402,F401
 from . import _views  # noqa: E402,F401
+from . import _elementwise  # noqa: E402,F401
 
