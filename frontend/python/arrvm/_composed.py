@@ -106,6 +106,29 @@ def _normalize_axis(axis, ndim):
     return axis % ndim
 
 
+def fill_diagonal(a, val, wrap=False):
+    """NumPy's fill_diagonal on an arrvm array, as a strided view of its flat
+    memory written in place (lazy): a scalar `val` on a C-contiguous array;
+    anything else runs in NumPy (written back)."""
+    if not isinstance(a, ndarray) or not _is_scalar(val) or not _contiguous(a):
+        return _fallback(_np.fill_diagonal, 'fill_diagonal', (a, val, wrap), {})
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = None if wrap else a.shape[1] * a.shape[1]
+    else:
+        if builtins.any(n != a.shape[0] for n in a.shape):
+            raise ValueError("All dimensions of input must be of equal length")
+        step, prod = 1, 1
+        for n in a.shape[:-1]:
+            prod *= n
+            step += prod
+        end = None
+    if a.size:
+        a.reshape(-1)[:end:step] = val
+
+
 def diag(v, k=0):
     """NumPy's diag: the k-th diagonal of a 2-D array, or a 2-D array with
     the 1-D `v` on its k-th diagonal."""
@@ -197,5 +220,5 @@ ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, 
 ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
 ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
 IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
-                    for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad)})
+                    for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad, fill_diagonal)})
 IMPLEMENTED.update({f.__name__: f for f in (ndim, shape, size, isscalar)})
