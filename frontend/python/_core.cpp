@@ -393,7 +393,50 @@ PyObject* nb_unary(PyObject* a) {
   return run_slot([&] { return call_ufunc(names[U], 1, a, py::none(), py::none()); });
 }
 
+// An element by integers (`x[i]`, `y[i, j]`) of a base nothing pending
+// touches, read at once with no Array made: NumPy's scalar (a new
+// reference), or null (no error set) when the key or the base does not allow it.
+PyObject* element_now(PyObject* self, PyObject* key) {
+  if (g_scalar_types.empty()) return nullptr;
+  int64_t at[8];
+  int n = 0;
+  if (PyLong_CheckExact(key)) {
+    at[n++] = PyLong_AsLongLong(key);
+  } else if (PyTuple_CheckExact(key) && PyTuple_GET_SIZE(key) <= 8) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+      PyObject* i = PyTuple_GET_ITEM(key, k);
+      if (!PyLong_CheckExact(i)) return nullptr;
+      at[n++] = PyLong_AsLongLong(i);
+    }
+  }
+  if (n == 0) return nullptr;
+  if (PyErr_Occurred()) {
+    PyErr_Clear();  // too large for int64: the general path says so
+    return nullptr;
+  }
+  const Array* a = as_array(self);
+  alignas(8) unsigned char element[8];
+  if (!a->read_element_now(at, n, element)) return nullptr;
+  try {
+    return numpy_scalar(a->dtype(), element).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
+// mp_subscript: element_now without pybind11's dispatch (a third of a
+// read's time), else the __getitem__ method's slot.
+binaryfunc g_subscript_method = nullptr;
+PyObject* mp_subscript(PyObject* self, PyObject* key) {
+  if (PyObject* e = element_now(self, key)) return e;
+  if (PyErr_Occurred()) return nullptr;
+  return g_subscript_method(self, key);
+}
+
 void install_slots(PyTypeObject* t) {
+  g_subscript_method = t->tp_as_mapping->mp_subscript;
+  t->tp_as_mapping->mp_subscript = mp_subscript;
   PyNumberMethods* n = t->tp_as_number;
 #define ARRVM_SLOTS(slot, islot, i) \
   n->slot = nb_binary<i>;           \
@@ -610,33 +653,8 @@ PYBIND11_MODULE(_core, m) {
   });
 
   cls.def("__getitem__", [](py::handle self, py::handle key) -> py::object {
-    // An element by integers (`x[i]`, `y[i, j]`) of a base nothing pending
-    // touches: read at once, no Array made (NumPy's scalar, ~0.3 us).
-    if (!g_scalar_types.empty()) {
-      int64_t at[8];
-      int n = 0;
-      if (PyLong_CheckExact(key.ptr())) {
-        at[n++] = PyLong_AsLongLong(key.ptr());
-      } else if (PyTuple_CheckExact(key.ptr()) && PyTuple_GET_SIZE(key.ptr()) <= 8) {
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key.ptr()); ++k) {
-          PyObject* i = PyTuple_GET_ITEM(key.ptr(), k);
-          if (!PyLong_CheckExact(i)) {
-            n = -1;
-            break;
-          }
-          at[n++] = PyLong_AsLongLong(i);
-        }
-      } else {
-        n = -1;
-      }
-      if (n > 0 && PyErr_Occurred()) {
-        PyErr_Clear();  // too large for int64: the general path says so
-      } else if (n > 0) {
-        const Array* a = as_array(self);
-        alignas(8) unsigned char element[8];
-        if (a->read_element_now(at, n, element)) return numpy_scalar(a->dtype(), element);
-      }
-    }
+    if (PyObject* e = element_now(self.ptr(), key.ptr())) return py::reinterpret_steal<py::object>(e);
+    if (PyErr_Occurred()) throw py::error_already_set();
     std::vector<arrvm::Index> ix;
     if (!basic_key(key, &ix)) {
       if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
