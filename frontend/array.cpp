@@ -122,7 +122,9 @@ Array ArrayAccess::make(std::shared_ptr<BaseOwner> base, int64_t offset, const D
 
 Array ArrayAccess::rebased(const Array& a, int64_t offset, const Dims& shape, const Dims& stride) {
   base(a);
-  return make(a.base_, offset, shape, stride);
+  Array r = make(a.base_, offset, shape, stride);
+  r.readonly_ = a.readonly_;  // a view of a read-only view is read-only (NumPy)
+  return r;
 }
 
 }  // namespace detail
@@ -219,7 +221,12 @@ Dims broadcast_shapes(const Dims& a, const Dims& b, const char* what) {
   return r;
 }
 
+void check_writeable(const Array& dst) {
+  if (!dst.writeable()) throw Error("assignment destination is read-only");
+}
+
 void write_into(const Array& dst, const Array& src) {
+  check_writeable(dst);
   common_runtime(dst, src);
   const View out = view_of(dst);
   View in = view_of(src);
@@ -626,6 +633,7 @@ void Array::assign(const Array& src) {
 }
 
 void Array::assign(HostScalar value) {
+  frontend::check_writeable(*this);
   const View out = frontend::view_of(*this);
   issue(frontend::runtime_of(*this), Opcode::Identity, out,
         {Operand::of(frontend::to_scalar(value, out.dtype))});

@@ -93,6 +93,8 @@ Array copy_as(const Array& a, DType dtype);
 // The NumPy broadcast of two shapes; throws Error naming both if impossible.
 Dims broadcast_shapes(const Dims& a, const Dims& b, const char* what);
 
+// Error "assignment destination is read-only" for a read-only view (Array::writeable).
+void check_writeable(const Array& dst);
 // Writes `src` (broadcast, cast) into `dst`'s view, copying src first when the
 // two overlap without being the same view.
 void write_into(const Array& dst, const Array& src);

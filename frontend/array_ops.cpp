@@ -154,6 +154,7 @@ Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const
     rt = &runtime_ptr(a);
   }
   ARRVM_ASSERT(rt != nullptr);
+  if (target) check_writeable(*target);  // (before anything is issued)
   if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
     if (runtime_ptr(*target) != *rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
     instr.out = view_of(*target);

@@ -118,6 +118,7 @@ Array Array::take(const Array& indices) const {
 }
 
 void Array::put(const Array& indices, const Array& values) {
+  frontend::check_writeable(*this);
   frontend::common_runtime(*this, indices);
   frontend::common_runtime(*this, values);
   const View target = frontend::view_of(*this);

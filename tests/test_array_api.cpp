@@ -269,6 +269,33 @@ TEST_CASE("array_api: assignment into views") {
   }
 }
 
+TEST_CASE("array_api: a read-only view refuses every write, and its later views too") {
+  Vm vm = ref_vm();
+  Array a = Array::arange(4, DType::Int64, vm);
+  Array before = a(Slice(1, 3));  // taken while writable: stays writable (NumPy)
+  a.set_writeable(false);
+  CHECK(!a.writeable());
+  const Array ones = Array::ones({4}, DType::Int64, vm);
+  CHECK_THROWS_WITH_AS(a.assign(ones), "assignment destination is read-only", arrvm::Error);
+  CHECK_THROWS_AS(a.assign(arrvm::HostScalar(int64_t{5})), arrvm::Error);
+  CHECK_THROWS_AS(a += ones, arrvm::Error);
+  CHECK_THROWS_AS(a *= arrvm::HostScalar(int64_t{2}), arrvm::Error);
+  CHECK_THROWS_AS(a(Slice(0, 2)).assign(arrvm::HostScalar(int64_t{9})),
+                  arrvm::Error);  // a view taken afterwards
+  CHECK_THROWS_AS(a.reshape({2, 2}).transpose().assign(arrvm::HostScalar(int64_t{9})), arrvm::Error);
+  CHECK_THROWS_AS(a.put(Array::arange(2, DType::Int64, vm), arrvm::HostScalar(int64_t{9})), arrvm::Error);
+  CHECK_THROWS_AS(ufunc("negative", {arrvm::ArrayOrScalar(a)}, &a), arrvm::Error);
+  check_values<int64_t>(a, {0, 1, 2, 3});  // nothing was written
+  before.assign(arrvm::HostScalar(int64_t{7}));
+  Array c = a.copy();
+  c.assign(arrvm::HostScalar(int64_t{1}));  // a copy is writable
+  check_values<int64_t>(a, {0, 7, 7, 3});
+  check_values<int64_t>(c, {1, 1, 1, 1});
+  a.set_writeable(true);
+  a(Slice(0, 1)) = 4;
+  check_values<int64_t>(a, {4, 7, 7, 3});
+}
+
 TEST_CASE("array_api: the last handle frees its base") {
   Vm vm = ref_vm();
   const auto& bases = vm.runtime().bases();

@@ -619,6 +619,7 @@ PYBIND11_MODULE(_core, m) {
   cls.def_property_readonly("ndim", &Array::ndim);
   cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("_offset", &Array::offset);
+  cls.def_property("_writeable", &Array::writeable, &Array::set_writeable);
   cls.def_property_readonly("_base_id", &Array::base_id);
   cls.def_property_readonly("_base_size", &Array::base_size);
   cls.def("_describe", &Array::describe);

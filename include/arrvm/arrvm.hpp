@@ -294,6 +294,14 @@ class ARRVM_API Array {
   Array copy() const;               // contiguous copy, same dtype
   Array astype(DType dtype) const;  // contiguous copy, cast like NumPy's astype
 
+  // ---- read-only views (NumPy's flags.writeable) ----
+  // A read-only view refuses writes (assign, in-place operators, `out=`,
+  // put): Error "assignment destination is read-only", nothing issued.
+  // Views taken from it later (index, reshape, transpose, ...) are read-only
+  // too; copies are writable.
+  bool writeable() const { return !readonly_; }
+  void set_writeable(bool writeable) { readonly_ = !writeable; }
+
   // ---- writing into this view ----
   // Broadcasts `src` to this view's shape and casts it to this dtype. Safe
   // when `src` overlaps this view (the VM copies it first, only when they
@@ -401,6 +409,7 @@ class ARRVM_API Array {
   int64_t offset_ = 0;
   Shape shape_;
   Shape stride_;
+  bool readonly_ = false;
   friend struct detail::ArrayAccess;
 };
 

@@ -42,6 +42,12 @@ CASES = {
     'float32 plus 1e39': lambda xp: xp.ones(3, xp.float32) + 1e39,
     'nan to int64': lambda xp: xp.array([numpy.nan, numpy.inf, -1.5]).astype(xp.int64),
     'nan to uint8': lambda xp: xp.array([numpy.nan, 300.5, -1.5]).astype(xp.uint8),
+    'read-only write': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z.__setitem__(0, 1)))(xp.zeros(3)),
+    'read-only view write': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z[1:].__setitem__(0, 1)))(
+        xp.zeros(3)),
+    'read-only in-place add': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z.__iadd__(1)))(xp.zeros(3)),
+    'read-only flag': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z.flags.writeable,
+                                             z.copy().flags.writeable))(xp.zeros(3))[1:],
     'ndarray constructor': lambda xp: xp.ndarray((3, 4), dtype=xp.float64).shape,
 }
 

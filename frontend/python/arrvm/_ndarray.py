@@ -170,9 +170,11 @@ ndarray.flat = property(_FlatIter)
 
 class _Flags:
     """a.flags: the layout flags NumPy code checks (a.flags['C_CONTIGUOUS'],
-    a.flags.c_contiguous). arrvm arrays are aligned and writeable."""
+    a.flags.c_contiguous), and `writeable`, which may be set (False: the
+    array, and views taken from it afterwards, refuse writes, as NumPy's)."""
 
     def __init__(self, a):
+        self._a = a
         shape, strides = a.shape, a._strides
         self.c_contiguous = _functions_mod()._contiguous(a)
         f, s = True, 1
@@ -181,14 +183,26 @@ class _Flags:
                 f = False
             s *= n
         self.f_contiguous = f
-        self.writeable = True
         self.aligned = True
+
+    @property
+    def writeable(self):
+        return self._a._writeable
+
+    @writeable.setter
+    def writeable(self, value):
+        self._a._writeable = bool(value)
 
     _KEYS = {'C_CONTIGUOUS': 'c_contiguous', 'C': 'c_contiguous', 'F_CONTIGUOUS': 'f_contiguous',
              'F': 'f_contiguous', 'WRITEABLE': 'writeable', 'W': 'writeable', 'ALIGNED': 'aligned', 'A': 'aligned'}
 
     def __getitem__(self, key):
         return getattr(self, self._KEYS[key])
+
+    def __setitem__(self, key, value):
+        if self._KEYS.get(key) != 'writeable':
+            raise KeyError("arrvm: only the WRITEABLE flag can be set")
+        self.writeable = value
 
     def __repr__(self):
         return '\n'.join('  %s : %s' % (k, getattr(self, v)) for k, v in self._KEYS.items() if len(k) > 1)
@@ -270,8 +284,8 @@ def shared_numpy(a):
     item = buf.itemsize
     strides = tuple(s * item for s in a._strides)
     view = _np.lib.stride_tricks.as_strided(buf[a._offset:], a.shape, strides)
-    if any(st == 0 and n > 1 for st, n in zip(a._strides, a.shape)):
-        view.flags.writeable = False  # a broadcast view: NumPy's are read-only too
+    if any(st == 0 and n > 1 for st, n in zip(a._strides, a.shape)) or not a._writeable:
+        view.flags.writeable = False  # a broadcast view (NumPy's are read-only too), or a read-only array
     return view
 
 
