@@ -799,86 +799,6 @@ IMPLEMENTED = {n: f for n, f in globals().items() if not n.startswith('_') and c
 IMPLEMENTED['asarray'] = IMPLEMENTED['asanyarray'] = asarray_shared
 
 
-# ---- more of NumPy's functions that stencil programs use ----
-
-def roll(a, shift, axis=None):
-    """NumPy's roll as two slice copies per axis (lazy, fusable)."""
-    a = asarray(a)
-    if axis is None:
-        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    if len(axes) == 1 and len(shifts) > 1:
-        axes = axes * len(shifts)
-    if len(shifts) != len(axes):
-        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    r = a
-    for s, ax in zip(shifts, axes):
-        ax = _norm_axis(ax, a.ndim)
-        n = a.shape[ax]
-        s = builtins.int(s) % n if n else 0
-        if s == 0:
-            r = r.copy() if r is a else r
-            continue
-        out = empty(a.shape, a.dtype)
-        pre = (slice(None),) * ax
-        out[pre + (slice(s, None),)] = r[pre + (slice(None, n - s),)]
-        out[pre + (slice(None, s),)] = r[pre + (slice(n - s, None),)]
-        r = out
-    return r
-
-
-def diff(a, n=1, axis=-1):
-    a = asarray(a)
-    ax = _norm_axis(axis, a.ndim)
-    for _ in range(n):
-        hi = (slice(None),) * ax + (slice(1, None),)
-        lo = (slice(None),) * ax + (slice(None, -1),)
-        a = subtract(a[hi], a[lo]) if a.dtype != _np.bool_ else not_equal(a[hi], a[lo])
-    return a
-
-
-def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
-    xs = [asarray(x).reshape(-1) for x in xi]
-    nd = len(xs)
-    shapes = [x.shape[0] for x in xs]
-    if indexing == 'xy' and nd > 1:
-        shapes[0], shapes[1] = shapes[1], shapes[0]
-    out = []
-    for i, x in enumerate(xs):
-        pos = i
-        if indexing == 'xy' and nd > 1 and i < 2:
-            pos = 1 - i
-        shape = [1] * nd
-        shape[pos] = x.shape[0]
-        v = x.reshape(tuple(shape))
-        out.append(v if sparse else (broadcast_to(v, tuple(shapes)).copy() if copy else broadcast_to(v, tuple(shapes))))
-    return out
-
-
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """NumPy's trace: the sums along the diagonals of the 2-D subarrays of
-    axes axis1 and axis2 (the diagonal of a contiguous matrix is a strided
-    view; other ranks and axes gather it)."""
-    a = asarray(a)
-    if a.ndim == 2 and (axis1 % 2, axis2 % 2) == (0, 1) and dtype is None and out is None:
-        n, m = a.shape
-        k = builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
-        if k <= 0:
-            return zeros((0,), a.dtype).sum()
-        start = offset if offset >= 0 else -offset * m
-        flat = a.copy().reshape(-1) if not _contiguous(a) else a.reshape(-1)
-        return flat[start:start + (k - 1) * (m + 1) + 1:m + 1].sum()
-    return _into(_compose().diagonal(a, offset, axis1, axis2).sum(axis=-1, dtype=dtype), out)
-
-
-def _compose():
-    from . import _composed
-    return _composed
-
-
 def _contiguous(a):
     s = 1
     for n, st in zip(reversed(a.shape), reversed(a._strides)):
@@ -887,22 +807,6 @@ def _contiguous(a):
         s *= n
     return True
 
-
-def nonzero(a):
-    return tuple(asarray(i) for i in _np.nonzero(to_numpy(asarray(a))))
-
-
-def flatnonzero(a):
-    return asarray(_np.flatnonzero(to_numpy(asarray(a))))
-
-
-def argwhere(a):
-    return asarray(_np.argwhere(to_numpy(asarray(a))))
-
-
-ndarray.nonzero = lambda self: nonzero(self)
-IMPLEMENTED.update({'roll': roll, 'diff': diff, 'meshgrid': meshgrid, 'trace': trace, 'nonzero': nonzero,
-                    'flatnonzero': flatnonzero, 'argwhere': argwhere})
 
 
 # ---- what arrvm cannot compute runs in NumPy ----
@@ -951,8 +855,6 @@ def _method_fallback(name):
 
 ndarray.conj = ndarray.conjugate = lambda self: conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: round_(self, decimals, out)
-ndarray.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None: trace(self, offset, axis1, axis2,
-                                                                                      dtype, out)
 ndarray.real = property(lambda self: self)
 ndarray.imag = property(lambda self: zeros_like(self))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
@@ -967,5 +869,6 @@ for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
 # pad): they add themselves to IMPLEMENTED and to ndarray's methods.
 from . import _composed  # noqa: E402,F401
 from . import _views  # noqa: E402,F401
+from . import _stencil  # noqa: E402,F401
 from . import _elementwise  # noqa: E402,F401
 
