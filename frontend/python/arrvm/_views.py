@@ -6,7 +6,7 @@ import numpy as _np
 
 from . import _core
 from ._functions import IMPLEMENTED, empty
-from ._ndarray import ndarray, shared_numpy, _host_backend
+from ._ndarray import ndarray, asarray, shared_numpy, to_numpy, _host_backend
 
 
 def _extent(a):
@@ -92,3 +92,47 @@ ndarray.view = _m_view
 ndarray.__new__ = staticmethod(_new)
 ndarray.__init__ = lambda self, *args, **kwargs: None
 IMPLEMENTED.update({'may_share_memory': may_share_memory, 'shares_memory': shares_memory})
+
+
+def put(a, ind, v, mode='raise'):
+    """NumPy's put: a.flat[ind] = v (v repeated to the indices' count; mode
+    'raise' checks the indices, 'wrap' and 'clip' bring them in range), as
+    the VM's scatter into `a`; of repeated indices the last one's value
+    stays, as in NumPy."""
+    if not isinstance(a, ndarray):
+        return _np.put(a, to_numpy(ind) if isinstance(ind, ndarray) else ind,
+                       to_numpy(v) if isinstance(v, ndarray) else v, mode)
+    n = a.size
+    idx = _np.asarray(to_numpy(ind) if isinstance(ind, ndarray) else ind).reshape(-1)
+    idx = idx.astype(_np.int64)  # (NumPy 1.24 truncates float indices here)
+    if idx.size == 0:
+        return None
+    if n == 0:
+        raise IndexError("cannot replace elements of an empty array")
+    if mode == 'raise':
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError("index %d is out of bounds for axis 0 with size %d" % (idx[bad][0], n))
+        idx = _np.where(idx < 0, idx + n, idx)
+    elif mode == 'wrap':
+        idx = idx % n
+    elif mode == 'clip':
+        idx = _np.clip(idx, 0, n - 1)
+    else:
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
+    vals = asarray(v).reshape(-1)
+    if vals.size == 0:
+        return None
+    pos = _np.arange(idx.size)
+    if vals.size != idx.size:
+        vals = vals[asarray(pos % vals.size)]
+    _, last = _np.unique(idx[::-1], return_index=True)  # repeated indices: the last occurrence
+    if last.size != idx.size:
+        keep = _np.sort(idx.size - 1 - last)
+        idx, vals = idx[keep], vals[asarray(keep)]
+    a._put(asarray(idx), vals.astype(a.dtype) if vals.dtype != a.dtype else vals)
+    return None
+
+
+ndarray.put = lambda self, indices, values, mode='raise': put(self, indices, values, mode)
+IMPLEMENTED['put'] = put
