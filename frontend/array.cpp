@@ -534,6 +534,20 @@ Array Array::broadcast_to(const Shape& shape) const {
   return detail::ArrayAccess::rebased(*this, b.offset, b.shape, b.stride);
 }
 
+Array Array::strided(int64_t offset, const Shape& shape, const Shape& strides) const {
+  if (shape.size() != strides.size()) throw Error("strided: shape and strides differ in length");
+  int64_t lo = offset, hi = offset;
+  bool empty = false;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0) throw Error("strided: negative dimension");
+    if (shape[d] == 0) empty = true;
+    const int64_t reach = (shape[d] - 1) * strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  if (!empty && (lo < 0 || hi >= base_size())) throw Error("strides is not compatible with available memory");
+  return detail::ArrayAccess::rebased(*this, offset, to_dims(shape), to_dims(strides));
+}
+
 Array Array::expand_dims(int axis) const {
   const View v = frontend::view_of(*this);
   const int ax = frontend::normalize_axis(axis, v.rank() + 1, "expand_dims");

@@ -296,6 +296,20 @@ TEST_CASE("array_api: a read-only view refuses every write, and its later views 
   check_values<int64_t>(a, {4, 7, 7, 3});
 }
 
+TEST_CASE("array_api: strided views of the base, bounds checked") {
+  Vm vm = ref_vm();
+  const Array a = Array::arange(8, DType::Int64, vm);
+  check_values<int64_t>(a.strided(1, {3}, {2}), {1, 3, 5});
+  check_values<int64_t>(a.strided(0, {2, 3}, {1, 2}), {0, 2, 4, 1, 3, 5});  // a transposed 3 x 2
+  check_values<int64_t>(a.strided(7, {4}, {-2}), {7, 5, 3, 1});
+  check_values<int64_t>(a(Slice(2, 6)).strided(2, {2}, {3}), {2, 5});  // offsets are into the base
+  CHECK(a.strided(100, {0}, {1}).size() == 0);                         // empty: nothing is reached
+  CHECK_THROWS_WITH_AS(a.strided(0, {5}, {2}), "strides is not compatible with available memory",
+                       arrvm::Error);
+  CHECK_THROWS_AS(a.strided(1, {2}, {-2}), arrvm::Error);
+  CHECK_THROWS_AS(a.strided(0, {2}, {1, 1}), arrvm::Error);
+}
+
 TEST_CASE("array_api: the last handle frees its base") {
   Vm vm = ref_vm();
   const auto& bases = vm.runtime().bases();

@@ -620,6 +620,10 @@ PYBIND11_MODULE(_core, m) {
   cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("_offset", &Array::offset);
   cls.def_property("_writeable", &Array::writeable, &Array::set_writeable);
+  // a.strides = ...: this object becomes the view with those strides (in elements).
+  cls.def("_restride", [](Array& a, const std::vector<int64_t>& strides) {
+    a = a.strided(a.offset(), a.shape(), arrvm::Shape(strides.begin(), strides.end()));
+  });
   cls.def_property_readonly("_base_id", &Array::base_id);
   cls.def_property_readonly("_base_size", &Array::base_size);
   cls.def("_describe", &Array::describe);

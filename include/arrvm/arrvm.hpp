@@ -289,6 +289,12 @@ class ARRVM_API Array {
   // A read-only-in-spirit view with stride 0 on broadcast axes (writing into
   // it is rejected by the VM, which requires outputs to be injective).
   Array broadcast_to(const Shape& shape) const;
+  // A view of this view's base with the given offset, shape and strides (in
+  // elements; NumPy's as_strided, and what setting `a.strides` makes): Error
+  // "strides is not compatible with available memory" when an element would
+  // lie outside the base. Writing into a view whose elements overlap is
+  // rejected by the VM, as for broadcast views.
+  Array strided(int64_t offset, const Shape& shape, const Shape& strides) const;
 
   // ---- copies ----
   Array copy() const;               // contiguous copy, same dtype

@@ -48,6 +48,10 @@ CASES = {
     'read-only in-place add': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z.__iadd__(1)))(xp.zeros(3)),
     'read-only flag': lambda xp: (lambda z: (setattr(z.flags, 'writeable', False), z.flags.writeable,
                                              z.copy().flags.writeable))(xp.zeros(3))[1:],
+    'strides too long': lambda xp: (lambda d: (setattr(d, 'strides', (16,)), d)[1])(xp.zeros(4)),
+    'strides halve the shape': lambda xp: (lambda d: (setattr(d, 'strides', (16,)), d)[1])(xp.arange(8.0)[:4]),
+    'strides 2-d transpose': lambda xp: (lambda d: (setattr(d, 'strides', (8, 24)), d)[1])(
+        xp.arange(6.0).reshape(2, 3)),
     'ndarray constructor': lambda xp: xp.ndarray((3, 4), dtype=xp.float64).shape,
 }
 

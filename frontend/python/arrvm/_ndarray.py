@@ -131,7 +131,19 @@ def to_numpy(a):
 ndarray.dtype = property(lambda self: _DTYPES[self._dt])
 ndarray.itemsize = property(lambda self: _DTYPES[self._dt].itemsize)
 ndarray.nbytes = property(lambda self: self.size * _DTYPES[self._dt].itemsize)
-ndarray.strides = property(lambda self: tuple(s * _DTYPES[self._dt].itemsize for s in self._strides))
+def _set_strides(self, strides):
+    """a.strides = (bytes, ...): `a` becomes the view of its base with those
+    strides (NumPy allows it within the memory the array's base has)."""
+    item = _DTYPES[self._dt].itemsize
+    strides = tuple(int(x) for x in strides) if isinstance(strides, (tuple, list)) else (int(strides),)
+    if len(strides) != self.ndim:
+        raise ValueError("strides must be same length as shape (%d)" % self.ndim)
+    if any(x % item for x in strides):
+        raise ValueError("strides is not compatible with available memory")
+    self._restride([x // item for x in strides])
+
+
+ndarray.strides = property(lambda self: tuple(s * _DTYPES[self._dt].itemsize for s in self._strides), _set_strides)
 ndarray.T = property(lambda self: self._transpose([]))
 ndarray.base = property(lambda self: None)
 
