@@ -1,7 +1,8 @@
 """NumPy elementwise functions arrvm composes from its opcodes, each with
 NumPy's values (the same formula NumPy's C loop evaluates, select by select),
 so they fuse instead of falling back: fmax, fmin, heaviside, logaddexp,
-logaddexp2, float_power, copysign, signbit, isposinf, isneginf, nan_to_num.
+logaddexp2, float_power, copysign, signbit, isposinf, isneginf, nan_to_num,
+fmod of integers.
 Their dtype is the installed NumPy's answer for the operands (computed on
 one-element stand-ins, as the ufuncs' slow path does). _functions imports
 this module at its end."""
@@ -11,7 +12,7 @@ import numpy as _np
 
 from ._functions import IMPLEMENTED, _dtype_fallback, _into, where, isnan, isinf, maximum, minimum, log1p, exp, \
     power, absolute
-from ._ndarray import ndarray, asarray, _common_dtype
+from ._ndarray import ndarray, asarray, _common_dtype, UnsupportedDType
 
 
 def _operands(name, *args):
@@ -64,6 +65,20 @@ def logaddexp2(x1, x2, out=None):
     return _into(r.astype(a.dtype), out)
 
 
+def fmod(x1, x2, out=None):
+    """C's remainder (the sign of the dividend) for integers, from NumPy's
+    remainder (the divisor's sign): the two differ by the divisor where the
+    signs differ and the remainder is not 0; a zero divisor gives 0, as
+    NumPy's. Floats run in NumPy (C's fmod is exact; no composition is)."""
+    a, b = _operands('fmod', x1, x2)
+    if a.dtype.kind == 'f':
+        raise UnsupportedDType("arrvm: fmod of floats runs in NumPy")
+    r = a % b
+    if a.dtype.kind == 'u':
+        return _into(r, out)
+    return _into(where((r != 0) & ((a < 0) != (b < 0)), r - b, r), out)
+
+
 def float_power(x1, x2, out=None):
     """power in float64 (NumPy casts both operands to float64 first)."""
     return _into(power(asarray(x1).astype(_np.float64), asarray(x2).astype(_np.float64)), out)
@@ -111,5 +126,5 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
-                    for f in (fmax, fmin, heaviside, logaddexp, logaddexp2, float_power, signbit, copysign, isposinf,
-                              isneginf, nan_to_num)})
+                    for f in (fmax, fmin, fmod, heaviside, logaddexp, logaddexp2, float_power, signbit, copysign,
+                              isposinf, isneginf, nan_to_num)})
