@@ -39,7 +39,7 @@ struct CDialect {
   bool serial = false;
   // > 0: the innermost loop's extent, printed as this constant instead of
   // read from the launch arguments (cpu_backend.cpp: a short last axis over
-  // many rows, such as water_ice's (n, n, 4) layers). gcc then compiles
+  // many rows, such as (n, n, 4) layers of 4 components). gcc then compiles
   // each row as whole vectors with no loop of its own: an (200, 200, 4)
   // elementwise kernel ran 64 -> 36 us.
   int64_t inner_extent = 0;

@@ -1,4 +1,4 @@
-// A copy-back becomes a rename (issue 17: heat_equation). NumPy's Jacobi
+// A copy-back becomes a rename. NumPy's Jacobi
 // sweep computes the new interior into a temporary and copies it back:
 //
 //     work = 0.2 * (center + north + east + west + south)   # a new array

@@ -658,8 +658,8 @@ PYBIND11_MODULE(_core, m) {
   });
 
   cls.def("__getitem__", [](py::handle self, py::handle key) -> py::object {
-    if (PyObject* e = element_now(self.ptr(), key.ptr())) return py::reinterpret_steal<py::object>(e);
-    if (PyErr_Occurred()) throw py::error_already_set();
+    // (An element by integers of a base nothing pending touches was read by
+    // the type's mp_subscript slot before this method: element_now.)
     std::vector<arrvm::Index> ix;
     if (!basic_key(key, &ix)) {
       if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");

@@ -117,11 +117,12 @@ def _fallback(func, name, args, kwargs, warn=True):
     return _from_np(r, _user_arrays((args, kwargs), []))
 
 
-def wrap_numpy(name, func):
+def wrap_numpy(name, func, warn=True):
     """NumPy's `func` for the drop-in: arrvm arguments are synced to NumPy (with
-    the fallback warning) and NumPy array results come back as arrvm arrays."""
+    the fallback warning, unless NumPy is the implementation: `warn` false)
+    and NumPy array results come back as arrvm arrays."""
     def wrapper(*args, **kwargs):
-        return _fallback(func, name, args, kwargs)
+        return _fallback(func, name, args, kwargs, warn)
     wrapper.__name__ = name
     wrapper.__doc__ = getattr(func, '__doc__', None)
     wrapper.__wrapped__ = func

@@ -21,7 +21,6 @@ import numpy as _np
 from . import _core
 from ._ndarray import _int_of
 from . import _functions as _f
-from ._fallback import _fallback
 
 _MASK = (1 << 64) - 1
 
@@ -98,13 +97,8 @@ class Philox:
 
 
 def _numpy_stream(name, func):
-    """NumPy's `func` (of numpy.random), its arrays as arrvm arrays."""
-    def wrapper(*args, **kwargs):
-        return _fallback(func, 'random.' + name, args, kwargs, warn=False)
-    wrapper.__name__ = name
-    wrapper.__doc__ = getattr(func, '__doc__', None)
-    wrapper.__wrapped__ = func
-    return wrapper
+    """NumPy's `func` (of numpy.random), its arrays as arrvm arrays, no warning."""
+    return _f.wrap_numpy('random.' + name, func, warn=False)
 
 
 _PHILOX_NAMES = ('seed', 'random', 'random_sample', 'ranf', 'sample', 'rand', 'uniform', 'normal',
