@@ -105,6 +105,17 @@ class Backend {
   // Must keep progress() up to date, so that the VM can contain a failure.
   virtual void execute(std::span<const Instruction> batch, const Partition& partition) = 0;
 
+  // Runs `block` of `batch` at once, instruction by instruction on host
+  // memory (ref::run_block: frees release their base), and returns true;
+  // false (the default: memory elsewhere) runs nothing. The VM's eager path
+  // (Config::eager, engine/runtime_eager.cpp) asks, for small work issued
+  // when nothing is pending; an empty block asks whether the backend can.
+  // Throws as execute() does.
+  virtual bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) {
+    (void)batch, (void)block;
+    return false;
+  }
+
   // How far the last execute() got: blocks [0, done) of its partition
   // completed. When execute() throws, block `done` is the one that failed
   // and the blocks after it did not run.

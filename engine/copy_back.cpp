@@ -113,6 +113,12 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::padded() const {
   return r;
 }
 
+bool CopyBack::involves(BaseId id) const {
+  if (padded_.empty()) return false;
+  if (padded_.count(id) != 0) return true;
+  return std::any_of(padded_.begin(), padded_.end(), [id](const auto& p) { return p.second.holder == id; });
+}
+
 BaseId CopyBack::forget(BaseId id) {
   const auto it = padded_.find(id);
   if (it == padded_.end()) return -1;

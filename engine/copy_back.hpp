@@ -99,6 +99,12 @@ class CopyBack {
   std::vector<std::pair<BaseId, BaseId>> padded() const;
   // Whether base `id` is padded (its elements are on another base).
   bool is_padded(BaseId id) const { return padded_.count(id) != 0; }
+  // Whether base `id` is padded or holds a padded base: work on it must go
+  // through a batch, whose rewrite knows where its elements are (the eager
+  // path asks).
+  bool involves(BaseId id) const;
+  // A base freed outside a batch (the eager path): forgets where it was created.
+  void freed(BaseId id) { creator_.erase(id); }
   // Forgets a padded base whose contents the program replaces (a write from
   // the host); returns the base that held it (to release), or -1.
   BaseId forget(BaseId id);

@@ -37,6 +37,8 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   backend_ = make_backend(config_);
   fusion_ = std::make_unique<FusionStage>(config_, backend_->fusion_rules());
   backend_->attach_profile(&profile_);
+  // (An empty block runs nothing and tells whether the backend can run work at once.)
+  eager_ = config_.eager > 0 && backend_->run_now({}, {});
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(),
                 config_.fuser, config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
@@ -170,6 +172,7 @@ void Runtime::issue(const Instruction& instr) {
 // copy of it: an Instruction is ~800 bytes) and takes it into the stream, or
 // removes it again and throws.
 void Runtime::accept_last() {
+  const bool was_empty = batch_.size() == 1 && carry_keys_.empty();
   LengthEffect length_effect;
   bool classes = false;
   try {
@@ -233,6 +236,8 @@ void Runtime::accept_last() {
     run_batch(synced);
     rethrow_if_poisoned(synced);
     if (trace_) record_sync(synced);
+  } else if (was_empty && config_.eager > 0 && eager_ok()) {
+    run_eager();
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
     flush();
   }
@@ -299,6 +304,16 @@ void Runtime::flush() {
 
 void Runtime::run_batch(BaseId synced) {
   if (batch_.empty()) return;
+  if (carry_keys_.empty() && std::all_of(batch_.begin(), batch_.end(), [&](const Instruction& in) {
+        return in.op == Opcode::Sync && !copy_back_.involves(in.out.base);
+      })) {
+    // Nothing to run (a read after eager work): no fusion, no launch. (A
+    // padded base's sync goes through the rewrite, which restores it.)
+    if (!watched_.empty()) watch(batch_);
+    batch_.clear();
+    batch_origin_.clear();
+    return;
+  }
   const Profile before = profile_;  // for the flush's log line
   // Names alive at a sync, dead writes (engine/defer.hpp).
   std::vector<uint64_t> keys = std::move(carry_keys_);

@@ -120,6 +120,10 @@ class Runtime {
   // Logs the flush that just ran (at info; counters since `before`).
   void log_flush(const Profile& before, const Partition& partition) const;
   void accept_last();  // validates and takes in the batch's last instruction (issue)
+  // The eager path (engine/runtime_eager.cpp): whether the batch, all of it
+  // issued by one accept_last, may run at once; and running it.
+  bool eager_ok() const;
+  void run_eager();
   void append(const Instruction& instr, uint64_t origin);
   void resolve_lengths();
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);
@@ -149,6 +153,8 @@ class Runtime {
   std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
   uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
+  bool eager_ = false;                   // Config::eager, on a backend that can run work at once
+  std::vector<uint32_t> block_scratch_;  // run_eager's block
   Profile profile_;
   bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

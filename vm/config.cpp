@@ -179,6 +179,16 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.compile_timeout = parse_seconds(label, value);
   } else if (name == "tiered") {
     c.tiered = parse_on_off(label, value);
+  } else if (name == "eager") {
+    char* end = nullptr;
+    const long long n = std::strtoll(value.c_str(), &end, 10);
+    if (value == "on" || value == "off") {
+      c.eager = value == "on" ? Config::kEagerDefault : 0;
+    } else if (!value.empty() && *end == '\0' && n >= 0) {
+      c.eager = n;
+    } else {
+      throw Error("configuration: " + label + "='" + value + "' is not on, off or a number of elements");
+    }
   } else if (name == "background_grace") {
     c.background_grace = parse_seconds(label, value);
   } else {
@@ -199,7 +209,8 @@ Config Config::from_env() {
 Config Config::from_env(std::vector<std::string>* problems) {
   Config c;
   c.cache_dir = default_cache_dir();
-  c.tiered = true;  // (Config's own default is off: vm/config.hpp)
+  c.tiered = true;  // (Config's own defaults are off: vm/config.hpp)
+  c.eager = Config::kEagerDefault;
   static const std::pair<const char*, const char*> kVars[] = {
       {"ARRVM_BACKEND", "backend"},
       {"ARRVM_FUSER", "fuser"},
@@ -231,6 +242,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_MEM_LIMIT", "mem_limit"},
       {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
       {"ARRVM_TIERED", "tiered"},
+      {"ARRVM_EAGER", "eager"},
       {"ARRVM_BACKGROUND_GRACE", "background_grace"},
   };
   for (const auto& [env, name] : kVars) {
@@ -280,6 +292,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
       {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
       {"ARRVM_TIERED", tiered ? "on" : "off"},
+      {"ARRVM_EAGER", eager > 0 ? std::to_string(eager) : "off"},
       {"ARRVM_BACKGROUND_GRACE", std::to_string(background_grace)},
   };
 }

@@ -108,6 +108,14 @@ struct Config {
   // defaults to on; a Config built by hand (tests of the kernels, the
   // benchmarks' timed runs) to off, which is deterministic.
   bool tiered = false;
+  // ARRVM_EAGER: elements (on: kEagerDefault; off: 0). An instruction
+  // issued when nothing is pending, on views of at most this many elements
+  // each, runs at once through the interpreter's loops instead of entering
+  // a batch (engine/runtime.cpp, Runtime::run_eager), on the backends whose
+  // memory is the host's (ref, cpu). Like tiered: from_env defaults to on,
+  // a Config built by hand to off (its batches are what a test wrote).
+  int64_t eager = 0;
+  static constexpr int64_t kEagerDefault = 4096;
   // ARRVM_BACKGROUND_GRACE: seconds the end of a VM (or of the process)
   // waits for the background work still running or queued (tiered
   // compiles, anytime fusion) so that the next run finds its kernels and

@@ -17,7 +17,8 @@ std::string Profile::to_text() const {
   std::snprintf(
       buf, sizeof buf,
       "arrvm profile\n"
-      "  batches %llu, instructions %llu, blocks %llu; %llu overlap copies, %llu gathers pulled, %llu fills "
+      "  batches %llu, instructions %llu (%llu eager), blocks %llu; %llu overlap copies, %llu gathers "
+      "pulled, %llu fills "
       "folded, %llu boxes split, %llu fills split, %llu repeats shared, %llu copies forwarded, %llu copies "
       "renamed, %llu failed"
       " batches\n"
@@ -30,7 +31,7 @@ std::string Profile::to_text() const {
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
       "  transfers: %llu bytes from host, %llu bytes to host (%llu reads with no flush), %llu bytes to"
       " device, %llu bytes from device\n",
-      u(batches), u(instructions), u(blocks), u(overlap_copies), u(gathers_pulled), u(fills_folded),
+      u(batches), u(instructions), u(eager), u(blocks), u(overlap_copies), u(gathers_pulled), u(fills_folded),
       u(boxes_split), u(fills_split), u(repeats_shared), u(copies_forwarded), u(copies_renamed),
       u(failed_batches), u(bases_deferred), u(deferrals_recomputed), u(dead_writes), total_s, fusion_s,
       merge_cache_s, codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled),
@@ -53,6 +54,7 @@ std::string Profile::to_json() const {
   nlohmann::json j = {
       {"batches", batches},
       {"instructions", instructions},
+      {"eager", eager},
       {"blocks", blocks},
       {"work_blocks", work_blocks},
       {"overlap_copies", overlap_copies},

@@ -32,6 +32,7 @@ struct Profile {
   double compile_background_s = 0;  // tiered: compiles on the cpu backend's compile threads (not in total)
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
+  uint64_t eager = 0;             // instructions run at once, outside a batch (Config::eager)
   uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;    // copies the VM inserted for an output overlapping an input
   uint64_t fills_folded = 0;      // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)

@@ -152,6 +152,13 @@ class CpuBackend final : public Backend {
     }
   }
 
+  // The eager path: ref's loops on this backend's memory (the interpreted tier's).
+  bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {
+    memory_.track(&profile());
+    ref::run_block(batch, block, memory_, lengths_);
+    return true;
+  }
+
   static bool frees_only(std::span<const Instruction> batch, const Block& block) {
     return std::all_of(block.begin(), block.end(), [&](uint32_t i) {
       return i < batch.size() && opcode_kind(batch[i].op) == OpKind::Free;

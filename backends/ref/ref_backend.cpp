@@ -76,6 +76,11 @@ class RefBackend final : public Backend {
     }
   }
 
+  bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {
+    ref::run_block(batch, block, memory_, lengths_);
+    return true;
+  }
+
  private:
   HostMemory memory_;
 };

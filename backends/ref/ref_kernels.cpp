@@ -121,6 +121,25 @@ void for_each_index(const Dims& shape, std::array<int64_t, N> start,
   }
 }
 
+// Whether a view of `shape` with `stride` holds its elements in row-major
+// order at consecutive addresses (axes of length 1 move nowhere).
+bool dense(const Dims& shape, const Dims& stride) {
+  int64_t expect = 1;
+  for (int d = shape.size() - 1; d >= 0; --d) {
+    if (shape[d] != 1 && stride[d] != expect) return false;
+    expect *= shape[d];
+  }
+  return true;
+}
+
+// Whether every stride is 0 (a constant, or one element broadcast).
+bool single(const Dims& stride) {
+  for (int d = 0; d < stride.size(); ++d) {
+    if (stride[d] != 0) return false;
+  }
+  return true;
+}
+
 // Element offset of the flat (row-major) index f of a view of `shape`.
 int64_t flat_to_offset(int64_t f, int64_t offset, const Dims& shape, const Dims& stride) {
   for (int d = shape.size() - 1; d >= 0; --d) {
@@ -193,11 +212,41 @@ struct Kernel<OpKind::Elementwise> {
     T c[2]{};
     const Out<Res> o = out_operand<Res>(instr, instr.out, mem);
     const In<T> a = in_operand<T>(instr, instr.in[0], rank, mem, &c[0]);
+    const Dims& shape = instr.out.shape;
+    // Dense operands (the common case, and the eager path's) run as flat
+    // loops the compiler vectorizes; the rest through for_each_index.
+    const bool flat = dense(shape, o.stride);
+    const int64_t n = shape.product();
+    Res* out = o.p + o.offset;
     if constexpr (std::is_invocable_v<F, T>) {
+      if (flat && dense(shape, a.stride)) {
+        const T* x = a.p + a.offset;
+        for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+        return;
+      }
       for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a.stride},
                         [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = f(a.at(x[1])); });
     } else {
       const In<T> b = in_operand<T>(instr, instr.in[1], rank, mem, &c[1]);
+      if (flat) {
+        const T* x = a.p + a.offset;
+        const T* y = b.p + b.offset;
+        const bool dx = dense(shape, a.stride), dy = dense(shape, b.stride);
+        if (dx && dy) {
+          for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+          return;
+        }
+        if (dx && single(b.stride)) {
+          const T v = *y;
+          for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], v);
+          return;
+        }
+        if (single(a.stride) && dy) {
+          const T v = *x;
+          for (int64_t i = 0; i < n; ++i) out[i] = f(v, y[i]);
+          return;
+        }
+      }
       for_each_index<3>(instr.out.shape, {o.offset, a.offset, b.offset}, {&o.stride, &a.stride, &b.stride},
                         [&](const std::array<int64_t, 3>& x) { o.p[x[0]] = f(a.at(x[1]), b.at(x[2])); });
     }

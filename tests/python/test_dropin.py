@@ -117,7 +117,7 @@ import programs  # bench/numpy/programs.py: its `import numpy` is arrvm under -m
 out = {'total': programs.rosenbrock(10**6, 6)}
 if hasattr(np, '__arrvm_version__'):  # the drop-in's numpy is arrvm
     p = np.profile()
-    out.update(held=p['memory']['bytes_allocated'], deferred=p['bases_deferred'], dead=p['dead_writes'])
+    out.update(held=p['memory']['bytes_allocated'], peak=p['memory']['bytes_allocated_peak'], deferred=p['bases_deferred'], dead=p['dead_writes'])
 print(json.dumps(out))
 """ % os.path.dirname(PROGRAMS)
 
@@ -143,4 +143,5 @@ def test_names_alive_at_a_sync_are_not_stored(tmp_path, defer):
         assert got['held'] < n_bytes + 1024, got
     else:
         assert got['deferred'] == 0 and got['dead'] == 0, got
-        assert got['held'] >= 3 * n_bytes - 64, got
+        # x, t and u were held at once (their frees may have run by now)
+        assert got['peak'] >= 3 * n_bytes - 64, got

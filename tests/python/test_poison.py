@@ -52,7 +52,8 @@ def test_a_failed_compile_poisons_what_it_computes(tmp_path):
             except RuntimeError as e:
                 print('RuntimeError', str(e).splitlines()[0])
         print('host', numpy.asarray(host).tolist())
-    ''', tmp_path, ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off', ARRVM_TIERED='off')
+    ''', tmp_path, ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off', ARRVM_TIERED='off',
+    ARRVM_EAGER='off')  # (small arrays: eager, they would compile nothing)
     assert out.count('RuntimeError') == 2, out
     assert 'value' not in out, out
     assert 'host [1.0, 2.0, 3.0]' in out, out
@@ -64,7 +65,7 @@ def test_tiered_a_failed_compile_runs_interpreted_with_a_warning(tmp_path):
     # with NumPy's values and one warning that names the failure.
     e = dict(os.environ)
     e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
-    e.update(ARRVM_CACHE_DIR=str(tmp_path / 'cache'), ARRVM_BACKEND='cpu', ARRVM_CC='false')
+    e.update(ARRVM_CACHE_DIR=str(tmp_path / 'cache'), ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_EAGER='off')
     e.pop('ARRVM_TIERED', None)
     code = textwrap.dedent('''
         import numpy, arrvm, time

@@ -109,7 +109,7 @@ def test_element_read_of_a_poisoned_array_raises(tmp_path):
     e = dict(os.environ)
     e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
     e.update(ARRVM_BACKEND='cpu', ARRVM_CC='false', ARRVM_LOG='off', ARRVM_CACHE_DIR=str(tmp_path / 'cache'),
-             ARRVM_TIERED='off')  # (tiered, the block would run interpreted: no poison)
+             ARRVM_TIERED='off', ARRVM_EAGER='off')  # (tiered or eager, it would run interpreted: no poison)
     p = subprocess.run([sys.executable, '-c', code], env=e, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count('RuntimeError') == 2 and 'value' not in p.stdout, p.stdout

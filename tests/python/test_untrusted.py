@@ -74,7 +74,7 @@ def test_ctrl_c_during_a_flush_raises_keyboardinterrupt_at_once(tmp_path):
     ''')
     p = subprocess.Popen([sys.executable, '-c', code], env=env(tmp_path, ARRVM_BACKEND='cpu', ARRVM_CC=str(cc),
                                                                ARRVM_COMPILE_TIMEOUT='5',
-                                                               ARRVM_TIERED='off'),
+                                                               ARRVM_TIERED='off', ARRVM_EAGER='off'),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == 'ready'
     time.sleep(1.0)

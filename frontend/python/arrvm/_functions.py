@@ -281,7 +281,21 @@ def _num(x):
     return x
 
 
+_INT_CODE = dtype_code(_np.arange(0, 1, 1).dtype)  # NumPy's default integer
+_FLOAT64_CODE = dtype_code(_float64)
+
+
 def arange(start, stop=None, step=None, dtype=None, **kwargs):
+    # Python ints and floats, no dtype (the usual call, often in a loop):
+    # straight to the extension.
+    if dtype is None and not kwargs:
+        a, b = (0, start) if stop is None else (start, stop)
+        c = 1 if step is None else step
+        ta, tb, tc = type(a), type(b), type(c)
+        if ta is int and tb is int and tc is int:
+            return _core.arange(a, b, c, _INT_CODE)
+        if ta in (int, float) and tb in (int, float) and tc in (int, float):
+            return _core.arange(builtins.float(a), builtins.float(b), builtins.float(c), _FLOAT64_CODE)
     if dtype is not None:
         dtype_code(dtype)  # UnsupportedDType (datetime64, ...): NumPy's arange
     start, stop, step = _num(start), _num(stop), _num(step)

@@ -1,0 +1,88 @@
+// The runtime's eager path (Config::eager, ARRVM_EAGER): small work issued
+// when nothing is pending runs at once, instruction by instruction on the
+// backend's host memory (Backend::run_now: ref's loops), instead of waiting
+// in a batch for a flush, a fusion and a compile. What it is for: NumPy
+// programs that loop in Python over small arrays and read scalars back
+// (each read would otherwise flush a short batch that misses the merge
+// cache: a fusion and a lookup of tens of microseconds for work of a
+// microsecond), and a cold first run, which compiles nothing for them.
+//
+// An instruction goes eager when the batch was empty before it (so every
+// input is computed and the order of the stream is kept), its views have at
+// most Config::eager elements each, and nothing the batch rewrites keep
+// books on is involved: no length class or compress (vm/length_class.hpp),
+// no padded base (engine/copy_back.hpp), no poisoned input (the batch path
+// names the error). The VM's overlap copies and their frees, issued with
+// it, run with it. Larger work, and everything issued while a batch is
+// pending, is batched as before: a large computation still fuses whole,
+// and small work issued inside it fuses with it. Semantics are the batch
+// path's (docs/semantics.md): a run-time error poisons what the
+// instruction writes (contain_failure), the trace records the same stream.
+#include <algorithm>
+#include <numeric>
+
+#include "backends/backend.hpp"
+#include "engine/runtime.hpp"
+#include "vm/error.hpp"
+#include "vm/interrupt.hpp"
+
+namespace arrvm {
+
+bool Runtime::eager_ok() const {
+  if (!eager_) return false;
+  const bool classes = bases_.filtered_count() != 0;
+  auto plain = [&](BaseId b) {
+    if (copy_back_.involves(b)) return false;
+    if (!classes) return true;
+    const BaseInfo* info = bases_.find(b);
+    return info == nullptr || info->klass < 0;
+  };
+  for (const Instruction& in : batch_) {
+    if (in.op == Opcode::Free) {
+      if (!plain(in.out.base)) return false;
+      continue;
+    }
+    if (is_control(in.op) || in.length_class >= 0 || in.op == Opcode::Compress) return false;
+    if (in.out.nelem() > config_.eager || !plain(in.out.base)) return false;
+    if (!poisoned_.empty() && poisoned_.count(in.out.base) != 0) return false;
+    for (int k = 0; k < in.nin; ++k) {
+      const Operand& o = in.in[k];
+      if (!o.is_const && (o.view.nelem() > config_.eager || !plain(o.view.base))) return false;
+    }
+  }
+  return true;
+}
+
+void Runtime::run_eager() {
+  if (!watched_.empty()) watch(batch_);  // (what a flush of it would note)
+  block_scratch_.resize(batch_.size());
+  std::iota(block_scratch_.begin(), block_scratch_.end(), 0u);
+  std::exception_ptr interrupted;
+  try {
+    // (Not timed: two clock reads cost as much as a small instruction; the
+    // profile's "unaccounted" holds eager work.)
+    backend_->run_now(batch_, block_scratch_);
+  } catch (const InternalError&) {
+    batch_.clear();
+    batch_origin_.clear();
+    throw;
+  } catch (...) {
+    Partition partition;
+    partition.blocks.push_back(block_scratch_);
+    contain_failure(partition, 0, std::current_exception());
+    if (is_interrupt(std::current_exception())) interrupted = std::current_exception();
+  }
+  for (const Instruction& in : batch_) {
+    if (in.op == Opcode::Free) {
+      if (!adopted_.empty()) adopted_.erase(in.out.base);
+      copy_back_.freed(in.out.base);
+    } else {
+      ++profile_.eager;
+    }
+  }
+  batch_.clear();
+  batch_origin_.clear();
+  if (interrupted) std::rethrow_exception(interrupted);
+}
+
+}  // namespace arrvm
