@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "engine/batch_cut.hpp"
 #include "engine/batch_users.hpp"
 #include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
@@ -239,8 +240,30 @@ void Runtime::accept_last() {
   } else if (was_empty && config_.eager > 0 && eager_ok()) {
     run_eager();
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
-    flush();
+    flush_full();
   }
+}
+
+void Runtime::flush_full() {
+  // (Not across length classes: a class's members learn their length from
+  // the flush that runs its compress.)
+  const std::size_t cut = bases_.filtered_count() != 0
+                              ? 0
+                              : periodic_cut(batch_, std::max(batch_.size() / 2, carry_keys_.size() + 1));
+  if (cut == 0) {
+    flush();
+    return;
+  }
+  std::vector<Instruction> rest(std::make_move_iterator(batch_.begin() + static_cast<std::ptrdiff_t>(cut)),
+                                std::make_move_iterator(batch_.end()));
+  std::vector<uint64_t> rest_origin(batch_origin_.begin() + static_cast<std::ptrdiff_t>(cut),
+                                    batch_origin_.end());
+  batch_.resize(cut);
+  batch_origin_.resize(cut);
+  ++profile_.batches_cut;
+  run_batch(-1);  // (leaves the batch empty: a flush carries nothing)
+  batch_.insert(batch_.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  batch_origin_.insert(batch_origin_.end(), rest_origin.begin(), rest_origin.end());
 }
 
 void Runtime::append(const Instruction& instr, uint64_t origin) {

@@ -124,6 +124,9 @@ class Runtime {
   // issued by one accept_last, may run at once; and running it.
   bool eager_ok() const;
   void run_eager();
+  // The batch reached Config::batch: flush it, or its part up to where the
+  // rest starts as it started (engine/batch_cut.hpp), keeping the rest.
+  void flush_full();
   void append(const Instruction& instr, uint64_t origin);
   void resolve_lengths();
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);

@@ -33,6 +33,7 @@ struct Profile {
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
   uint64_t eager = 0;             // instructions run at once, outside a batch (Config::eager)
+  uint64_t batches_cut = 0;       // full batches flushed up to a repeat of their start (engine/batch_cut.hpp)
   uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;    // copies the VM inserted for an output overlapping an input
   uint64_t fills_folded = 0;      // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
