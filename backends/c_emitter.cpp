@@ -488,9 +488,11 @@ std::string combine_helper(Opcode op, DType t, const CDialect& d, std::string* n
       combine.op = Opcode::Multiply;
       break;
     case Opcode::MinimumReduce:
+    case Opcode::MinimumAccumulate:
       combine.op = Opcode::Minimum;
       break;
     case Opcode::MaximumReduce:
+    case Opcode::MaximumAccumulate:
       combine.op = Opcode::Maximum;
       break;
     case Opcode::LogicalAndReduce:

@@ -57,8 +57,10 @@ std::string start_value(Opcode op, DType t) {
     case Opcode::LogicalOrReduce:
       return "0";
     case Opcode::MinimumReduce:
+    case Opcode::MinimumAccumulate:
       return f ? "INFINITY" : c_limit(t, true);
     case Opcode::MaximumReduce:
+    case Opcode::MaximumAccumulate:
       return f ? "-INFINITY" : c_limit(t, false);
     default:
       throw InternalError("c printer: not a reduction or scan: " + std::string(opcode_name(op)));

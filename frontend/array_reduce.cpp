@@ -45,8 +45,10 @@ Array flat_indices(const Array& indices, int64_t n) {
   return where(less(idx, 0), add(idx, n), idx);
 }
 
+// (cumsum and cumprod accumulate small integers in int64, as NumPy; a
+// running minimum or maximum keeps the dtype.)
 Array scan(const Array& a, Opcode op, std::optional<int> axis, const char* what) {
-  Array x = accumulation_input(a);
+  Array x = op == Opcode::AddAccumulate || op == Opcode::MultiplyAccumulate ? accumulation_input(a) : a;
   int ax = 0;
   if (axis) {
     ax = normalize_axis(*axis, x.ndim(), what);
@@ -105,6 +107,14 @@ Array Array::cumsum(std::optional<int> axis) const {
 
 Array Array::cumprod(std::optional<int> axis) const {
   return frontend::scan(*this, Opcode::MultiplyAccumulate, axis, "cumprod");
+}
+
+Array Array::cummin(std::optional<int> axis) const {
+  return frontend::scan(*this, Opcode::MinimumAccumulate, axis, "minimum.accumulate");
+}
+
+Array Array::cummax(std::optional<int> axis) const {
+  return frontend::scan(*this, Opcode::MaximumAccumulate, axis, "maximum.accumulate");
 }
 
 Array Array::take(const Array& indices) const {

@@ -98,6 +98,8 @@ constexpr CName<arrvm_opcode> kCOpcodes[] = {
     {ARRVM_OP_FREE, "free"},
     {ARRVM_OP_SYNC, "sync"},
     {ARRVM_OP_COMPRESS, "compress"},
+    {ARRVM_OP_MINIMUM_ACCUMULATE, "minimum_accumulate"},
+    {ARRVM_OP_MAXIMUM_ACCUMULATE, "maximum_accumulate"},
 };
 
 struct InternalName {

@@ -160,7 +160,8 @@ Table run_table(const Config& config, int64_t rows, int64_t cols, bool special) 
       rt.free_base(y);
     }
     if (!logical) {
-      for (Opcode op : {Opcode::AddAccumulate, Opcode::MultiplyAccumulate}) {
+      for (Opcode op : {Opcode::AddAccumulate, Opcode::MultiplyAccumulate, Opcode::MinimumAccumulate,
+                        Opcode::MaximumAccumulate}) {
         for (int axis = 0; axis < 2; ++axis) {
           const std::string label = std::string(opcode_name(op)) + " axis " + std::to_string(axis);
           const BaseId y = temp({rows, cols});

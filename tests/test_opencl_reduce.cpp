@@ -317,9 +317,10 @@ TEST_CASE("opencl: full reductions as work-group trees") {
 }
 
 TEST_CASE("opencl: every reduction and scan opcode x dtype, along every axis, equals ref") {
-  const Opcode reductions[] = {Opcode::AddReduce,     Opcode::MultiplyReduce,    Opcode::MinimumReduce,
-                               Opcode::MaximumReduce, Opcode::LogicalAndReduce,  Opcode::LogicalOrReduce,
-                               Opcode::AddAccumulate, Opcode::MultiplyAccumulate};
+  const Opcode reductions[] = {
+      Opcode::AddReduce,         Opcode::MultiplyReduce,   Opcode::MinimumReduce, Opcode::MaximumReduce,
+      Opcode::LogicalAndReduce,  Opcode::LogicalOrReduce,  Opcode::AddAccumulate, Opcode::MultiplyAccumulate,
+      Opcode::MinimumAccumulate, Opcode::MaximumAccumulate};
   auto program = [&](Runtime& rt, std::vector<std::pair<std::string, BaseId>>* outs) {
     for (DType t : optable::all_dtypes()) {
       // Edge values (NaN, inf, MIN/MAX: products wrap, min/max exact) and

@@ -192,12 +192,17 @@ TEST_SUITE("ref reductions") {
     check_same(scan1<T>(O::AddAccumulate, vals<T>({1, 2, 3, 4})), vals<T>({1, 3, 6, 10}));
     check_same(scan1<T>(O::MultiplyAccumulate, vals<T>({1, 2, 3, 4})), vals<T>({1, 2, 6, 24}));
     check_same(scan1<T>(O::AddAccumulate, vals<T>({9})), vals<T>({9}));
+    // The running minimum and maximum (NumPy's minimum.accumulate, maximum.accumulate).
+    check_same(scan1<T>(O::MinimumAccumulate, vals<T>({5, 7, 2, 3, 1})), vals<T>({5, 5, 2, 2, 1}));
+    check_same(scan1<T>(O::MaximumAccumulate, vals<T>({5, 7, 2, 9, 1})), vals<T>({5, 7, 7, 9, 9}));
   }
 
   TEST_CASE("accumulates: wrap, NaN, reversed and strided views, empty") {
     check_same(scan1<int8_t>(O::AddAccumulate, {100, 100, -128}), Vec<int8_t>{100, -56, 72});
     check_same(scan1<uint16_t>(O::MultiplyAccumulate, {256, 256, 5}), Vec<uint16_t>{256, 0, 0});
     check_same(scan1<double>(O::AddAccumulate, {1, kNaN, 3}), Vec<double>{1, kNaN, kNaN});
+    check_same(scan1<double>(O::MinimumAccumulate, {4, kNaN, 3}), Vec<double>{4, kNaN, kNaN});
+    check_same(scan1<double>(O::MaximumAccumulate, {4, 5, kNaN, 9}), Vec<double>{4, 5, kNaN, kNaN});
     Vm vm;
     const BaseId a = vm.array<int32_t>({1, 2, 3, 4});
     const BaseId o = vm.empty<int32_t>(8);

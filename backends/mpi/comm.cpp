@@ -126,9 +126,11 @@ MPI_Op Comm::op_for(Opcode op, DType dtype) {
       f = function_for<Opcode::MultiplyReduce>(dtype);
       break;
     case Opcode::MinimumReduce:
+    case Opcode::MinimumAccumulate:
       f = function_for<Opcode::MinimumReduce>(dtype);
       break;
     case Opcode::MaximumReduce:
+    case Opcode::MaximumAccumulate:
       f = function_for<Opcode::MaximumReduce>(dtype);
       break;
     case Opcode::LogicalAndReduce:

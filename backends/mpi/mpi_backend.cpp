@@ -68,8 +68,10 @@ Opcode combine_op(Opcode reduction) {
     case Opcode::MultiplyAccumulate:
       return Opcode::Multiply;
     case Opcode::MinimumReduce:
+    case Opcode::MinimumAccumulate:
       return Opcode::Minimum;
     case Opcode::MaximumReduce:
+    case Opcode::MaximumAccumulate:
       return Opcode::Maximum;
     case Opcode::LogicalAndReduce:
       return Opcode::LogicalAnd;
@@ -94,8 +96,10 @@ Scalar identity_of(Opcode reduction, DType dtype) {
     case Opcode::LogicalOrReduce:
       return Scalar::of_int(dtype, 0);
     case Opcode::MinimumReduce:
-    case Opcode::MaximumReduce: {
-      const bool min = reduction == Opcode::MinimumReduce;
+    case Opcode::MaximumReduce:
+    case Opcode::MinimumAccumulate:
+    case Opcode::MaximumAccumulate: {
+      const bool min = reduction == Opcode::MinimumReduce || reduction == Opcode::MinimumAccumulate;
       return visit_dtype(dtype, [&](auto t) {
         using T = decltype(t);
         if constexpr (std::is_floating_point_v<T>) {

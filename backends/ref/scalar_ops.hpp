@@ -479,6 +479,10 @@ template <>
 struct Reducer<Opcode::AddAccumulate> : Reducer<Opcode::AddReduce> {};
 template <>
 struct Reducer<Opcode::MultiplyAccumulate> : Reducer<Opcode::MultiplyReduce> {};
+template <>
+struct Reducer<Opcode::MinimumAccumulate> : Reducer<Opcode::MinimumReduce> {};
+template <>
+struct Reducer<Opcode::MaximumAccumulate> : Reducer<Opcode::MaximumReduce> {};
 
 template <Opcode Op>
 concept HasIdentity = requires {

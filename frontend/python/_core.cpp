@@ -716,6 +716,8 @@ PYBIND11_MODULE(_core, m) {
   });
   cls.def("_cumsum", [](const Array& a, std::optional<int> axis) { return a.cumsum(axis); });
   cls.def("_cumprod", [](const Array& a, std::optional<int> axis) { return a.cumprod(axis); });
+  cls.def("_cummin", [](const Array& a, std::optional<int> axis) { return a.cummin(axis); });
+  cls.def("_cummax", [](const Array& a, std::optional<int> axis) { return a.cummax(axis); });
   cls.def("_read_into", [](const Array& a, py::buffer b) {
     py::buffer_info info = b.request(true);
     a.copy_to_host(info.ptr, static_cast<std::size_t>(info.size * info.itemsize));

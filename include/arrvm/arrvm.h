@@ -136,6 +136,8 @@ typedef enum arrvm_opcode {
   ARRVM_OP_FREE = 66,     /* not issued directly: arrvm_release frees a base */
   ARRVM_OP_SYNC = 67,     /* not issued directly: arrvm_copy_out syncs */
   ARRVM_OP_COMPRESS = 68, /* out <- in0 where in1; its length: arrvm_length */
+  ARRVM_OP_MINIMUM_ACCUMULATE = 69,
+  ARRVM_OP_MAXIMUM_ACCUMULATE = 70,
   /* Not opcodes: the range of a 32-bit int, as for arrvm_dtype. */
   ARRVM_OP_RANGE_MIN_ = -2147483647 - 1,
   ARRVM_OP_RANGE_MAX_ = 2147483647

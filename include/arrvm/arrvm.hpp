@@ -349,6 +349,10 @@ class ARRVM_API Array {
   // Inclusive scans; none: over the flattened array (a 1-D result).
   Array cumsum(std::optional<int> axis = std::nullopt) const;
   Array cumprod(std::optional<int> axis = std::nullopt) const;
+  // Running minimum / maximum (NumPy's minimum.accumulate, maximum.accumulate:
+  // the dtype kept, a NaN carried on).
+  Array cummin(std::optional<int> axis = std::nullopt) const;
+  Array cummax(std::optional<int> axis = std::nullopt) const;
 
   // ---- indexing by arrays (over the flattened, row-major view) ----
   // out[i...] = flat(self)[indices[i...]]; indices are cast to int64, negative

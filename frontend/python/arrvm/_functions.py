@@ -80,6 +80,8 @@ class ufunc:
             r = a._cumsum(axis)
         elif self._core_name == 'multiply':
             r = a._cumprod(axis)
+        elif self._core_name in ('minimum', 'maximum') and a.dtype.kind in 'iuf':
+            r = a._cummin(axis) if self._core_name == 'minimum' else a._cummax(axis)
         else:
             return _fallback(self._np.accumulate, self.__name__ + '.accumulate', (a,), {'axis': axis})
         if dtype is not None:
