@@ -104,11 +104,6 @@ void check_size(const BaseInfo& b, BaseId id, std::size_t bytes, const char* wha
   }
 }
 
-bool batch_uses(const std::vector<Instruction>& batch, BaseId id) {
-  return std::any_of(batch.begin(), batch.end(),
-                     [id](const Instruction& in) { return touches_base(in, id); });
-}
-
 Instruction control(Opcode op, BaseId id) {
   Instruction s;
   s.op = op;
@@ -123,7 +118,7 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   check_size(b, id, bytes, "write");
   // The data replaces the base at this point of the stream: pending
   // instructions on it must run first.
-  if (batch_uses(batch_, id)) flush();
+  if (pending_uses(id)) flush();
   forget_padding(id);
   backend_->copy_from_host(id, data);
   poisoned_.erase(id);
@@ -136,7 +131,7 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
   const BaseInfo& b = live_base(bases_, id, "adopt");
   check_size(b, id, bytes, "adopt");
   if (data == nullptr && bytes > 0) throw Error("adopt: null data for base b" + std::to_string(id));
-  if (batch_uses(batch_, id)) flush();
+  if (pending_uses(id)) flush();
   // The trace records the contents as a write: a replay copies them.
   if (trace_) trace_->data(id, data, bytes);
   forget_padding(id);
@@ -162,6 +157,29 @@ void Runtime::forget_padding(BaseId id) {
     append(c, issued_);
   }
   flush();
+}
+
+// The bases the pending batch touches, indexed as far as asked (a read in a
+// loop that issues asks once per instruction, not once per instruction of
+// the batch). Between flushes the batch only grows at its end (an
+// instruction rejected or moved is popped again: the index may then hold
+// more bases than the batch touches, which only costs a flush); whatever
+// replaces it (a flush's carry, the eager path) resets the index.
+bool Runtime::pending_uses(BaseId id) {
+  if (touched_upto_ > batch_.size()) forget_touched();
+  for (; touched_upto_ < batch_.size(); ++touched_upto_) {
+    const Instruction& in = batch_[touched_upto_];
+    touched_.insert(in.out.base);
+    for (int k = 0; k < in.nin; ++k) {
+      if (!in.in[k].is_const) touched_.insert(in.in[k].view.base);
+    }
+  }
+  return touched_.count(id) != 0;
+}
+
+void Runtime::forget_touched() {
+  touched_.clear();
+  touched_upto_ = 0;
 }
 
 void Runtime::issue(const Instruction& instr) {
@@ -335,6 +353,7 @@ void Runtime::run_batch(BaseId synced) {
     if (!watched_.empty()) watch(batch_);
     batch_.clear();
     batch_origin_.clear();
+    forget_touched();
     return;
   }
   const Profile before = profile_;  // for the flush's log line
@@ -449,6 +468,7 @@ void Runtime::run_batch(BaseId synced) {
   } catch (const InternalError&) {
     batch_.clear();
     batch_origin_.clear();
+    forget_touched();
     throw;
   } catch (...) {
     contain_failure(partition, backend_->progress().done, std::current_exception());
@@ -480,6 +500,7 @@ void Runtime::run_batch(BaseId synced) {
   // (assign, not move: the batch keeps its capacity; a 1000-instruction
   // batch is about a megabyte, which malloc maps and unmaps each time.)
   batch_.assign(std::make_move_iterator(carry.batch.begin()), std::make_move_iterator(carry.batch.end()));
+  forget_touched();
   batch_origin_.assign(carry.origin.begin(), carry.origin.end());
   carry_keys_ = std::move(carry.keys);
   resolve_lengths();
@@ -550,7 +571,7 @@ bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
   // (A traced run records every read as a sync, with its data: trace_->sync.)
   if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
     return false;
-  if (poisoned_.count(id) != 0 || copy_back_.is_padded(id) || batch_uses(batch_, id)) return false;
+  if (poisoned_.count(id) != 0 || copy_back_.is_padded(id) || pending_uses(id)) return false;
   if (!backend_->read_elements(id, offset, count, dst)) return false;
   // What a sync would do to the deferral's watch list (Runtime::watch).
   watched_.erase(id);

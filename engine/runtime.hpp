@@ -127,6 +127,9 @@ class Runtime {
   // The batch reached Config::batch: flush it, or its part up to where the
   // rest starts as it started (engine/batch_cut.hpp), keeping the rest.
   void flush_full();
+  // Whether the pending batch touches base `id` (touched_, indexed lazily).
+  bool pending_uses(BaseId id);
+  void forget_touched();
   void append(const Instruction& instr, uint64_t origin);
   void resolve_lengths();
   BaseId copy_input(Instruction* instr, int i, uint64_t origin);
@@ -158,6 +161,8 @@ class Runtime {
   FlushObserver* observer_ = nullptr;
   bool eager_ = false;                   // Config::eager, on a backend that can run work at once
   std::vector<uint32_t> block_scratch_;  // run_eager's block
+  std::unordered_set<BaseId> touched_;   // bases of batch_[0, touched_upto_) (pending_uses)
+  std::size_t touched_upto_ = 0;
   Profile profile_;
   bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

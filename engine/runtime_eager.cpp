@@ -65,6 +65,7 @@ void Runtime::run_eager() {
   } catch (const InternalError&) {
     batch_.clear();
     batch_origin_.clear();
+    forget_touched();
     throw;
   } catch (...) {
     Partition partition;
@@ -82,6 +83,7 @@ void Runtime::run_eager() {
   }
   batch_.clear();
   batch_origin_.clear();
+  forget_touched();
   if (interrupted) std::rethrow_exception(interrupted);
 }
 
