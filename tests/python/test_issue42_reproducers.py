@@ -53,6 +53,15 @@ CASES = {
     'strides 2-d transpose': lambda xp: (lambda d: (setattr(d, 'strides', (8, 24)), d)[1])(
         xp.arange(6.0).reshape(2, 3)),
     'ndarray constructor': lambda xp: xp.ndarray((3, 4), dtype=xp.float64).shape,
+    # an element set from NumPy's scalars (a DP table's `T[i, j] = max(T[i - 1, j], ...)`)
+    'setitem numpy int64': lambda xp: (lambda t: (t.__setitem__((1, 2), numpy.int64(7)), t)[1])(
+        xp.zeros((3, 4), xp.int64)),
+    'setitem numpy float32 into int': lambda xp: (lambda t: (t.__setitem__((2, 1), numpy.float32(2.5)), t)[1])(
+        xp.zeros((3, 4), xp.int64)),
+    'setitem numpy int8 into a column': lambda xp: (lambda t: (t.__setitem__((..., 3), numpy.int8(5)), t)[1])(
+        xp.zeros((3, 4))),
+    'setitem max of elements': lambda xp: (lambda t: (t.__setitem__((2, 2), max(t[0, 1], t[1, 0])), t)[1])(
+        xp.arange(9).reshape(3, 3)),
 }
 
 

@@ -582,8 +582,12 @@ def _setitem_slow(self, key, value):
         self[...] = F.where(key, value, self)
         return
     if _is_basic(key):
-        # A basic key with a value the fast path does not take (a NumPy array, a list).
-        self[key]._assign(value)
+        # A basic key with a value the fast path does not take (a NumPy array
+        # or scalar, a list). (With `...` an element is a view, not a value.)
+        k = key if isinstance(key, tuple) else (key,)
+        if not any(x is Ellipsis for x in k):
+            k = k + (Ellipsis,)
+        self[k]._assign(value)
         return
     if isinstance(key, list) and any(isinstance(x, (slice, type(None))) or x is Ellipsis for x in key):
         key = tuple(key)
