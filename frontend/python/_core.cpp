@@ -400,14 +400,32 @@ PyObject* element_now(PyObject* self, PyObject* key) {
   if (g_scalar_types.empty()) return nullptr;
   int64_t at[8];
   int n = 0;
-  if (PyLong_CheckExact(key)) {
-    at[n++] = PyLong_AsLongLong(key);
-  } else if (PyTuple_CheckExact(key) && PyTuple_GET_SIZE(key) <= 8) {
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
-      PyObject* i = PyTuple_GET_ITEM(key, k);
-      if (!PyLong_CheckExact(i)) return nullptr;
-      at[n++] = PyLong_AsLongLong(i);
+  // An int, or NumPy's integer scalar (a value read from an index array:
+  // `table[(crc ^ byte) & 0xFF]`); not a bool, which is a mask.
+  auto integer = [](PyObject* i, int64_t* v) {
+    if (PyLong_CheckExact(i)) {
+      *v = PyLong_AsLongLong(i);
+      return true;
     }
+    if (PyBool_Check(i) || !PyIndex_Check(i) || PySequence_Check(i) || g_scalar_types.empty() ||
+        Py_TYPE(i) == reinterpret_cast<PyTypeObject*>(g_scalar_types[static_cast<int>(DType::Bool)].ptr()))
+      return false;
+    PyObject* x = PyNumber_Index(i);
+    if (x == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    *v = PyLong_AsLongLong(x);
+    Py_DECREF(x);
+    return true;
+  };
+  if (PyTuple_CheckExact(key)) {
+    if (PyTuple_GET_SIZE(key) > 8) return nullptr;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+      if (!integer(PyTuple_GET_ITEM(key, k), &at[n++])) return nullptr;
+    }
+  } else if (!integer(key, &at[n++])) {
+    return nullptr;
   }
   if (n == 0) return nullptr;
   if (PyErr_Occurred()) {
@@ -423,6 +441,42 @@ PyObject* element_now(PyObject* self, PyObject* key) {
     e.restore();
     return nullptr;
   }
+}
+
+// A NumPy bool, integer or real scalar as the value it holds (what an
+// assignment casts to the array's dtype; a binary operation keeps NumPy's
+// scalar, whose dtype promotion differs from a Python number's).
+bool numpy_number(py::handle h, HostScalar* out) {
+  if (g_scalar_types.empty()) return false;
+  PyObject* o = h.ptr();
+  const auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  int code = -1;
+  for (std::size_t k = 0; k < g_scalar_types.size(); ++k) {
+    if (g_scalar_types[k].ptr() == t) code = static_cast<int>(k);
+  }
+  if (code < 0) return false;
+  const auto d = static_cast<DType>(code);
+  if (d == DType::Bool) {
+    *out = HostScalar(PyObject_IsTrue(o) == 1);
+    return true;
+  }
+  if (d == DType::Float32 || d == DType::Float64) {
+    const double x = PyFloat_AsDouble(o);
+    if (x == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    *out = HostScalar(x);
+    return true;
+  }
+  PyObject* i = PyNumber_Index(o);
+  if (i == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool ok = as_scalar(i, out);
+  Py_DECREF(i);
+  return ok;
 }
 
 // mp_subscript: element_now without pybind11's dispatch (a third of a
@@ -485,6 +539,10 @@ bool basic_index(py::handle k, std::vector<arrvm::Index>* out) {
     return true;
   }
   if (PyBool_Check(o) || as_array(k)) return false;
+  // (NumPy's bool scalar is a mask too, not the index 0 or 1.)
+  if (!g_scalar_types.empty() &&
+      Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(g_scalar_types[static_cast<int>(DType::Bool)].ptr()))
+    return false;
   if (PyLong_Check(o) || (PyIndex_Check(o) && !PySequence_Check(o))) {
     const Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_IndexError);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
@@ -683,7 +741,7 @@ PYBIND11_MODULE(_core, m) {
     std::vector<arrvm::Index> ix;
     HostScalar s(0);
     Array* v = as_array(value);
-    if (!basic_key(key, &ix) || (!v && !as_scalar(value, &s))) {
+    if (!basic_key(key, &ix) || (!v && !as_scalar(value, &s) && !numpy_number(value, &s))) {
       if (!g_setitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
       g_setitem_slow(self, key, value);
       return;
@@ -706,6 +764,41 @@ PYBIND11_MODULE(_core, m) {
   cls.def("_expand_dims", &Array::expand_dims);
   cls.def("_squeeze", [](const Array& a, const std::vector<int>& axes) { return a.squeeze(axes); });
   cls.def("_take", [](const Array& a, const Array& idx) { return a.take(idx); });
+  // NumPy's check of a 1-D integer index array into an axis of length n, at
+  // once when nothing pending touches its base (a row loop's
+  // `x[indices[lo:hi]]`): 1 if every index is in [0, n), 2 if some are
+  // negative (in [-n, 0)), IndexError naming the first out of bounds; 0 if
+  // the elements cannot be read at once (pending, or too many to read here).
+  cls.def("_index_bounds", [](const Array& key, int64_t n) -> int {
+    if (key.ndim() != 1 || key.size() > 4096) return 0;
+    bool negative = false;
+    for (int64_t i = 0; i < key.size(); ++i) {
+      alignas(8) unsigned char e[8];
+      if (!key.read_element_now(&i, 1, e)) return 0;
+      int64_t v = 0;
+      switch (key.dtype()) {
+        case DType::Int8: v = *reinterpret_cast<int8_t*>(e); break;
+        case DType::Int16: v = *reinterpret_cast<int16_t*>(e); break;
+        case DType::Int32: v = *reinterpret_cast<int32_t*>(e); break;
+        case DType::Int64: v = *reinterpret_cast<int64_t*>(e); break;
+        case DType::UInt8: v = *reinterpret_cast<uint8_t*>(e); break;
+        case DType::UInt16: v = *reinterpret_cast<uint16_t*>(e); break;
+        case DType::UInt32: v = *reinterpret_cast<uint32_t*>(e); break;
+        case DType::UInt64: {
+          const uint64_t u = *reinterpret_cast<uint64_t*>(e);
+          v = u > static_cast<uint64_t>(n) ? n : static_cast<int64_t>(u);  // (out of bounds either way)
+          break;
+        }
+        default: return 0;
+      }
+      if (v < -n || v >= n) {
+        throw py::index_error("index " + std::to_string(v) + " is out of bounds for axis 0 with size " +
+                              std::to_string(n));
+      }
+      negative |= v < 0;
+    }
+    return negative ? 2 : 1;
+  });
   cls.def("_put", [](Array& a, const Array& idx, const Array& v) { a.put(idx, v); });
   cls.def("_assign", [](Array& a, py::handle v) {
     if (Array* x = as_array(v)) {

@@ -60,6 +60,11 @@ CASES = {
         xp.zeros((3, 4), xp.int64)),
     'setitem numpy int8 into a column': lambda xp: (lambda t: (t.__setitem__((..., 3), numpy.int8(5)), t)[1])(
         xp.zeros((3, 4))),
+    'index True': lambda xp: xp.arange(6).reshape(2, 3)[True],
+    'index False': lambda xp: xp.arange(6).reshape(2, 3)[False],
+    'index numpy bool_': lambda xp: xp.arange(4)[numpy.bool_(True)],
+    'index numpy uint32': lambda xp: xp.arange(4)[numpy.uint32(2)],
+    'iterate pending work': lambda xp: [type(e).__name__ for e in (xp.arange(5000) * 3 % 7).astype(xp.uint8)][:3],
     'setitem max of elements': lambda xp: (lambda t: (t.__setitem__((2, 2), max(t[0, 1], t[1, 0])), t)[1])(
         xp.arange(9).reshape(3, 3)),
 }

@@ -233,8 +233,17 @@ def _len(self):
 def _iter(self):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d array")
+    if self.ndim > 1:
+        for i in range(self.shape[0]):
+            yield self[i]
+        return
+    # NumPy's scalars, each the element's value at its step (`for byte in
+    # data:`): an element of pending work is a lazy 0-d array, which would
+    # make the loop's arithmetic lazy; syncing it once runs what is pending,
+    # and the next elements are read at once.
     for i in range(self.shape[0]):
-        yield self[i]
+        e = self[i]
+        yield e if not isinstance(e, ndarray) else _np.asarray(e)[()]
 
 
 def _item(self, *args):
@@ -547,12 +556,26 @@ def _flat_index(self, key):
 
 
 def _getitem_slow(self, key):
+    if isinstance(key, (bool, _np.bool_)):  # a 0-d mask: a new axis, of length 1 or 0 (NumPy)
+        v = self[None]
+        return v if key else v[:0]
     if isinstance(key, list) and any(isinstance(k, (slice, type(None))) or k is Ellipsis for k in key):
         key = tuple(key)
     return _take(self, key)
 
 
 def _take(self, key):
+    # A 1-D array by a 1-D arrvm integer array whose indices can be read at
+    # once (`x[indices[lo:hi]]` in a row loop): checked as NumPy checks them
+    # (IndexError here), then a gather; negative ones wrapped.
+    if self.ndim == 1 and isinstance(key, ndarray) and key.dtype.kind in 'iu':
+        bounds = key._index_bounds(self.shape[0])
+        if bounds:
+            idx = key if key.dtype == _np.int64 else key._astype(_CODE[_np.dtype(_np.int64)])
+            if bounds == 2:
+                from . import _functions as F
+                idx = F.where(idx < 0, idx + self.shape[0], idx)
+            return self._take(idx)
     # a[mask] with a mask of a's shape: the flat positions of its true elements.
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
         return self.reshape(-1)._take(asarray(_np.flatnonzero(to_numpy(key))))
