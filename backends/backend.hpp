@@ -84,6 +84,15 @@ class Backend {
     return false;
   }
 
+  // Copies `count` elements from `src` into a base from element `offset`
+  // and returns true when the backend can do so at once (its memory is the
+  // host's); false (the default) does nothing. The VM asks only when
+  // nothing pending touches the base (Runtime::write_now).
+  virtual bool write_elements(BaseId id, int64_t offset, int64_t count, const void* src) {
+    (void)id, (void)offset, (void)count, (void)src;
+    return false;
+  }
+
   // Forgets a base and releases its memory (idempotent). `free` instructions
   // do this when they execute; the VM also calls it to clean up after a
   // batch that failed part-way.

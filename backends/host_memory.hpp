@@ -141,6 +141,15 @@ class HostMemory {
     }
   }
 
+  // Elements [offset, offset + count) from `src` (allocating the base, zero-filled, on first use).
+  void write(BaseId id, int64_t offset, int64_t count, const void* src) {
+    Buffer& b = find(id);
+    ARRVM_ASSERT(offset >= 0 && count >= 0 && offset <= b.nelem - count);
+    const std::size_t size = dtype_size(b.dtype);
+    char* p = static_cast<char*>(for_write(id));
+    std::memcpy(p + static_cast<std::size_t>(offset) * size, src, static_cast<std::size_t>(count) * size);
+  }
+
   Buffer& find(BaseId id) {
     Buffer* b = buffers_.find(id);
     if (b == nullptr) throw InternalError("host memory: unknown base b" + std::to_string(id));

@@ -580,6 +580,18 @@ bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
   return true;
 }
 
+bool Runtime::write_now(BaseId id, int64_t offset, int64_t count, const void* src) {
+  const BaseInfo* b = bases_.find(id);
+  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
+    return false;
+  if (!poisoned_.empty() && poisoned_.count(id) != 0) return false;
+  if (copy_back_.involves(id) || pending_uses(id)) return false;
+  if (!backend_->write_elements(id, offset, count, src)) return false;
+  ++profile_.writes_direct;
+  profile_.bytes_from_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
+  return true;
+}
+
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   const BaseInfo& b = live_base(bases_, id, "read");
   check_size(b, id, bytes, "read");

@@ -91,6 +91,14 @@ class Runtime {
   // a replay keep their batches); the Array API tries this first.
   bool read_now(BaseId id, int64_t offset, int64_t count, void* dst);
 
+  // The same for a write: copies `count` elements (the base's dtype, bools
+  // as bytes 0/1) from `src` into base `id` from element `offset` at once
+  // and returns true, under read_now's conditions (nothing pending touches
+  // the base, not poisoned, not padded, no length class, not traced, host
+  // memory); false otherwise (nothing done: issue an instruction instead).
+  // A NumPy loop's `T[i, j] = v`, with nothing to fuse it with.
+  bool write_now(BaseId id, int64_t offset, int64_t count, const void* src);
+
   // Issues `free` for a base.
   void free_base(BaseId id);
 

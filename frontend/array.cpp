@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "frontend/array_internal.hpp"
+#include "vm/dtype.hpp"
 #include "vm/error.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/log.hpp"
@@ -622,6 +623,25 @@ bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
   return detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
 }
 
+bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
+  if (n != ndim() || !writeable()) return false;
+  int64_t at = offset();
+  for (int d = 0; d < n; ++d) {
+    const int64_t extent = shape()[static_cast<std::size_t>(d)];
+    const int64_t i = index[d] < 0 ? index[d] + extent : index[d];
+    if (i < 0 || i >= extent) return false;
+    at += i * strides()[static_cast<std::size_t>(d)];
+  }
+  const Scalar s = frontend::to_scalar(value, dtype());
+  alignas(8) unsigned char bytes[8];
+  visit_dtype(dtype(), [&](auto t) {
+    using T = decltype(t);
+    const T v = s.as<T>();
+    std::memcpy(bytes, &v, sizeof v);
+  });
+  return detail::ArrayAccess::base(*this).rt->write_now(frontend::view_of(*this).base, at, 1, bytes);
+}
+
 bool Array::move_base_to_host(void* data, std::function<void(void*)> deleter) const {
   const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
   const std::size_t bytes = static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype);
@@ -649,8 +669,19 @@ void Array::assign(const Array& src) {
 void Array::assign(HostScalar value) {
   frontend::check_writeable(*this);
   const View out = frontend::view_of(*this);
-  issue(frontend::runtime_of(*this), Opcode::Identity, out,
-        {Operand::of(frontend::to_scalar(value, out.dtype))});
+  const Scalar s = frontend::to_scalar(value, out.dtype);
+  // One element of a base nothing pending touches: stored at once (NumPy's
+  // `T[i, j] = v` in a loop), with no instruction.
+  if (out.nelem() == 1) {
+    alignas(8) unsigned char bytes[8];
+    visit_dtype(out.dtype, [&](auto t) {
+      using T = decltype(t);
+      const T v = s.as<T>();
+      std::memcpy(bytes, &v, sizeof v);
+    });
+    if (frontend::runtime_of(*this).write_now(out.base, out.offset, 1, bytes)) return;
+  }
+  issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(s)});
 }
 
 Array& Array::operator=(const Array& src) && {

@@ -13,6 +13,7 @@
 #include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/random_program.hpp"
+#include "vm/dtype.hpp"
 #include "vm/error.hpp"
 
 namespace {
@@ -20,9 +21,9 @@ namespace {
 // A random stream with, after each instruction, a read_now of a random
 // live base; every element read at once must be what a shadow run of the
 // same stream that flushes after each instruction holds there. Returns how
-// many reads went through at once.
+// many reads went through at once (and counts the writes in *writes).
 int check_stream(const arrvm::testing::RandomProgram& p, const std::string& backend, const std::string& defer,
-                 int64_t batch, int64_t eager, uint64_t seed, const std::string& dir) {
+                 int64_t batch, int64_t eager, uint64_t seed, const std::string& dir, int* writes) {
   arrvm::Config cfg = cputest::config(backend, dir);
   cfg.defer = defer;
   cfg.batch = batch;
@@ -45,6 +46,30 @@ int check_stream(const arrvm::testing::RandomProgram& p, const std::string& back
     if (in.op == arrvm::Opcode::Sync) continue;  // (the stream's own syncs: none, so batches grow)
     rt.issue(in);
     shadow.issue(in);
+    // Now and then an element stored at once (write_now), and in the shadow
+    // by an instruction.
+    if (rng() % 3 == 0) {
+      const arrvm::BaseId w = p.bases[rng() % p.bases.size()].id;
+      const arrvm::BaseInfo* info = rt.bases().find(w);
+      if (info != nullptr && info->nelem > 0) {
+        const int64_t at = static_cast<int64_t>(rng() % static_cast<uint64_t>(info->nelem));
+        const arrvm::Scalar v = arrvm::Scalar::of_int(info->dtype, static_cast<int64_t>(rng() % 100));
+        alignas(8) unsigned char bytes[8];
+        arrvm::visit_dtype(info->dtype, [&](auto t) {
+          using T = decltype(t);
+          const T x = v.as<T>();
+          std::memcpy(bytes, &x, sizeof x);
+        });
+        if (rt.write_now(w, at, 1, bytes)) {
+          ++*writes;
+          arrvm::Instruction set;
+          set.op = arrvm::Opcode::Identity;
+          set.out = arrvm::make_view(w, at, {}, {});
+          set.add_input(arrvm::Operand::of(v));
+          shadow.issue(set);
+        }
+      }
+    }
     const arrvm::BaseId id = p.bases[rng() % p.bases.size()].id;
     const arrvm::BaseInfo* info = rt.bases().find(id);
     if (info == nullptr || info->nelem == 0 || shadow.is_poisoned(id)) continue;
@@ -65,7 +90,7 @@ TEST_CASE(
     "read_now: an element read at once is the value a flush gives, through cuts, carries and eager work") {
   const cputest::TempDir dir;
   const int programs = std::getenv("ARRVM_TEST_FULL") != nullptr ? 800 : 150;
-  int direct = 0;
+  int direct = 0, writes = 0;
   for (int k = 0; k < programs; ++k) {
     const uint64_t seed = 52000 + static_cast<uint64_t>(k);
     arrvm::testing::RandomProgramOptions po;
@@ -73,11 +98,12 @@ TEST_CASE(
     po.filters = false;
     const arrvm::testing::RandomProgram p = arrvm::testing::random_program(seed, po);
     CAPTURE(seed);
-    direct += check_stream(p, "ref", "always", 4096, 0, seed, dir.path());
-    direct += check_stream(p, "ref", "always", 3, 0, seed, dir.path());
-    direct += check_stream(p, "ref", "on", 8, 4096, seed, dir.path());
-    if (k % 4 == 0) direct += check_stream(p, "cpu", "always", 8, 4096, seed, dir.path());
+    direct += check_stream(p, "ref", "always", 4096, 0, seed, dir.path(), &writes);
+    direct += check_stream(p, "ref", "always", 3, 0, seed, dir.path(), &writes);
+    direct += check_stream(p, "ref", "on", 8, 4096, seed, dir.path(), &writes);
+    if (k % 4 == 0) direct += check_stream(p, "cpu", "always", 8, 4096, seed, dir.path(), &writes);
   }
-  MESSAGE(direct << " elements read at once");
+  MESSAGE(direct << " elements read and " << writes << " written at once");
   CHECK(direct >= programs);  // the property is exercised
+  CHECK(writes >= programs);
 }

@@ -30,7 +30,8 @@ std::string Profile::to_text() const {
       "%llu blocks interpreted while compiling; kernel cache %llu hits (%llu from disk), %llu misses\n"
       "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
-      "  transfers: %llu bytes from host, %llu bytes to host (%llu reads with no flush), %llu bytes to"
+      "  transfers: %llu bytes from host, %llu bytes to host (%llu reads, %llu writes with no flush), %llu "
+      "bytes to"
       " device, %llu bytes from device\n",
       u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(overlap_copies), u(gathers_pulled),
       u(fills_folded), u(boxes_split), u(fills_split), u(repeats_shared), u(copies_forwarded),
@@ -40,7 +41,7 @@ std::string Profile::to_text() const {
       u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits),
       u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted),
       u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct),
-      u(bytes_to_device), u(bytes_from_device));
+      u(writes_direct), u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   if (comm_messages > 0 || comm_bytes_sent > 0) {
     std::snprintf(buf, sizeof buf,
@@ -102,6 +103,7 @@ std::string Profile::to_json() const {
        {{"bytes_from_host", bytes_from_host},
         {"bytes_to_host", bytes_to_host},
         {"reads_direct", reads_direct},
+        {"writes_direct", writes_direct},
         {"bytes_to_device", bytes_to_device},
         {"bytes_from_device", bytes_from_device}}},
       {"communication",

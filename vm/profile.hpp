@@ -70,6 +70,8 @@ struct Profile {
   // Data moved between the host and base arrays (user writes / reads), and,
   // for device backends, between host and device memory.
   uint64_t bytes_from_host = 0, bytes_to_host = 0;
+  uint64_t writes_direct =
+      0;  // element writes with nothing pending on the base: no instruction (Runtime::write_now)
   uint64_t reads_direct = 0;  // reads of a base nothing pending touched: no flush (Runtime::read_now)
   uint64_t bytes_to_device = 0, bytes_from_device = 0;
 

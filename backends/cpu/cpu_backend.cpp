@@ -87,6 +87,12 @@ class CpuBackend final : public Backend {
     return true;
   }
 
+  bool write_elements(BaseId id, int64_t offset, int64_t count, const void* src) override {
+    memory_.track(&profile());
+    memory_.write(id, offset, count, src);
+    return true;
+  }
+
   void release(BaseId id) override {
     memory_.track(&profile());
     memory_.release(id);

@@ -60,6 +60,11 @@ class RefBackend final : public Backend {
     return true;
   }
 
+  bool write_elements(BaseId id, int64_t offset, int64_t count, const void* src) override {
+    memory_.write(id, offset, count, src);
+    return true;
+  }
+
   void release(BaseId id) override { memory_.release(id); }
   bool can_rename() const override { return true; }
   void rename(BaseId from, BaseId to) override { memory_.rename(from, to); }

@@ -78,6 +78,40 @@ py::object numpy_scalar(DType t, const void* p) {
   return g_scalar_types[static_cast<std::size_t>(t)](v);
 }
 
+// NumPy's PyArray_Scalar (its C API table, entry 60; the table's entries
+// are stable across NumPy versions) and the descr of each dtype's scalar
+// type: a scalar made from the element's bytes, as NumPy's own `a[i]`
+// makes it, instead of calling the scalar type on a Python number (which
+// parses its arguments: most of an element read's time).
+using ScalarFn = PyObject* (*)(void*, PyObject*, PyObject*);
+ScalarFn g_array_scalar = nullptr;
+std::vector<py::handle> g_scalar_descrs;
+
+void load_array_scalar() {
+  try {
+    py::object api = py::module_::import("numpy.core.multiarray").attr("_ARRAY_API");
+    auto** table = static_cast<void**>(PyCapsule_GetPointer(api.ptr(), nullptr));
+    if (table == nullptr) {
+      PyErr_Clear();
+      return;
+    }
+    py::object dtype = py::module_::import("numpy").attr("dtype");
+    g_scalar_descrs.clear();
+    for (py::handle t : g_scalar_types) g_scalar_descrs.push_back(dtype(t).release());
+    g_array_scalar = reinterpret_cast<ScalarFn>(table[60]);
+  } catch (py::error_already_set&) {
+    g_array_scalar = nullptr;  // (the Python call above then makes the scalars)
+  }
+}
+
+// numpy_scalar of an element's bytes, with NumPy's own constructor when loaded.
+PyObject* new_numpy_scalar(DType t, const void* p) {
+  if (g_array_scalar != nullptr) {
+    return g_array_scalar(const_cast<void*>(p), g_scalar_descrs[static_cast<std::size_t>(t)].ptr(), nullptr);
+  }
+  return numpy_scalar(t, p).release().ptr();
+}
+
 // Bases whose memory is a NumPy array's (arrvm.asarray / adopt of NumPy
 // data, or a base moved to host memory by numpy.asarray(a)): base id -> that
 // 1-D NumPy array (borrowed: the base's deleter holds the reference, and
@@ -393,50 +427,60 @@ PyObject* nb_unary(PyObject* a) {
   return run_slot([&] { return call_ufunc(names[U], 1, a, py::none(), py::none()); });
 }
 
-// An element by integers (`x[i]`, `y[i, j]`) of a base nothing pending
-// touches, read at once with no Array made: NumPy's scalar (a new
-// reference), or null (no error set) when the key or the base does not allow it.
+// An integer index (an int, or NumPy's integer scalar: a value read from
+// an index array, `table[(crc ^ byte) & 0xFF]`); not a bool, which is a mask.
+bool integer_index(PyObject* i, int64_t* v) {
+  if (PyLong_CheckExact(i)) {
+    *v = PyLong_AsLongLong(i);
+    if (*v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // too large for int64: the general path says so
+      return false;
+    }
+    return true;
+  }
+  if (PyBool_Check(i) || !PyIndex_Check(i) || PySequence_Check(i) || g_scalar_types.empty() ||
+      Py_TYPE(i) == reinterpret_cast<PyTypeObject*>(g_scalar_types[static_cast<int>(DType::Bool)].ptr()))
+    return false;
+  PyObject* x = PyNumber_Index(i);
+  if (x == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  *v = PyLong_AsLongLong(x);
+  Py_DECREF(x);
+  if (*v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// The integers of an element's key (`x[i]`, `y[i, j]`) into at[0, 8), or 0.
+int element_key(PyObject* key, int64_t* at) {
+  if (PyTuple_CheckExact(key)) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(key);
+    if (n == 0 || n > 8) return 0;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      if (!integer_index(PyTuple_GET_ITEM(key, k), &at[k])) return 0;
+    }
+    return static_cast<int>(n);
+  }
+  return integer_index(key, &at[0]) ? 1 : 0;
+}
+
+// An element by integers of a base nothing pending touches, read at once
+// with no Array made: NumPy's scalar (a new reference), or null (no error
+// set) when the key or the base does not allow it.
 PyObject* element_now(PyObject* self, PyObject* key) {
   if (g_scalar_types.empty()) return nullptr;
   int64_t at[8];
-  int n = 0;
-  // An int, or NumPy's integer scalar (a value read from an index array:
-  // `table[(crc ^ byte) & 0xFF]`); not a bool, which is a mask.
-  auto integer = [](PyObject* i, int64_t* v) {
-    if (PyLong_CheckExact(i)) {
-      *v = PyLong_AsLongLong(i);
-      return true;
-    }
-    if (PyBool_Check(i) || !PyIndex_Check(i) || PySequence_Check(i) || g_scalar_types.empty() ||
-        Py_TYPE(i) == reinterpret_cast<PyTypeObject*>(g_scalar_types[static_cast<int>(DType::Bool)].ptr()))
-      return false;
-    PyObject* x = PyNumber_Index(i);
-    if (x == nullptr) {
-      PyErr_Clear();
-      return false;
-    }
-    *v = PyLong_AsLongLong(x);
-    Py_DECREF(x);
-    return true;
-  };
-  if (PyTuple_CheckExact(key)) {
-    if (PyTuple_GET_SIZE(key) > 8) return nullptr;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
-      if (!integer(PyTuple_GET_ITEM(key, k), &at[n++])) return nullptr;
-    }
-  } else if (!integer(key, &at[n++])) {
-    return nullptr;
-  }
+  const int n = element_key(key, at);
   if (n == 0) return nullptr;
-  if (PyErr_Occurred()) {
-    PyErr_Clear();  // too large for int64: the general path says so
-    return nullptr;
-  }
   const Array* a = as_array(self);
   alignas(8) unsigned char element[8];
   if (!a->read_element_now(at, n, element)) return nullptr;
   try {
-    return numpy_scalar(a->dtype(), element).release().ptr();
+    return new_numpy_scalar(a->dtype(), element);
   } catch (py::error_already_set& e) {
     e.restore();
     return nullptr;
@@ -479,6 +523,23 @@ bool numpy_number(py::handle h, HostScalar* out) {
   return ok;
 }
 
+// mp_ass_subscript: an element set from a number at once (Array::
+// write_element_now: a NumPy loop's `T[i, j] = v`) without pybind11's
+// dispatch, else the __setitem__ method's slot.
+objobjargproc g_ass_subscript_method = nullptr;
+int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
+  if (value != nullptr && !g_scalar_types.empty()) {
+    int64_t at[8];
+    HostScalar s(0);
+    const int n = element_key(key, at);
+    if (n > 0 && (as_scalar(value, &s) || numpy_number(value, &s)) &&
+        as_array(self)->write_element_now(at, n, s))
+      return 0;
+    if (PyErr_Occurred()) return -1;
+  }
+  return g_ass_subscript_method(self, key, value);
+}
+
 // mp_subscript: element_now without pybind11's dispatch (a third of a
 // read's time), else the __getitem__ method's slot.
 binaryfunc g_subscript_method = nullptr;
@@ -491,6 +552,8 @@ PyObject* mp_subscript(PyObject* self, PyObject* key) {
 void install_slots(PyTypeObject* t) {
   g_subscript_method = t->tp_as_mapping->mp_subscript;
   t->tp_as_mapping->mp_subscript = mp_subscript;
+  g_ass_subscript_method = t->tp_as_mapping->mp_ass_subscript;
+  t->tp_as_mapping->mp_ass_subscript = mp_ass_subscript;
   PyNumberMethods* n = t->tp_as_number;
 #define ARRVM_SLOTS(slot, islot, i) \
   n->slot = nb_binary<i>;           \
@@ -732,7 +795,11 @@ PYBIND11_MODULE(_core, m) {
     if (r.ndim() == 0 &&
         std::none_of(ix.begin(), ix.end(), [](const arrvm::Index& i) { return i.is_ellipsis(); })) {
       alignas(8) unsigned char element[8];
-      if (!g_scalar_types.empty() && r.read_element_now(element)) return numpy_scalar(r.dtype(), element);
+      if (!g_scalar_types.empty() && r.read_element_now(element)) {
+        PyObject* e = new_numpy_scalar(r.dtype(), element);
+        if (e == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(e);
+      }
       r = r.copy();
     }
     return wrap(r);
@@ -777,19 +844,34 @@ PYBIND11_MODULE(_core, m) {
       if (!key.read_element_now(&i, 1, e)) return 0;
       int64_t v = 0;
       switch (key.dtype()) {
-        case DType::Int8: v = *reinterpret_cast<int8_t*>(e); break;
-        case DType::Int16: v = *reinterpret_cast<int16_t*>(e); break;
-        case DType::Int32: v = *reinterpret_cast<int32_t*>(e); break;
-        case DType::Int64: v = *reinterpret_cast<int64_t*>(e); break;
-        case DType::UInt8: v = *reinterpret_cast<uint8_t*>(e); break;
-        case DType::UInt16: v = *reinterpret_cast<uint16_t*>(e); break;
-        case DType::UInt32: v = *reinterpret_cast<uint32_t*>(e); break;
+        case DType::Int8:
+          v = *reinterpret_cast<int8_t*>(e);
+          break;
+        case DType::Int16:
+          v = *reinterpret_cast<int16_t*>(e);
+          break;
+        case DType::Int32:
+          v = *reinterpret_cast<int32_t*>(e);
+          break;
+        case DType::Int64:
+          v = *reinterpret_cast<int64_t*>(e);
+          break;
+        case DType::UInt8:
+          v = *reinterpret_cast<uint8_t*>(e);
+          break;
+        case DType::UInt16:
+          v = *reinterpret_cast<uint16_t*>(e);
+          break;
+        case DType::UInt32:
+          v = *reinterpret_cast<uint32_t*>(e);
+          break;
         case DType::UInt64: {
           const uint64_t u = *reinterpret_cast<uint64_t*>(e);
           v = u > static_cast<uint64_t>(n) ? n : static_cast<int64_t>(u);  // (out of bounds either way)
           break;
         }
-        default: return 0;
+        default:
+          return 0;
       }
       if (v < -n || v >= n) {
         throw py::index_error("index " + std::to_string(v) + " is out of bounds for axis 0 with size " +
@@ -965,6 +1047,7 @@ PYBIND11_MODULE(_core, m) {
       throw py::value_error("set_scalar_types: one type per dtype");
     g_scalar_types.clear();
     for (py::handle t : types) g_scalar_types.push_back(py::reinterpret_borrow<py::object>(t).release());
+    load_array_scalar();
   });
   m.def("set_hooks",
         [](py::object ufunc_slow, py::object getitem_slow, py::object setitem_slow, py::object axis_error) {

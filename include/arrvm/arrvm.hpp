@@ -392,6 +392,10 @@ class ARRVM_API Array {
   // The same for the element at `index` (one integer per axis, negative
   // ones from the end): false also when an index is out of range.
   bool read_element_now(const int64_t* index, int n, void* dst) const;
+  // Sets the element at `index` to `value` (cast to the dtype) at once, with
+  // no instruction, and returns true, when nothing pending touches its base
+  // and it is writeable (Runtime::write_now); false otherwise, nothing done.
+  bool write_element_now(const int64_t* index, int n, HostScalar value) const;
   // Views: an axis of length 1 inserted at `axis` (in [-ndim-1, ndim]);
   // axes of length 1 removed (`axes` empty: all of them).
   Array expand_dims(int axis) const;
