@@ -132,12 +132,14 @@ TEST_CASE("tiered: a launch too big to interpret waits for its kernel") {
   const arrvm::Vm cpu(tiered(dir, slow));
   const arrvm::Profile& p = cpu.runtime().profile();
   const auto start = std::chrono::steady_clock::now();
-  // 2^23 elements of an elementwise chain: past the 2^22 element-statements
-  // that the interpreter takes on.
-  const Array x = Array::arange(0.0, 8388608.0, 1.0, DType::Float64, cpu);
-  const std::vector<double> y = ((x * 2.0 + 1.0) * 0.5).to_vector<double>();
+  // 2^24 elements of a chain of ten statements: past the 2^27
+  // element-statements that the interpreter takes on (CpuKernels::kInterpretWork).
+  const Array x = Array::arange(0.0, 16777216.0, 1.0, DType::Float64, cpu);
+  const std::vector<double> y =
+      (((((((x * 2.0 + 1.0) * 0.5) - 0.25) * 4.0) + 1.0) * 0.5) - 1.0).to_vector<double>();
   CHECK(seconds_since(start) > 0.9);  // it waited for the slow compiler
   CHECK(p.kernels_launched > 0);
-  REQUIRE(y.size() == 8388608u);
-  for (std::size_t i = 0; i < y.size(); i += 4099) CHECK(y[i] == static_cast<double>(i) + 0.5);
+  REQUIRE(y.size() == 16777216u);
+  // ((2i + 1) / 2 - 1/4) * 4 = 4i + 1; (4i + 1 + 1) / 2 - 1 = 2i
+  for (std::size_t i = 0; i < y.size(); i += 4099) CHECK(y[i] == 2.0 * static_cast<double>(i));
 }

@@ -133,7 +133,8 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
 // A kernel on the compile queue: its state taken (take) if done; else
 // nullptr (the block runs interpreted) unless interpreting costs more
 // than waiting: a launch of more than kInterpretWork element-statements
-// (ref's loops run ~1-3 ns each: a matmul's 10^9 would take seconds), or
+// (ref's loops run ~1-3 ns each: 2^27 of them take about what a compile
+// takes; a matmul's 10^9 would take seconds), or
 // a kernel whose blocks have run interpreted for kInterpretSeconds in all
 // (as in ski rental: after paying about a compile's time, buy it). Then
 // it waits for the compile.

@@ -57,7 +57,7 @@ class CpuKernels {
   void account(const KernelCacheStats& before);
   Profile& profile() { return *profile_; }
 
-  static constexpr int64_t kInterpretWork = int64_t{1} << 22;
+  static constexpr int64_t kInterpretWork = int64_t{1} << 27;
   static constexpr double kInterpretSeconds = 0.2;
 
   KernelCache cache_;
