@@ -256,7 +256,7 @@ void Runtime::accept_last() {
     run_batch(synced);
     rethrow_if_poisoned(synced);
     if (trace_) record_sync(synced);
-  } else if (was_empty && config_.eager > 0 && eager_ok()) {
+  } else if (was_empty && eager_ok()) {
     run_eager();
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
     flush_full();

@@ -611,35 +611,46 @@ bool Array::read_element_now(void* dst) const {
   return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, 1, dst);
 }
 
-bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
-  if (n != ndim()) return false;
-  int64_t at = offset();
+namespace {
+
+// The base element of `a` at `index` (negative from the end), or false if
+// the index does not name one.
+bool element_at(const Array& a, const int64_t* index, int n, int64_t* at) {
+  if (n != a.ndim()) return false;
+  *at = a.offset();
   for (int d = 0; d < n; ++d) {
-    const int64_t extent = shape()[static_cast<std::size_t>(d)];
+    const int64_t extent = a.shape()[static_cast<std::size_t>(d)];
     const int64_t i = index[d] < 0 ? index[d] + extent : index[d];
     if (i < 0 || i >= extent) return false;
-    at += i * strides()[static_cast<std::size_t>(d)];
+    *at += i * a.strides()[static_cast<std::size_t>(d)];
   }
-  return detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
+  return true;
 }
 
-bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
-  if (n != ndim() || !writeable()) return false;
-  int64_t at = offset();
-  for (int d = 0; d < n; ++d) {
-    const int64_t extent = shape()[static_cast<std::size_t>(d)];
-    const int64_t i = index[d] < 0 ? index[d] + extent : index[d];
-    if (i < 0 || i >= extent) return false;
-    at += i * strides()[static_cast<std::size_t>(d)];
-  }
-  const Scalar s = frontend::to_scalar(value, dtype());
+// Stores `s` (of the base's dtype) into element `at` of `a`'s base at once
+// (Runtime::write_now), or returns false.
+bool store_now(const Array& a, int64_t at, const Scalar& s) {
   alignas(8) unsigned char bytes[8];
-  visit_dtype(dtype(), [&](auto t) {
+  visit_dtype(s.dtype, [&](auto t) {
     using T = decltype(t);
     const T v = s.as<T>();
     std::memcpy(bytes, &v, sizeof v);
   });
-  return detail::ArrayAccess::base(*this).rt->write_now(frontend::view_of(*this).base, at, 1, bytes);
+  return detail::ArrayAccess::base(a).rt->write_now(frontend::view_of(a).base, at, 1, bytes);
+}
+
+}  // namespace
+
+bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
+  int64_t at = 0;
+  return element_at(*this, index, n, &at) &&
+         detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
+}
+
+bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
+  int64_t at = 0;
+  return writeable() && element_at(*this, index, n, &at) &&
+         store_now(*this, at, frontend::to_scalar(value, dtype()));
 }
 
 bool Array::move_base_to_host(void* data, std::function<void(void*)> deleter) const {
@@ -672,15 +683,7 @@ void Array::assign(HostScalar value) {
   const Scalar s = frontend::to_scalar(value, out.dtype);
   // One element of a base nothing pending touches: stored at once (NumPy's
   // `T[i, j] = v` in a loop), with no instruction.
-  if (out.nelem() == 1) {
-    alignas(8) unsigned char bytes[8];
-    visit_dtype(out.dtype, [&](auto t) {
-      using T = decltype(t);
-      const T v = s.as<T>();
-      std::memcpy(bytes, &v, sizeof v);
-    });
-    if (frontend::runtime_of(*this).write_now(out.base, out.offset, 1, bytes)) return;
-  }
+  if (out.nelem() == 1 && store_now(*this, out.offset, s)) return;
   issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(s)});
 }
 
