@@ -194,6 +194,8 @@ inline uint32_t MergeKeyBuilder::rename(BaseId id) {
     Slot& s = slots_[i];
     if (s.generation != generation_) {
       s = Slot{id, next_index_++, generation_};
+      if (refs_.size() < next_index_) refs_.resize(2 * next_index_);
+      refs_[s.index] = kNoRef;
       return s.index;
     }
     if (s.id == id) return s.index;
@@ -203,18 +205,26 @@ inline uint32_t MergeKeyBuilder::rename(BaseId id) {
 
 namespace {
 
-// One view's words at `w` (see the file comment); returns the end.
-inline uint64_t* put_view_words(uint64_t* w, uint32_t base, const View& v) {
+// One view's words at `w` (see the file comment); returns the end. `ref` is
+// the offset of the first view of its base in the batch.
+inline uint64_t* put_view_words(uint64_t* w, uint32_t base, int64_t ref, const View& v) {
   const int r = v.rank();
   *w++ = uint64_t{base} | uint64_t{static_cast<uint8_t>(v.dtype)} << 32 |
          uint64_t{static_cast<uint8_t>(r)} << 40;
-  *w++ = static_cast<uint64_t>(v.offset);
+  *w++ = static_cast<uint64_t>(v.offset - ref);
   for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.shape[k]);
   for (int k = 0; k < r; ++k) *w++ = static_cast<uint64_t>(v.stride[k]);
   return w;
 }
 
 }  // namespace
+
+inline uint64_t* MergeKeyBuilder::put_view(uint64_t* w, const View& v) {
+  const uint32_t base = rename(v.base);
+  int64_t& ref = refs_[base];
+  if (ref == kNoRef) ref = v.offset;
+  return put_view_words(w, base, ref, v);
+}
 
 void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
   // At most 4 distinct bases per instruction; a table at most half full.
@@ -251,13 +261,13 @@ void MergeKeyBuilder::build(std::span<const Instruction> batch, MergeKey* key) {
     *w++ = uint64_t{static_cast<uint8_t>(in.op)} | uint64_t{static_cast<uint8_t>(in.nin)} << 8 |
            uint64_t{klass} << 16 | uint64_t{static_cast<uint32_t>(in.axis)} << 32;
     if (klass) *w++ = rename(in.length_class);
-    w = put_view_words(w, rename(in.out.base), in.out);
+    w = put_view(w, in.out);
     for (int k = 0; k < in.nin; ++k) {
       const Operand& o = in.in[k];
       if (o.is_const) {
         *w++ = kConstFlag | uint64_t{static_cast<uint8_t>(o.constant.dtype)} << 32;
       } else {
-        w = put_view_words(w, rename(o.view.base), o.view);
+        w = put_view(w, o.view);
       }
     }
   }

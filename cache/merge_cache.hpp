@@ -5,14 +5,18 @@
 //
 // Key: a canonical serialization of the batch in 64-bit words, every field
 // fixed-width — opcode, arity, axis; per view its base renamed by first
-// appearance in the batch, dtype, rank, offset, shape, stride; per constant
+// appearance in the batch, dtype, rank, offset less the offset of the
+// base's first view in the batch, shape, stride; per constant
 // only its dtype (so two iterations of a loop that differ in a scalar, or in
 // the ids of their temporaries, share an entry) — behind a header holding
 // the format version, the fuser, the cost model and (for the time-limited
 // fusers) the time limit, and the backend's FusionRules. Everything the WSP
 // graph and the cost models read is in the key, so equal keys mean equal
-// graphs and one partition serves both. The full key is stored and compared on every hit; the 64-bit hash
-// only finds the candidate.
+// graphs and one partition serves both. They read offsets only to compare
+// views of one base (equal, overlapping, covering), which a shift of all of
+// a base's views leaves as it is: a loop that works on row t of a table
+// (`counts[t] = row.sum()`) flushes batches with one key. The full key is stored and compared on every hit;
+// the 64-bit hash only finds the candidate.
 //
 // Value: the partition as instruction indices, which re-bind to any batch
 // with the same key as they are. A disk entry stores the full key, the
@@ -42,8 +46,9 @@ namespace arrvm {
 
 // 2: the backend's FusionRules; 3: a broadcast view costs its distinct
 // elements (fusion/README.md), so partitions cached before may differ;
-// 4: greedy runs both tie orders (fusion/greedy.cpp).
-inline constexpr uint64_t kMergeKeyVersion = 4;
+// 4: greedy runs both tie orders (fusion/greedy.cpp); 5: offsets relative to
+// the base's first view in the batch.
+inline constexpr uint64_t kMergeKeyVersion = 5;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch
@@ -83,6 +88,7 @@ class MergeKeyBuilder {
 
  private:
   uint32_t rename(BaseId id);
+  uint64_t* put_view(uint64_t* w, const View& v);  // its words at w; returns the end
 
   std::vector<uint64_t> header_;
   std::vector<uint64_t> scratch_;  // the words being built
@@ -97,6 +103,10 @@ class MergeKeyBuilder {
   int slot_bits_ = 0;  // log2(slots_.size())
   uint32_t generation_ = 0;
   uint32_t next_index_ = 0;
+  // First-appearance index -> offset of the base's first view (kNoRef until
+  // one is seen: a base may first appear as a length class).
+  static constexpr int64_t kNoRef = INT64_MIN;
+  std::vector<int64_t> refs_;
 };
 
 class MergeCache {

@@ -49,13 +49,13 @@ inline std::vector<Instruction> axpy(double alpha, int skip) {
   return b.instrs;
 }
 
-// t[0:4] = x * 2; y = t[off:off+4] + x. off 0: the same view (fusible);
+// t[s:s+4] = x * 2; y = t[s+off:s+off+4] + x (s: `shift`). off 0: the same view (fusible);
 // off 2: overlapping, not identical (fuse-preventing); off 4: disjoint.
-inline std::vector<Instruction> shifted_read(int64_t off) {
+inline std::vector<Instruction> shifted_read(int64_t off, int64_t shift = 0) {
   fusion_test::Batch b;
-  const BaseId x = b.base(f64, 4), t = b.base(f64, 8), y = b.base(f64, 4);
-  b.add(make(Opcode::Multiply, view1(t, 0, 4), {v(view1(x, 0, 4)), cf(2)}));
-  b.add(make(Opcode::Add, view1(y, 0, 4), {v(view1(t, off, 4)), v(view1(x, 0, 4))}));
+  const BaseId x = b.base(f64, 4), t = b.base(f64, 8 + shift), y = b.base(f64, 4);
+  b.add(make(Opcode::Multiply, view1(t, shift, 4), {v(view1(x, 0, 4)), cf(2)}));
+  b.add(make(Opcode::Add, view1(y, 0, 4), {v(view1(t, shift + off, 4)), v(view1(x, 0, 4))}));
   return b.instrs;
 }
 

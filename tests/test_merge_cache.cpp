@@ -117,6 +117,34 @@ TEST_CASE("a view offset that changes which views overlap changes the key and th
   CHECK_FALSE(legality(overlapping, p0).empty());
 }
 
+TEST_CASE("shifting every view of a base alike keeps the key; the shared partition stays legal") {
+  // A loop over the rows of a table (`counts[t] = row.sum()`) flushes
+  // batches that differ in where they work, not in which views overlap.
+  for (int64_t off : {0, 2, 4}) {
+    CAPTURE(off);
+    const auto first = shifted_read(off, 0);
+    Config config;
+    config.backend = "ref";
+    FusionStage stage(config);
+    Profile prof;
+    const Partition p = stage.partition(first, prof);
+    for (int64_t shift : {1, 3, 100}) {
+      CAPTURE(shift);
+      const auto moved = shifted_read(off, shift);
+      CHECK(key_of(first) == key_of(moved));
+      CHECK(stage.partition(moved, prof).blocks == p.blocks);
+      CHECK(legality(moved, p).empty());
+    }
+    CHECK(prof.merge_cache_misses == 1);
+    CHECK(prof.merge_cache_hits == 3);
+  }
+  // Shifting one view of the base and not the other changes the key.
+  auto skewed = shifted_read(0, 0);
+  skewed[1].in[0].view.offset += 2;
+  CHECK_FALSE(key_of(skewed) == key_of(shifted_read(0, 0)));
+  CHECK(key_of(skewed) == key_of(shifted_read(2, 0)));
+}
+
 TEST_CASE("the key holds the fuser, the cost model and an exact fuser's time limit") {
   const auto batch = fusion_test::fig3_batch();
   const MergeKey greedy = key_of(batch, "greedy", "bohrium");
