@@ -383,13 +383,14 @@ std::string guarded(const std::string& name, const std::string& text) {
 // float type t, when the dialect has its vector variant (else "").
 std::string vector_declaration(const Stmt& st, DType t, const CDialect& d) {
   if (!is_float(t) || d.vector_functions.empty()) return "";
-  const char* fn = st.op == Opcode::Power ? "pow" : libm_name(st.op);
+  const bool binary = st.op == Opcode::Power || st.op == Opcode::Arctan2;
+  const char* fn = st.op == Opcode::Power ? "pow" : st.op == Opcode::Arctan2 ? "atan2" : libm_name(st.op);
   if (fn == nullptr ||
       std::find(d.vector_functions.begin(), d.vector_functions.end(), fn) == d.vector_functions.end())
     return "";
   const std::string type = c_type(t);
   const std::string name = std::string(fn) + (t == DType::Float32 ? "f" : "");
-  const std::string params = st.op == Opcode::Power ? type + ", " + type : type;
+  const std::string params = binary ? type + ", " + type : type;
   return "#pragma omp declare simd notinbranch\n" + type + " " + name + "(" + params + ");\n";
 }
 

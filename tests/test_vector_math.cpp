@@ -41,7 +41,7 @@ struct Function {
   std::function<Array(const Array&, const Array&)> apply;
   double lo, hi;        // random arguments in [lo, hi] (log-uniform when lo > 0)
   double lo_f, hi_f;    // the same for float32
-  bool binary = false;  // pow: the second argument in [-40, 40]
+  bool binary = false;  // pow, atan2: the second argument in [-40, 40]
 };
 
 std::vector<Function> functions() {
@@ -61,6 +61,7 @@ std::vector<Function> functions() {
       {"asin", [](A x, A) { return arrvm::arcsin(x); }, -1, 1, -1, 1},
       {"acos", [](A x, A) { return arrvm::arccos(x); }, -1, 1, -1, 1},
       {"atan", [](A x, A) { return arrvm::arctan(x); }, -1e6, 1e6, -1e6, 1e6},
+      {"atan2", [](A y, A x) { return arrvm::arctan2(y, x); }, -1e3, 1e3, -1e3, 1e3, true},
       {"sinh", [](A x, A) { return arrvm::sinh(x); }, -700, 700, -88, 88},
       {"cosh", [](A x, A) { return arrvm::cosh(x); }, -700, 700, -88, 88},
       {"tanh", [](A x, A) { return arrvm::tanh(x); }, -30, 30, -15, 15},

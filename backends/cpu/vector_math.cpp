@@ -31,8 +31,8 @@ std::vector<std::string> probe() {
   dlclose(lib);
   std::vector<std::string> names = {"exp", "log", "pow", "sin", "cos"};  // glibc 2.22
   if (version >= 235) {
-    for (const char* f :
-         {"exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"})
+    for (const char* f : {"exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "atan2",
+                          "sinh", "cosh", "tanh"})
       names.emplace_back(f);
   }
   return names;
