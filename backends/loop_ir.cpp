@@ -328,8 +328,18 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
     ARRVM_ASSERT(it != first.end());
     return it->second;
   };
-  for (const View& v : b.views) r.views.push_back(origin(v.base));
-  for (const View& v : b.indexed) r.indexed.push_back(origin(v.base));
+  auto origin_offset = [&](const Binding::Origin& o) {
+    const Instruction& in = batch[block[o.pos]];
+    return o.operand == Binding::kOut ? in.out.offset : in.in[o.operand].view.offset;
+  };
+  for (const View& v : b.views) {
+    r.views.push_back(origin(v.base));
+    r.view_shifts.push_back(v.offset - origin_offset(r.views.back()));
+  }
+  for (const View& v : b.indexed) {
+    r.indexed.push_back(origin(v.base));
+    r.indexed_shifts.push_back(v.offset - origin_offset(r.indexed.back()));
+  }
   for (BaseId id : b.contracted) r.contracted.push_back(origin(id));
   for (BaseId id : b.kept) r.kept.push_back(origin(id));
   for (uint32_t i : b.error_instr) {
@@ -368,8 +378,18 @@ bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction
     const Instruction& in = batch[block[o.pos]];
     return o.operand == Binding::kOut ? in.out.base : in.in[o.operand].view.base;
   };
-  for (std::size_t v = 0; v < b->views.size(); ++v) b->views[v].base = base(binding.views[v]);
-  for (std::size_t j = 0; j < b->indexed.size(); ++j) b->indexed[j].base = base(binding.indexed[j]);
+  auto offset = [&](const Binding::Origin& o) {
+    const Instruction& in = batch[block[o.pos]];
+    return o.operand == Binding::kOut ? in.out.offset : in.in[o.operand].view.offset;
+  };
+  for (std::size_t v = 0; v < b->views.size(); ++v) {
+    b->views[v].base = base(binding.views[v]);
+    b->views[v].offset = offset(binding.views[v]) + binding.view_shifts[v];
+  }
+  for (std::size_t j = 0; j < b->indexed.size(); ++j) {
+    b->indexed[j].base = base(binding.indexed[j]);
+    b->indexed[j].offset = offset(binding.indexed[j]) + binding.indexed_shifts[j];
+  }
   for (std::size_t c = 0; c < b->contracted.size(); ++c) b->contracted[c] = base(binding.contracted[c]);
   for (std::size_t e = 0; e < b->error_instr.size(); ++e) b->error_instr[e] = block[binding.errors[e]];
   for (std::size_t c = 0; c < b->kept.size(); ++c) b->kept[c] = base(binding.kept[c]);

@@ -252,6 +252,12 @@ struct Binding {
   };
   static constexpr int32_t kOut = -1, kSeed = -2;
   std::vector<Origin> views, indexed, contracted, kept;
+  // A view slot's offset less its origin's: the merge key (so a partition's
+  // structure id) holds offsets relative to each base's first view, so a
+  // block of the same structure may sit elsewhere in its bases, all of a
+  // base's views shifted alike (lowering reads offsets only to compare
+  // views of one base).
+  std::vector<int64_t> view_shifts, indexed_shifts;
   // Every constant operand and seed, in the block's order, and its slot:
   // `shared` if an equal constant before it has the slot.
   struct ConstUse {

@@ -14,8 +14,10 @@ struct Partition {
   std::vector<Block> blocks;
   // Nonzero: the id of the merge-cache entry the partition came from. Every
   // batch partitioned under one id has, block by block, the same
-  // instructions up to base ids and constant values (the merge key), so a
-  // backend may keep per-block work (lowering) under (structure, block).
+  // instructions up to base ids, constant values and a shift of all views of
+  // a base alike (the merge key), so a backend may keep per-block work
+  // (lowering) under (structure, block), re-binding bases, offsets and
+  // constants (codegen::rebind).
   uint64_t structure = 0;
 };
 
