@@ -104,6 +104,11 @@ class Backend {
   // default), and the VM then never asks.
   virtual bool can_rename() const { return false; }
   virtual void rename(BaseId from, BaseId to);
+  // True if each block becomes a compiled kernel (cpu, opencl, mpi's node
+  // kernels): the VM then cuts blocks of lanes so that kernels do not
+  // change with a loop's trip count (engine/block_lanes.hpp). An
+  // interpreter (ref) compiles nothing and keeps the fuser's blocks.
+  virtual bool compiles_kernels() const { return false; }
   // A hint for a base declared just before: nothing reads an element of it
   // before writing it, so its memory need not be zero-filled.
   virtual void leave_unfilled(BaseId) {}

@@ -10,6 +10,7 @@
 #include "engine/batch_cut.hpp"
 #include "engine/batch_users.hpp"
 #include "engine/block_bound.hpp"
+#include "engine/block_lanes.hpp"
 #include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/copy_forward.hpp"
@@ -461,6 +462,7 @@ void Runtime::run_batch(BaseId synced) {
     ScopedSpan t(profile_, nullptr, "fusion");
     partition = fusion_->partition(batch_, profile_);
   }
+  if (backend_->compiles_kernels()) profile_.blocks_laned += split_lanes(batch_, &partition);
   profile_.blocks_bounded += bound_blocks(batch_, &partition, kMaxBlockViews);
   batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   std::exception_ptr interrupted;  // rethrown once the flush's books are done

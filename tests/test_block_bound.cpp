@@ -19,15 +19,23 @@ using arrvm::Slice;
 namespace {
 
 // out[o] += w[k] * x[k:k + 64] for every k: a convolution's loops, each
-// update a view of its own.
+// update a view of its own. `chained`: out = out + ..., a new array each
+// step, so that the steps are not independent lanes (engine/block_lanes.hpp
+// cuts those into chunks of 8 before the bound is reached).
 std::vector<double> conv(const std::string& backend, int taps, const std::string& dir,
-                         arrvm::Profile* profile) {
+                         arrvm::Profile* profile, bool chained = true) {
   arrvm::Vm vm(
       {{"backend", backend}, {"eager", "off"}, {"tiered", "off"}, {"cache_dir", dir}, {"log", "off"}});
   const Array x = Array::arange(0.0, taps + 64.0, 1.0, DType::Float64, vm) * 0.01;
   const Array w = Array::arange(0.0, static_cast<double>(taps), 1.0, DType::Float64, vm) * 0.5;
   Array out = Array::zeros({64}, DType::Float64, vm);
-  for (int k = 0; k < taps; ++k) out += w(Slice(k, k + 1)) * x(Slice(k, k + 64));
+  for (int k = 0; k < taps; ++k) {
+    if (chained) {
+      out = out + w(Slice(k, k + 1)) * x(Slice(k, k + 64));
+    } else {
+      out += w(Slice(k, k + 1)) * x(Slice(k, k + 64));
+    }
+  }
   std::vector<double> v = out.to_vector<double>();
   *profile = vm.runtime().profile();
   return v;
@@ -77,4 +85,12 @@ TEST_CASE("block bound: a convolution's loop of updates, split, has ref's values
   CHECK(got == want);
   CHECK(cpu_p.blocks_bounded >= 1);
   CHECK(cpu_p.kernels_compiled >= 3);
+  // In place, the taps are independent lanes: chunks of 8 of them, under
+  // the bound, and the same values.
+  arrvm::Profile ref_q, cpu_q;
+  const std::vector<double> want_q = conv("ref", 200, dir.path(), &ref_q, false);
+  const std::vector<double> got_q = conv("cpu", 200, dir.path(), &cpu_q, false);
+  CHECK(got_q == want_q);
+  CHECK(got_q == want);
+  CHECK(cpu_q.blocks_laned >= 1);
 }

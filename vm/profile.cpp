@@ -18,7 +18,7 @@ std::string Profile::to_text() const {
       buf, sizeof buf,
       "arrvm profile\n"
       "  batches %llu (%llu cut at a repeat), instructions %llu (%llu eager), blocks %llu (%llu split at the "
-      "size limit); %llu overlap "
+      "size limit, %llu into chunks of lanes); %llu overlap "
       "copies, %llu gathers "
       "pulled, %llu fills "
       "folded, %llu boxes split, %llu fills split, %llu repeats shared, %llu copies forwarded, %llu copies "
@@ -34,15 +34,16 @@ std::string Profile::to_text() const {
       "  transfers: %llu bytes from host, %llu bytes to host (%llu reads, %llu writes with no flush), %llu "
       "bytes to"
       " device, %llu bytes from device\n",
-      u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(overlap_copies),
-      u(gathers_pulled), u(fills_folded), u(boxes_split), u(fills_split), u(repeats_shared),
-      u(copies_forwarded), u(copies_renamed), u(failed_batches), u(bases_deferred), u(deferrals_recomputed),
-      u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s, compile_s, execution_s(), unaccounted_s(),
-      u(kernels_compiled), compile_background_s, u(kernels_launched), u(rows_fused), u(blocks_interpreted),
-      u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits),
-      u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s, u(arrays_contracted),
-      u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct),
-      u(writes_direct), u(bytes_to_device), u(bytes_from_device));
+      u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(blocks_laned),
+      u(overlap_copies), u(gathers_pulled), u(fills_folded), u(boxes_split), u(fills_split),
+      u(repeats_shared), u(copies_forwarded), u(copies_renamed), u(failed_batches), u(bases_deferred),
+      u(deferrals_recomputed), u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
+      execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s, u(kernels_launched),
+      u(rows_fused), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
+      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
+      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
+      u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct), u(bytes_to_device),
+      u(bytes_from_device));
   std::string text = buf;
   if (comm_messages > 0 || comm_bytes_sent > 0) {
     std::snprintf(buf, sizeof buf,
@@ -60,6 +61,7 @@ std::string Profile::to_json() const {
       {"eager", eager},
       {"batches_cut", batches_cut},
       {"blocks_bounded", blocks_bounded},
+      {"blocks_laned", blocks_laned},
       {"blocks", blocks},
       {"work_blocks", work_blocks},
       {"overlap_copies", overlap_copies},

@@ -34,6 +34,7 @@ struct Profile {
   uint64_t batches = 0, instructions = 0, blocks = 0;
   uint64_t eager = 0;             // instructions run at once, outside a batch (Config::eager)
   uint64_t blocks_bounded = 0;    // fused blocks split at kMaxBlockViews (engine/block_bound.hpp)
+  uint64_t blocks_laned = 0;      // fused blocks split into chunks of lanes (engine/block_lanes.hpp)
   uint64_t batches_cut = 0;       // full batches flushed up to a repeat of their start (engine/batch_cut.hpp)
   uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
   uint64_t overlap_copies = 0;    // copies the VM inserted for an output overlapping an input

@@ -49,6 +49,7 @@ class CpuBackend final : public Backend {
   }
 
   std::string name() const override { return "cpu"; }
+  bool compiles_kernels() const override { return true; }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 

@@ -160,6 +160,7 @@ class MpiBackend final : public Backend {
   }
 
   std::string name() const override { return "mpi"; }
+  bool compiles_kernels() const override { return true; }
 
   // Reductions, scans, gathers and scatters run as collectives between node
   // kernels, so the fusers give each a block of its own (rule 8).

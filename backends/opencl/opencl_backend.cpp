@@ -78,6 +78,7 @@ class OpenClBackend final : public Backend {
   }
 
   std::string name() const override { return "opencl"; }
+  bool compiles_kernels() const override { return true; }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 
