@@ -223,23 +223,42 @@ bool weak_ok(const HostScalar& s, DType d) {
   return true;
 }
 
+bool numpy_number(py::handle h, HostScalar* out, DType* dtype = nullptr);
+
+// 0 bool, 1 integer, 2 real: NumPy 1.x's kinds for value-based casting.
+int kind_rank(DType d) {
+  return d == DType::Bool ? 0 : is_int_dtype(d) ? 1 : 2;
+}
+
+// A number next to an array of dtype d, taken as the C++ API takes a
+// number (NumPy 1.24's rules): a Python bool, int or float that weak_ok
+// lets through, or a NumPy scalar (an element read: `b != a[i]`) whose
+// promotion with d is the Python number's: of d's kind or a lower one (its
+// value decides, as a Python number's), or of a higher kind with that
+// kind's Python dtype (int64, float64). Others (float32(1.5) next to an
+// int array) go to the slow path, which asks NumPy.
+bool number_operand(py::handle h, DType d, HostScalar* s) {
+  if (as_scalar(h, s)) return weak_ok(*s, d);
+  DType ds = DType::Bool;
+  if (!numpy_number(h, s, &ds)) return false;
+  if (kind_rank(ds) > kind_rank(d) && ds != DType::Int64 && ds != DType::Float64) return false;
+  return weak_ok(*s, d);
+}
+
 // The operands of a ufunc if the fast path takes all of them.
 bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>* out) {
   py::handle h[2] = {a, b};
   Array* arr[2] = {nullptr, nullptr};
   HostScalar sc[2] = {HostScalar(0), HostScalar(0)};
-  for (int i = 0; i < n; ++i) {
-    arr[i] = as_array(h[i]);
-    if (!arr[i] && !as_scalar(h[i], &sc[i])) return false;
-  }
+  for (int i = 0; i < n; ++i) arr[i] = as_array(h[i]);
   if (n == 2) {
     if (arr[0] && arr[1]) {
       // NumPy 1.x: a 0-d operand next to an n-d one is value-based.
       if ((arr[0]->ndim() == 0) != (arr[1]->ndim() == 0) && arr[0]->dtype() != arr[1]->dtype()) return false;
     } else if (arr[0]) {
-      if (!weak_ok(sc[1], arr[0]->dtype())) return false;
+      if (!number_operand(h[1], arr[0]->dtype(), &sc[1])) return false;
     } else if (arr[1]) {
-      if (!weak_ok(sc[0], arr[1]->dtype())) return false;
+      if (!number_operand(h[0], arr[1]->dtype(), &sc[0])) return false;
     } else {
       return false;
     }
@@ -376,11 +395,11 @@ py::object binary_fast(const BinaryOp& op, PyObject* a, PyObject* b) {
     return wrap(op.aa(*x, *y));
   }
   if (x) {
-    if (!as_scalar(b, &s) || !weak_ok(s, x->dtype())) return py::object();
+    if (!number_operand(b, x->dtype(), &s)) return py::object();
     return wrap(op.as(*x, s));
   }
   if (y) {
-    if (!as_scalar(a, &s) || !weak_ok(s, y->dtype())) return py::object();
+    if (!number_operand(a, y->dtype(), &s)) return py::object();
     return wrap(op.sa(s, *y));
   }
   return py::object();
@@ -490,7 +509,7 @@ PyObject* element_now(PyObject* self, PyObject* key) {
 // A NumPy bool, integer or real scalar as the value it holds (what an
 // assignment casts to the array's dtype; a binary operation keeps NumPy's
 // scalar, whose dtype promotion differs from a Python number's).
-bool numpy_number(py::handle h, HostScalar* out) {
+bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
   if (g_scalar_types.empty()) return false;
   PyObject* o = h.ptr();
   const auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
@@ -500,6 +519,7 @@ bool numpy_number(py::handle h, HostScalar* out) {
   }
   if (code < 0) return false;
   const auto d = static_cast<DType>(code);
+  if (dtype != nullptr) *dtype = d;
   if (d == DType::Bool) {
     *out = HostScalar(PyObject_IsTrue(o) == 1);
     return true;
@@ -927,6 +947,15 @@ PYBIND11_MODULE(_core, m) {
         return wrap(std::move(r));
       },
       py::arg("name"), py::arg("args"), py::arg("out") = py::none());
+  // The ufunc when call_ufunc's fast path takes its operands (arrvm arrays
+  // and numbers, no out=), else None: ufunc.__call__ tries it first.
+  m.def("ufunc_fast", [](const char* name, py::tuple args) -> py::object {
+    const int n = static_cast<int>(args.size());
+    std::vector<ArrayOrScalar> ops;
+    if (n < 1 || n > 2 || !fast_operands(args[0], n == 2 ? py::handle(args[1]) : py::handle(), n, &ops))
+      return py::none();
+    return wrap(arrvm::ufunc(name, ops, nullptr));
+  });
   m.def("ufunc_arity", [](const std::string& name) { return arrvm::ufunc_arity(name); });
   m.def("reduce", [](const std::string& name, const Array& a, std::optional<std::vector<int>> axes,
                      bool keepdims, int dt) {

@@ -70,6 +70,9 @@ def test_ufunc_objects_on_arrays_and_numbers(name):
         for call, nargs, aargs in cases:
             want = outcome(lambda: call(nf, *nargs))
             got = outcome(lambda: call(af, *aargs))
+            if dt in ('bool', 'int8', 'uint8', 'int16') and want[:2] in (('value', 'float16'), ('value', 'float32')) \
+                    and got[:2] == ('value', 'float64'):
+                continue  # float functions of small ints: float64 (numpy_docs/known_differences.txt)
             if not close(got, want):
                 bad.append((name, dt, [type(x).__name__ for x in nargs], got, want))
     assert not bad, bad[:5]

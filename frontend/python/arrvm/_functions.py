@@ -44,6 +44,10 @@ class ufunc:
         return "<arrvm ufunc '%s'>" % self.__name__
 
     def __call__(self, *args, out=None, dtype=None, **kwargs):
+        if out is None and dtype is None and not kwargs and len(args) == self.nin:
+            r = _core.ufunc_fast(self._core_name, args)  # arrvm arrays and numbers
+            if r is not None:
+                return r
         if len(args) == self.nin + 1 and out is None:
             out, args = args[-1], args[:-1]
         if isinstance(out, tuple):

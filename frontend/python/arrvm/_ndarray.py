@@ -361,15 +361,18 @@ def _functions_mod():
 # ---- the slow path of ufuncs (NumPy 1.x promotion of what the fast path declines) ----
 
 def _proxy(x):
-    """What NumPy's result_type sees for an operand (value-based for 0-d and scalars)."""
+    """What NumPy's result_type sees for an operand: value-based for 0-d
+    arrays and scalars, so a 0-d array stands in with its value (a zero in
+    its place made np.uint8(200) < int8 array compare in int8, where 200 is
+    -56)."""
     if isinstance(x, ndarray):
-        return _np.zeros((), x.dtype) if x.ndim == 0 else x.dtype
+        return _np.asarray(x) if x.ndim == 0 else x.dtype
     return x
 
 
 def _probe(x):
     if isinstance(x, ndarray):
-        return _np.ones((), x.dtype) if x.ndim == 0 else _np.ones(1, x.dtype)
+        return _np.asarray(x) if x.ndim == 0 else _np.ones(1, x.dtype)
     return x
 
 
