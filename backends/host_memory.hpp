@@ -4,7 +4,10 @@
 // kPoolLimit bytes, oldest returned first) and reused for a base of the
 // same rounded size: a loop that allocates and frees its temporaries each
 // iteration (NumPy programs do) then pays no page faults, no kernel page
-// clearing and no munmap per iteration. A buffer that the first kernel
+// clearing and no munmap per iteration. Small buffers (under kPoolMin) are
+// kept too, in a free list per size (kSmallPerSize each, kSmallLimit bytes
+// in all): aligned_alloc and free of a small buffer cost more than the
+// eager path's whole instruction on 10 elements. A buffer that the first kernel
 // writes completely is not zero-filled. Used by the cpu backend; the ref backend has its own copy
 // of the same rules and could move onto this. With a profile attached
 // (track), allocations and releases update its bytes_allocated(_peak), in
@@ -12,12 +15,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "vm/base_map.hpp"
 #include "vm/error.hpp"
@@ -30,15 +35,17 @@ namespace arrvm {
 class HostMemory {
  public:
   static constexpr std::size_t kAlignment = 64;
-  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;    // smaller ones: malloc's bins do this
-  static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;  // bytes kept for reuse at most
+  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;     // smaller ones: malloc's bins do this
+  static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;   // bytes kept for reuse at most
+  static constexpr std::size_t kSmallPerSize = 16;                  // small buffers kept per size
+  static constexpr std::size_t kSmallLimit = std::size_t{4} << 20;  // bytes of small buffers kept
 
   HostMemory() = default;
   HostMemory(const HostMemory&) = delete;
   HostMemory& operator=(const HostMemory&) = delete;
   ~HostMemory() {
     buffers_.clear();
-    for (const Pooled& p : pool_) std::free(p.data);
+    drain_pool();
   }
 
   // Frees a buffer: std::free, or the user's deleter for adopted memory
@@ -106,7 +113,13 @@ class HostMemory {
       held_ -= b.bytes();
       if (profile_ != nullptr) profile_->deallocated(b.bytes());
       const std::size_t rounded = round_up(b.bytes());
-      if (rounded >= kPoolMin && rounded <= kPoolLimit) {
+      if (rounded < kPoolMin) {
+        std::vector<void*>& list = small_[rounded / kAlignment];
+        if (list.size() < kSmallPerSize && small_bytes_ + rounded <= kSmallLimit) {
+          list.push_back(b.data.release());
+          small_bytes_ += rounded;
+        }
+      } else if (rounded <= kPoolLimit) {
         pool_.push_back({b.data.release(), rounded});
         pooled_ += rounded;
         while (pooled_ > kPoolLimit) {  // return the oldest
@@ -170,7 +183,8 @@ class HostMemory {
       const std::size_t rounded = round_up(n);
       void* p = take_pooled(rounded);
       if (p == nullptr) p = std::aligned_alloc(kAlignment, rounded);
-      if (p == nullptr && !pool_.empty()) {  // memory is short: give the pool back first
+      if (p == nullptr &&
+          (!pool_.empty() || small_bytes_ > 0)) {  // memory is short: give the pools back first
         drain_pool();
         p = std::aligned_alloc(kAlignment, rounded);
       }
@@ -200,7 +214,14 @@ class HostMemory {
 
   // A pooled buffer of exactly `rounded` bytes (the most recent), or null.
   void* take_pooled(std::size_t rounded) {
-    if (rounded < kPoolMin) return nullptr;
+    if (rounded < kPoolMin) {
+      std::vector<void*>& list = small_[rounded / kAlignment];
+      if (list.empty()) return nullptr;
+      void* p = list.back();
+      list.pop_back();
+      small_bytes_ -= rounded;
+      return p;
+    }
     for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
       if (it->bytes != rounded) continue;
       void* p = it->data;
@@ -215,6 +236,11 @@ class HostMemory {
     for (const Pooled& p : pool_) std::free(p.data);
     pool_.clear();
     pooled_ = 0;
+    for (std::vector<void*>& list : small_) {
+      for (void* p : list) std::free(p);
+      list.clear();
+    }
+    small_bytes_ = 0;
   }
 
   BaseMap<Buffer> buffers_;  // (flat: no allocation per base)
@@ -223,6 +249,8 @@ class HostMemory {
   std::size_t held_ = 0;     // bytes of non-adopted bases with memory
   std::deque<Pooled> pool_;  // oldest first
   std::size_t pooled_ = 0;
+  std::array<std::vector<void*>, kPoolMin / kAlignment> small_;  // by rounded size / kAlignment
+  std::size_t small_bytes_ = 0;
 };
 
 }  // namespace arrvm

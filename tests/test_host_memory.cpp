@@ -1,0 +1,67 @@
+// Host memory of the cpu backend (backends/host_memory.hpp): freed buffers
+// are reused for bases of the same rounded size, small ones from a free
+// list per size (at most kSmallPerSize each), large ones from the pool; a
+// reused buffer reads as zeros until written, as a new one does.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "backends/host_memory.hpp"
+
+using arrvm::DType;
+using arrvm::HostMemory;
+
+namespace {
+
+// Declares base `id` of n doubles and writes `value` over it; returns its memory.
+double* filled(HostMemory& m, arrvm::BaseId id, int64_t n, double value) {
+  m.declare(id, DType::Float64, n);
+  auto* p = static_cast<double*>(m.for_write(id));
+  for (int64_t i = 0; i < n; ++i) p[i] = value;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("host memory: a freed small buffer serves the next base of its size, zero-filled") {
+  HostMemory m;
+  const double* first = filled(m, 1, 10, 7.0);
+  m.release(1);
+  m.declare(2, DType::Float64, 10);
+  const auto* again = static_cast<const double*>(m.for_write(2));
+  CHECK(again == first);  // the same buffer
+  for (int i = 0; i < 10; ++i) CHECK(again[i] == 0.0);
+  // Another rounded size does not take it.
+  m.release(2);
+  m.declare(3, DType::Float64, 100);
+  CHECK(m.for_write(3) != again);
+}
+
+TEST_CASE("host memory: at most kSmallPerSize small buffers of one size are kept") {
+  HostMemory m;
+  constexpr int kMany = static_cast<int>(HostMemory::kSmallPerSize) + 8;
+  std::set<const void*> freed;
+  for (int i = 0; i < kMany; ++i) freed.insert(filled(m, i, 4, 1.0));
+  for (int i = 0; i < kMany; ++i) m.release(i);
+  std::size_t reused = 0;
+  for (int i = 0; i < kMany; ++i) {
+    m.declare(100 + i, DType::Float64, 4);
+    reused += freed.count(m.for_write(100 + i));
+  }
+  CHECK(reused == HostMemory::kSmallPerSize);
+}
+
+TEST_CASE("host memory: large buffers come back from the pool, also zero-filled") {
+  HostMemory m;
+  const int64_t n = static_cast<int64_t>(HostMemory::kPoolMin / sizeof(double)) * 2;
+  const double* first = filled(m, 1, n, 3.0);
+  m.release(1);
+  CHECK(m.pooled_bytes() >= static_cast<std::size_t>(n) * sizeof(double));
+  m.declare(2, DType::Float64, n);
+  const auto* again = static_cast<const double*>(m.for_write(2));
+  CHECK(again == first);
+  CHECK(again[0] == 0.0);
+  CHECK(again[n - 1] == 0.0);
+}
