@@ -161,29 +161,6 @@ void Runtime::forget_padding(BaseId id) {
   flush();
 }
 
-// The bases the pending batch touches, indexed as far as asked (a read in a
-// loop that issues asks once per instruction, not once per instruction of
-// the batch). Between flushes the batch only grows at its end (an
-// instruction rejected or moved is popped again: the index may then hold
-// more bases than the batch touches, which only costs a flush); whatever
-// replaces it (a flush's carry, the eager path) resets the index.
-bool Runtime::pending_uses(BaseId id) {
-  if (touched_upto_ > batch_.size()) forget_touched();
-  for (; touched_upto_ < batch_.size(); ++touched_upto_) {
-    const Instruction& in = batch_[touched_upto_];
-    touched_.insert(in.out.base);
-    for (int k = 0; k < in.nin; ++k) {
-      if (!in.in[k].is_const) touched_.insert(in.in[k].view.base);
-    }
-  }
-  return touched_.count(id) != 0;
-}
-
-void Runtime::forget_touched() {
-  touched_.clear();
-  touched_upto_ = 0;
-}
-
 void Runtime::issue(const Instruction& instr) {
   batch_.push_back(instr);
   accept_last();
@@ -462,7 +439,7 @@ void Runtime::run_batch(BaseId synced) {
     ScopedSpan t(profile_, nullptr, "fusion");
     partition = fusion_->partition(batch_, profile_);
   }
-  if (backend_->compiles_kernels()) profile_.blocks_laned += split_lanes(batch_, &partition);
+  if (config_.lanes && backend_->compiles_kernels()) profile_.blocks_laned += split_lanes(batch_, &partition);
   profile_.blocks_bounded += bound_blocks(batch_, &partition, kMaxBlockViews);
   batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   std::exception_ptr interrupted;  // rethrown once the flush's books are done
@@ -568,32 +545,6 @@ void Runtime::log_flush(const Profile& before, const Partition& partition) const
       profile_.kernels_launched - before.kernels_launched,
       profile_.kernels_compiled - before.kernels_compiled, profile_.compile_s - before.compile_s,
       profile_.exec_s - before.exec_s);
-}
-
-bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
-  const BaseInfo* b = bases_.find(id);
-  // (A traced run records every read as a sync, with its data: trace_->sync.)
-  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
-    return false;
-  if (poisoned_.count(id) != 0 || copy_back_.is_padded(id) || pending_uses(id)) return false;
-  if (!backend_->read_elements(id, offset, count, dst)) return false;
-  // What a sync would do to the deferral's watch list (Runtime::watch).
-  watched_.erase(id);
-  ++profile_.reads_direct;
-  profile_.bytes_to_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
-  return true;
-}
-
-bool Runtime::write_now(BaseId id, int64_t offset, int64_t count, const void* src) {
-  const BaseInfo* b = bases_.find(id);
-  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
-    return false;
-  if (!poisoned_.empty() && poisoned_.count(id) != 0) return false;
-  if (copy_back_.involves(id) || pending_uses(id)) return false;
-  if (!backend_->write_elements(id, offset, count, src)) return false;
-  ++profile_.writes_direct;
-  profile_.bytes_from_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
-  return true;
 }
 
 void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
