@@ -47,8 +47,9 @@ struct Run {
   std::size_t length = 0;  // of the periodic stretch from start (lanes * period, and a part of a lane)
 };
 
-// The run of `s` covering the most instructions that repeats at least three
-// times with a period of at most kMaxPeriod (the smaller period on a tie).
+// The run of `s` covering the most instructions that repeats at least
+// kMinLanes times with a period of at most kMaxPeriod (the smaller period
+// on a tie).
 Run longest_run(const std::vector<uint64_t>& s) {
   Run best;
   const std::size_t w = s.size();

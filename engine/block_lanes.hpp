@@ -14,7 +14,7 @@
 // Lanes are found by the instructions' structure alone (opcode, axis,
 // dtypes, shapes, strides, which operands are constants: not bases, offsets
 // or values): the longest run of a block that repeats with some period of
-// at most kMaxPeriod instructions, at least three times. A split is made
+// at most kMaxPeriod instructions, at least kMinLanes times. A split is made
 // only where no array created and freed in the block (a temporary the
 // kernel contracts) is used on both sides, so no temporary is stored that
 // was not; what a chunk shares with the others (Q[:, k]) is read once per

@@ -189,6 +189,8 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     } else {
       throw Error("configuration: " + label + "='" + value + "' is not on, off or a number of elements");
     }
+  } else if (name == "lanes") {
+    c.lanes = parse_on_off(label, value);
   } else if (name == "background_grace") {
     c.background_grace = parse_seconds(label, value);
   } else {
@@ -243,6 +245,7 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
       {"ARRVM_TIERED", "tiered"},
       {"ARRVM_EAGER", "eager"},
+      {"ARRVM_LANES", "lanes"},
       {"ARRVM_BACKGROUND_GRACE", "background_grace"},
   };
   for (const auto& [env, name] : kVars) {
@@ -293,6 +296,7 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
       {"ARRVM_TIERED", tiered ? "on" : "off"},
       {"ARRVM_EAGER", eager > 0 ? std::to_string(eager) : "off"},
+      {"ARRVM_LANES", lanes ? "on" : "off"},
       {"ARRVM_BACKGROUND_GRACE", std::to_string(background_grace)},
   };
 }

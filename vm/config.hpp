@@ -116,6 +116,11 @@ struct Config {
   // a Config built by hand to off (its batches are what a test wrote).
   int64_t eager = 0;
   static constexpr int64_t kEagerDefault = 4096;
+  // ARRVM_LANES: on | off. Fused blocks holding runs of independent lanes
+  // are cut into chunks of 8, 4, 2, 1 lanes on backends that compile
+  // kernels, so that a loop's kernels do not change with its trip count
+  // (engine/block_lanes.hpp). off: the fuser's blocks as they are.
+  bool lanes = true;
   // ARRVM_BACKGROUND_GRACE: seconds the end of a VM (or of the process)
   // waits for the background work still running or queued (tiered
   // compiles, anytime fusion) so that the next run finds its kernels and
