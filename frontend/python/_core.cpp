@@ -957,6 +957,20 @@ PYBIND11_MODULE(_core, m) {
     return wrap(arrvm::ufunc(name, ops, nullptr));
   });
   m.def("ufunc_arity", [](const std::string& name) { return arrvm::ufunc_arity(name); });
+  // A 0-d array's value as NumPy's scalar when nothing pending writes it
+  // (the result of eager work: Runtime::read_now reads it with no flush),
+  // else the array itself (lazy). A full reduction returns this, as
+  // NumPy's returns its scalar: json.dumps, float(), `if`, max() take it as
+  // a number.
+  m.def("scalar_if_ready", [](py::handle h) -> py::object {
+    const Array* a = as_array(h);
+    alignas(8) unsigned char element[8];
+    if (a == nullptr || a->ndim() != 0 || g_scalar_types.empty() || !a->read_element_now(element))
+      return py::reinterpret_borrow<py::object>(h);
+    PyObject* e = new_numpy_scalar(a->dtype(), element);
+    if (e == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(e);
+  });
   m.def("reduce", [](const std::string& name, const Array& a, std::optional<std::vector<int>> axes,
                      bool keepdims, int dt) {
     std::optional<DType> d;

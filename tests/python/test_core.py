@@ -446,9 +446,11 @@ def test_numpy_interop_both_ways():
     r = np.sqrt(X)  # NumPy's ufunc on an arrvm array runs in arrvm
     assert isinstance(r, arrvm.ndarray)
     same(r, np.sqrt(np.arange(10.0)))
-    s = np.sum(X, axis=0)  # __array_function__
+    s = np.sum(X.reshape(2, 5), axis=0)  # __array_function__
     assert isinstance(s, arrvm.ndarray)
-    same(s, np.sum(np.arange(10.0)))
+    same(s, np.sum(np.arange(10.0).reshape(2, 5), axis=0))
+    t = np.sum(X, axis=0)  # a full reduction of eager work: NumPy's scalar, as NumPy gives
+    assert type(t) is type(np.sum(np.arange(10.0), axis=0)) and t == 45.0
     m = np.add(X, np.ones(10))
     assert isinstance(m, arrvm.ndarray)
     same(np.ones(10) + X, np.ones(10) + np.arange(10.0))

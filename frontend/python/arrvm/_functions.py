@@ -621,6 +621,16 @@ def _reduce(name, a, axis=None, dtype=None, out=None, keepdims=False):
     return _into(r, out)
 
 
+def _value(r, out=None):
+    """What a public reduction returns: a full reduction's result as NumPy's
+    scalar when it ran at once (eager work), else the (lazy) 0-d array; the
+    functions above keep arrays (a NumPy scalar in their arithmetic would
+    promote as NumPy 1.x scalars do: float32 / int -> float64)."""
+    if out is None and isinstance(r, ndarray) and r.ndim == 0:
+        return _core.scalar_if_ready(r)
+    return r
+
+
 def _masked(a, where, identity):
     """a where `where` holds, else the reduction's identity (NumPy's where=)."""
     if where is True:
@@ -632,22 +642,22 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     r = _reduce('sum', _masked(asarray(a), where, 0), axis, dtype, None, keepdims)
     if initial is not None:
         r = r + initial
-    return _into(r, out)
+    return _value(_into(r, out), out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     r = _reduce('prod', _masked(asarray(a), where, 1), axis, dtype, None, keepdims)
     if initial is not None:
         r = r * initial
-    return _into(r, out)
+    return _value(_into(r, out), out)
 
 
 def amin(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _reduce('min', a, axis, None, out, keepdims)
+    return _value(_reduce('min', a, axis, None, out, keepdims), out)
 
 
 def amax(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _reduce('max', a, axis, None, out, keepdims)
+    return _value(_reduce('max', a, axis, None, out, keepdims), out)
 
 
 min, max = amin, amax
@@ -665,7 +675,7 @@ alltrue, sometrue = all, any
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    return _reduce('mean', a, axis, dtype, out, keepdims)
+    return _value(_reduce('mean', a, axis, dtype, out, keepdims), out)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
@@ -674,11 +684,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     d = a - m
     n = a.size if axis is None else _math.prod(a.shape[x] for x in _axes(axis))
     r = _reduce('sum', d * d, axis, dtype if dtype is not None else m.dtype, None, keepdims)
-    return _into(r / builtins.max(n - ddof, 0), out)
+    return _value(_into(r / builtins.max(n - ddof, 0), out), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    return _into(sqrt(var(a, axis, dtype, None, ddof, keepdims)), out)
+    return _value(_into(sqrt(asarray(var(a, axis, dtype, None, ddof, keepdims))), out), out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
@@ -694,8 +704,8 @@ def cumprod(a, axis=None, dtype=None, out=None):
 def _m_reduction(name):
     def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         if name in ('sum', 'prod', 'mean'):
-            return _reduce(name, self, axis, dtype, out, keepdims)
-        return _reduce(name, self, axis, None, out, keepdims)
+            return _value(_reduce(name, self, axis, dtype, out, keepdims), out)
+        return _value(_reduce(name, self, axis, None, out, keepdims), out)
     method.__name__ = name
     return method
 
