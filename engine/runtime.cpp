@@ -563,6 +563,24 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
 }
 
 void Runtime::free_base(BaseId id) {
+  // Eager mode with nothing pending: what the eager path would do with the
+  // one `free` (accept_last, then run_eager: forget the base, release its
+  // memory) without building, validating and dispatching an instruction, a
+  // fifth of an eager operation's cost (an arrvm array dies for every
+  // temporary of a NumPy expression). Anything with books to keep on the
+  // base (a trace, a deferral's watch list, a carry, length classes, a
+  // padded base, a poisoned one) takes the full path.
+  if (eager_ && batch_.empty() && !trace_ && carry_keys_.empty() && watched_.empty() &&
+      bases_.filtered_count() == 0 && poisoned_.empty() && bases_.find(id) != nullptr &&
+      !copy_back_.involves(id)) {
+    ++issued_;
+    ++profile_.instructions;
+    bases_.remove(id);
+    if (!adopted_.empty()) adopted_.erase(id);
+    copy_back_.freed(id);
+    backend_->release(id);
+    return;
+  }
   // Built in place at the end of the batch (issue() would copy it there).
   Instruction& s = batch_.emplace_back();
   s.op = Opcode::Free;
