@@ -717,9 +717,10 @@ def matmul(a, b, out=None, **kwargs):
     a 1-D operand gets an axis of length 1 (prepended for a, appended for b)
     that the result drops; the stacks (all axes but the last two) broadcast."""
     a, b = asarray(a), asarray(b)
-    if a.ndim == 1 and b.ndim == 1 and a.shape == b.shape and out is None and a.dtype != _np.bool_ \
-            and b.dtype != _np.bool_:  # two vectors (a row loop's `values[lo:hi] @ x[cols]`)
-        return _reduce('sum', a * b, 0, _np.result_type(a.dtype, b.dtype), None, False)
+    if a.ndim == 1 and b.ndim == 1 and a.shape == b.shape and out is None:
+        da, db = a.dtype, b.dtype
+        if da.kind != 'b' and db.kind != 'b':  # two vectors (a row loop's `values[lo:hi] @ x[cols]`)
+            return _value(_reduce('sum', a * b, 0, da if da == db else _np.result_type(da, db), None, False))
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand %d does not have enough dimensions (has 0, gufunc core with "
                          "signature (n?,k),(k,m?)->(n?,m?) requires 1)" % (0 if a.ndim == 0 else 1))
@@ -746,7 +747,7 @@ def matmul(a, b, out=None, **kwargs):
         r = r._squeeze([r.ndim - 2])
     elif b_vec:
         r = r._squeeze([r.ndim - 1])
-    return _into(r, out)
+    return _value(_into(r, out), out)
 
 
 def dot(a, b, out=None):

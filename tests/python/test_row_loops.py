@@ -1,0 +1,76 @@
+"""What a Python loop over rows does per row, against the installed NumPy:
+`values[lo:hi] @ x[cols[lo:hi]]` (vector @ vector, a gather by an index
+array), `y[r] = ...`, and the same operators on every dtype, pending
+operands, bad indices and shapes (value, dtype, type, exception class)."""
+import numpy as np
+import pytest
+
+import arrvm
+
+DTYPES = ['bool', 'int8', 'int32', 'int64', 'uint8', 'uint64', 'float32', 'float64']
+
+
+def outcome(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return ('raises', type(e).__name__)
+    if isinstance(r, np.generic):
+        return ('scalar', type(r).__name__, r.item())
+    r = np.asarray(r)
+    return ('array', r.dtype.name, r.shape, r.tolist())
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+def test_vector_at_vector_is_numpys(dt):
+    a, b = np.arange(1, 6).astype(dt), np.arange(3, 8).astype(dt)
+    A, B = arrvm.array(a), arrvm.array(b)
+    for f in (lambda x, y: x @ y, lambda x, y: x[1:4] @ y[:3], lambda x, y: np.matmul(x, y)):
+        assert outcome(lambda: f(A, B)) == outcome(lambda: f(a, b))
+    # NumPy on one side, arrvm on the other; mismatched lengths; 2-D @ 1-D.
+    assert outcome(lambda: a @ B) == outcome(lambda: a @ b)
+    assert outcome(lambda: A @ b) == outcome(lambda: a @ b)
+    assert outcome(lambda: A @ B[:3])[0] == outcome(lambda: a @ b[:3])[0] == 'raises'
+    m, M = np.arange(10).astype(dt).reshape(2, 5), arrvm.array(np.arange(10).astype(dt).reshape(2, 5))
+    assert outcome(lambda: M @ B) == outcome(lambda: m @ b)
+
+
+def test_vector_at_vector_of_pending_work_stays_lazy():
+    x = arrvm.ones(100000) * 2.0  # large: batched, pending
+    r = x @ x
+    assert isinstance(r, arrvm.ndarray) and r.shape == () and float(r) == 400000.0
+    s = arrvm.ones(5) @ arrvm.ones(5)  # eager: NumPy's scalar
+    assert type(s) is np.float64 and s == 5.0
+
+
+def test_gather_by_an_index_array_is_numpys():
+    x = np.linspace(-1.0, 1.0, 50)
+    X = arrvm.array(x)
+    cols = np.array([3, 0, 49, 7, 7])
+    C = arrvm.array(cols)
+    assert outcome(lambda: X[C]) == outcome(lambda: x[cols])
+    assert outcome(lambda: X[C[1:3]]) == outcome(lambda: x[cols[1:3]])
+    for bad in ([3, 50], [-51, 0], [-1, -50]):
+        B, b = arrvm.array(np.array(bad)), np.array(bad)
+        assert outcome(lambda: X[B]) == outcome(lambda: x[b])
+    pending = C * 1  # an index array of pending work
+    assert outcome(lambda: X[pending]) == outcome(lambda: x[cols])
+    assert outcome(lambda: X[C.astype(np.int32)]) == outcome(lambda: x[cols.astype(np.int32)])
+
+
+def test_a_csr_row_loop_equals_numpy():
+    rng = np.random.default_rng(3)
+    n, per = 60, 4
+    indices = rng.integers(0, n, n * per)
+    values = rng.standard_normal(n * per)
+    indptr = np.arange(0, n * per + 1, per)
+    x = rng.standard_normal(n)
+
+    def run(xp):
+        v, i, p, xx = xp.asarray(values), xp.asarray(indices), xp.asarray(indptr), xp.asarray(x)
+        y = xp.zeros(n)
+        for r in range(n):
+            lo, hi = p[r], p[r + 1]
+            y[r] = v[lo:hi] @ xx[i[lo:hi]]
+        return np.asarray(y)
+    np.testing.assert_allclose(run(arrvm), run(np), rtol=1e-14, atol=0)
