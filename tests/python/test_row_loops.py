@@ -74,3 +74,23 @@ def test_a_csr_row_loop_equals_numpy():
             y[r] = v[lo:hi] @ xx[i[lo:hi]]
         return np.asarray(y)
     np.testing.assert_allclose(run(arrvm), run(np), rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize('dt', ['bool', 'int64', 'float32', 'float64'])
+def test_linalg_norm_default_is_numpys(dt):
+    # Gram-Schmidt's `np.linalg.norm(Q[:, k])` per column: computed in
+    # arrvm (it synced and ran in NumPy), NumPy's values, dtypes and types.
+    import warnings
+    for x in (np.arange(10).astype(dt), np.arange(12).reshape(3, 4).astype(dt)):
+        X = arrvm.array(x)
+        for kw in ({}, {'axis': 0}, {'axis': -1, 'keepdims': True}, {'axis': (0,)}):
+            with warnings.catch_warnings():
+                warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)
+                got = np.linalg.norm(X, **kw)
+            want = np.linalg.norm(x, **kw)
+            assert np.asarray(got).dtype == np.asarray(want).dtype and np.asarray(got).shape == np.shape(want)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6 if dt == 'float32' else 1e-14)
+    # Other orders still run in NumPy, with its answer.
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', arrvm.ArrvmFallbackWarning)
+        assert np.linalg.norm(arrvm.arange(5.0), ord=1) == np.linalg.norm(np.arange(5.0), ord=1)

@@ -756,6 +756,8 @@ def dot(a, b, out=None):
         return _np.dot(a, b, out)  # two numbers: NumPy's scalar
     if not isinstance(a, ndarray) or not isinstance(b, ndarray) or a.ndim == 0 or b.ndim == 0:
         return _into(a * b, out)
+    if out is None and a.ndim == 1 and b.ndim == 1:
+        return a @ b  # (the type's slot: two vectors in C++)
     return matmul(a, b, out=out)
 
 
@@ -791,7 +793,23 @@ def _array_ufunc(self, uf, method, *inputs, **kwargs):
                      inputs, kwargs)
 
 
+def _linalg_norm(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm's default (2-norm of a vector, Frobenius of a
+    matrix: the square root of the sum of squares) over real arrays, fused;
+    NotImplemented for the other orders and complex input."""
+    x = asarray(x)
+    if ord is not None or x.dtype.kind not in 'biuf':
+        return NotImplemented
+    if x.dtype.kind != 'f':
+        x = x.astype(_np.float64)
+    return _value(sqrt(_reduce('sum', x * x, axis, None, None, keepdims)))
+
+
 def _array_function(self, func, types, args, kwargs):
+    if func is _np.linalg.norm:  # (Gram-Schmidt and friends call it per column)
+        r = _linalg_norm(*args, **kwargs)
+        if r is not NotImplemented:
+            return r
     name = func.__name__
     mine = IMPLEMENTED.get(name)
     if mine is not None and getattr(_np, name, None) is func:
