@@ -36,10 +36,12 @@ bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
   // (A traced run records every read as a sync, with its data: trace_->sync.)
   if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
     return false;
-  if (poisoned_.count(id) != 0 || copy_back_.is_padded(id) || pending_uses(id)) return false;
+  if ((!poisoned_.empty() && poisoned_.count(id) != 0) || copy_back_.is_padded(id) ||
+      (!batch_.empty() && pending_uses(id)))
+    return false;
   if (!backend_->read_elements(id, offset, count, dst)) return false;
   // What a sync would do to the deferral's watch list (Runtime::watch).
-  watched_.erase(id);
+  if (!watched_.empty()) watched_.erase(id);
   ++profile_.reads_direct;
   profile_.bytes_to_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
   return true;
@@ -50,7 +52,7 @@ bool Runtime::write_now(BaseId id, int64_t offset, int64_t count, const void* sr
   if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
     return false;
   if (!poisoned_.empty() && poisoned_.count(id) != 0) return false;
-  if (copy_back_.involves(id) || pending_uses(id)) return false;
+  if (copy_back_.involves(id) || (!batch_.empty() && pending_uses(id))) return false;
   if (!backend_->write_elements(id, offset, count, src)) return false;
   ++profile_.writes_direct;
   profile_.bytes_from_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
