@@ -1,0 +1,54 @@
+// What the extension's two files share: _core.cpp (the helpers, the hooks
+// and the module's bindings) and _core_slots.cpp (the ndarray type's number
+// and mapping slots). Private to the extension.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "arrvm/arrvm.hpp"
+
+namespace py = pybind11;
+using arrvm::Array;
+using arrvm::ArrayOrScalar;
+using arrvm::DType;
+using arrvm::HostScalar;
+
+namespace arrvm_python {
+
+// Python functions of the package (set once by arrvm/_ndarray.py through
+// set_hooks); handles holding a reference never dropped.
+extern py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class, g_matmul_slow;
+// NumPy's scalar types, by DType (set_scalar_types).
+extern std::vector<py::handle> g_scalar_types;
+// arrvm.ndarray's type object (set at module init): an object of exactly
+// this type is an Array held by value in a pybind11 instance.
+extern PyTypeObject* g_array_type;
+
+inline Array* exact_array(PyObject* o) {
+  if (Py_TYPE(o) != g_array_type) return nullptr;
+  return static_cast<Array*>(reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder().value_ptr());
+}
+
+// _core.cpp
+Array* as_array(py::handle h);                  // an arrvm array (exact or a subclass), else null
+bool as_scalar(py::handle h, HostScalar* out);  // a Python bool, int or float
+bool is_int_dtype(DType d);
+bool weak_ok(const HostScalar& s, DType d);  // taken weakly next to dtype d as NumPy 1.24 would
+bool number_operand(py::handle h, DType d, HostScalar* s);
+bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>* out);
+py::object wrap(Array a);  // a new Python ndarray owning `a`
+py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::handle out);
+PyObject* new_numpy_scalar(DType t, const void* p);
+void translate(const arrvm::Error& e);  // a C++ error as the Python exception NumPy raises
+
+// _core_slots.cpp
+bool numpy_number(py::handle h, HostScalar* out, DType* dtype = nullptr);  // a NumPy scalar's value
+int index_bounds(const Array& key, int64_t n);
+py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable at once, else the array
+PyObject* nb_matmul(PyObject* a, PyObject* b);
+void install_slots(PyTypeObject* t);
+
+}  // namespace arrvm_python

@@ -1,0 +1,369 @@
+// arrvm._core's ndarray type slots (_core.hpp): Python's
+// operators and element access call the type's number and mapping slots
+// directly, without pybind11's method dispatch: `a * b`, `a @ b`, `a < b`,
+// `-a`, `x[i, j]`, `x[i, j] = v` and `x[idx]` of the common cases in C++,
+// anything else through the methods and the package's Python hooks.
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "_core.hpp"
+#include "arrvm/arrvm.hpp"
+
+namespace arrvm_python {
+
+// ---- Operators as type slots ----
+// Python's binary operators call the type's number slots. pybind11's
+// __mul__/__rmul__ go through slot_nb_multiply (a method lookup per call)
+// and pybind11's dispatcher; these slots call the C++ API directly, with no
+// vector of operands and no lookup of the ufunc by name for ndarray-ndarray
+// and ndarray-number operands (NumPy's rules are the C++ API's). Anything
+// else goes to call_ufunc as the methods do.
+using FnAA = Array (*)(const Array&, const Array&);
+using FnAS = Array (*)(const Array&, HostScalar);
+using FnSA = Array (*)(HostScalar, const Array&);
+struct BinaryOp {
+  const char* name;
+  FnAA aa;
+  FnAS as;
+  FnSA sa;
+};
+#define ARRVM_BINARY_OP(fn)                                                                                \
+  BinaryOp {                                                                                               \
+#fn, static_cast < FnAA>(&arrvm::fn), static_cast < FnAS>(&arrvm::fn), static_cast < FnSA>(&arrvm::fn) \
+  }
+const BinaryOp kBinary[] = {
+    ARRVM_BINARY_OP(add),         ARRVM_BINARY_OP(subtract),     ARRVM_BINARY_OP(multiply),
+    ARRVM_BINARY_OP(true_divide), ARRVM_BINARY_OP(floor_divide), ARRVM_BINARY_OP(remainder),
+    ARRVM_BINARY_OP(power),       ARRVM_BINARY_OP(bitwise_and),  ARRVM_BINARY_OP(bitwise_or),
+    ARRVM_BINARY_OP(bitwise_xor), ARRVM_BINARY_OP(left_shift),   ARRVM_BINARY_OP(right_shift),
+    ARRVM_BINARY_OP(less),        ARRVM_BINARY_OP(less_equal),   ARRVM_BINARY_OP(equal),
+    ARRVM_BINARY_OP(not_equal),   ARRVM_BINARY_OP(greater),      ARRVM_BINARY_OP(greater_equal),
+};
+#undef ARRVM_BINARY_OP
+enum { kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kAnd, kOr, kXor, kLshift, kRshift, kLt };
+
+void translate(const arrvm::Error& e);
+
+// Runs a slot's body: C++ exceptions become Python errors (what pybind11's
+// dispatcher does for methods).
+template <class F>
+PyObject* run_slot(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const arrvm::Error& e) {
+    translate(e);
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// a OP b for the fast cases: both arrays (not a 0-d next to an n-d one of
+// another dtype, which is NumPy 1.x value-based casting), or an array and a
+// Python number that NumPy would take weakly. Null handle: not fast.
+py::object binary_fast(const BinaryOp& op, PyObject* a, PyObject* b) {
+  Array* x = exact_array(a);
+  Array* y = exact_array(b);
+  HostScalar s(0);
+  if (x && y) {
+    if ((x->ndim() == 0) != (y->ndim() == 0) && x->dtype() != y->dtype()) return py::object();
+    return wrap(op.aa(*x, *y));
+  }
+  if (x) {
+    if (!number_operand(b, x->dtype(), &s)) return py::object();
+    return wrap(op.as(*x, s));
+  }
+  if (y) {
+    if (!number_operand(a, y->dtype(), &s)) return py::object();
+    return wrap(op.sa(s, *y));
+  }
+  return py::object();
+}
+
+template <int I>
+PyObject* nb_binary(PyObject* a, PyObject* b) {
+  return run_slot([&] {
+    py::object r = binary_fast(kBinary[I], a, b);
+    if (r) return r;
+    return call_ufunc(kBinary[I].name, 2, a, b, py::none());
+  });
+}
+
+template <int I>
+PyObject* nb_inplace(PyObject* a, PyObject* b) {
+  return run_slot([&] { return call_ufunc(kBinary[I].name, 2, a, b, a); });
+}
+
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_binary<kPow>(a, b);
+}
+
+PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return nb_inplace<kPow>(a, b);
+}
+
+// A 0-d array's value as NumPy's scalar when nothing pending writes it
+// (the result of eager work: Runtime::read_now reads it with no flush),
+// else the array itself, lazy.
+py::object value_if_ready(Array r) {
+  alignas(8) unsigned char element[8];
+  if (r.ndim() != 0 || g_scalar_types.empty() || !r.read_element_now(element)) return wrap(std::move(r));
+  PyObject* e = new_numpy_scalar(r.dtype(), element);
+  if (e == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(e);
+}
+
+// a @ b: two 1-D arrays of one dtype whose sum keeps it (float64, float32,
+// int64, uint64) are one multiply and one sum, NumPy's scalar when eager
+// (a row loop's `values[lo:hi] @ x[cols]`: 4.4 -> ~1.5 us); anything else
+// is arrvm's Python matmul (set_hooks), which takes both orders.
+
+PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  return run_slot([&]() -> py::object {
+    const Array* x = exact_array(a);
+    const Array* y = exact_array(b);
+    if (x != nullptr && y != nullptr && x->ndim() == 1 && y->ndim() == 1 && x->dtype() == y->dtype() &&
+        x->shape() == y->shape()) {
+      const DType t = x->dtype();
+      if (t == DType::Float64 || t == DType::Float32 || t == DType::Int64 || t == DType::UInt64)
+        return value_if_ready(arrvm::multiply(*x, *y).sum());
+    }
+    if (!g_matmul_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
+    return py::reinterpret_borrow<py::object>(g_matmul_slow)(py::handle(a), py::handle(b));
+  });
+}
+
+PyObject* rich_compare(PyObject* a, PyObject* b, int op) {
+  // Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE are 0..5, as kBinary from kLt.
+  if (op < Py_LT || op > Py_GE) Py_RETURN_NOTIMPLEMENTED;
+  const BinaryOp& f = kBinary[kLt + op];
+  return run_slot([&] {
+    py::object r = binary_fast(f, a, b);
+    if (r) return r;
+    return call_ufunc(f.name, 2, a, b, py::none());
+  });
+}
+
+template <int U>
+PyObject* nb_unary(PyObject* a) {
+  static const char* const names[] = {"negative", "absolute", "invert"};
+  return run_slot([&] { return call_ufunc(names[U], 1, a, py::none(), py::none()); });
+}
+
+// An integer index (an int, or NumPy's integer scalar: a value read from
+// an index array, `table[(crc ^ byte) & 0xFF]`); not a bool, which is a mask.
+bool integer_index(PyObject* i, int64_t* v) {
+  if (PyLong_CheckExact(i)) {
+    *v = PyLong_AsLongLong(i);
+    if (*v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // too large for int64: the general path says so
+      return false;
+    }
+    return true;
+  }
+  if (PyBool_Check(i) || !PyIndex_Check(i) || PySequence_Check(i) || g_scalar_types.empty() ||
+      Py_TYPE(i) == reinterpret_cast<PyTypeObject*>(g_scalar_types[static_cast<int>(DType::Bool)].ptr()))
+    return false;
+  PyObject* x = PyNumber_Index(i);
+  if (x == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  *v = PyLong_AsLongLong(x);
+  Py_DECREF(x);
+  if (*v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// The integers of an element's key (`x[i]`, `y[i, j]`) into at[0, 8), or 0.
+int element_key(PyObject* key, int64_t* at) {
+  if (PyTuple_CheckExact(key)) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(key);
+    if (n == 0 || n > 8) return 0;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      if (!integer_index(PyTuple_GET_ITEM(key, k), &at[k])) return 0;
+    }
+    return static_cast<int>(n);
+  }
+  return integer_index(key, &at[0]) ? 1 : 0;
+}
+
+// An element by integers of a base nothing pending touches, read at once
+// with no Array made: NumPy's scalar (a new reference), or null (no error
+// set) when the key or the base does not allow it.
+PyObject* element_now(PyObject* self, PyObject* key) {
+  if (g_scalar_types.empty()) return nullptr;
+  int64_t at[8];
+  const int n = element_key(key, at);
+  if (n == 0) return nullptr;
+  const Array* a = as_array(self);
+  alignas(8) unsigned char element[8];
+  if (!a->read_element_now(at, n, element)) return nullptr;
+  try {
+    return new_numpy_scalar(a->dtype(), element);
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
+// A NumPy bool, integer or real scalar as the value it holds (what an
+// assignment casts to the array's dtype; a binary operation keeps NumPy's
+// scalar, whose dtype promotion differs from a Python number's).
+bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
+  if (g_scalar_types.empty()) return false;
+  PyObject* o = h.ptr();
+  const auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  int code = -1;
+  for (std::size_t k = 0; k < g_scalar_types.size(); ++k) {
+    if (g_scalar_types[k].ptr() == t) code = static_cast<int>(k);
+  }
+  if (code < 0) return false;
+  const auto d = static_cast<DType>(code);
+  if (dtype != nullptr) *dtype = d;
+  if (d == DType::Bool) {
+    *out = HostScalar(PyObject_IsTrue(o) == 1);
+    return true;
+  }
+  if (d == DType::Float32 || d == DType::Float64) {
+    const double x = PyFloat_AsDouble(o);
+    if (x == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    *out = HostScalar(x);
+    return true;
+  }
+  PyObject* i = PyNumber_Index(o);
+  if (i == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool ok = as_scalar(i, out);
+  Py_DECREF(i);
+  return ok;
+}
+
+// NumPy's check of a 1-D integer index array into an axis of length n, at
+// once when nothing pending touches its base (a row loop's
+// `x[indices[lo:hi]]`): 1 if every index is in [0, n), 2 if some are
+// negative (in [-n, 0)), IndexError naming the first out of bounds; 0 if
+// the elements cannot be read at once (pending, or too many to read here).
+int index_bounds(const Array& key, int64_t n) {
+  if (key.ndim() != 1 || key.size() > 4096) return 0;
+  bool negative = false;
+  for (int64_t i = 0; i < key.size(); ++i) {
+    alignas(8) unsigned char e[8];
+    if (!key.read_element_now(&i, 1, e)) return 0;
+    int64_t v = 0;
+    switch (key.dtype()) {
+      case DType::Int8:
+        v = *reinterpret_cast<int8_t*>(e);
+        break;
+      case DType::Int16:
+        v = *reinterpret_cast<int16_t*>(e);
+        break;
+      case DType::Int32:
+        v = *reinterpret_cast<int32_t*>(e);
+        break;
+      case DType::Int64:
+        v = *reinterpret_cast<int64_t*>(e);
+        break;
+      case DType::UInt8:
+        v = *reinterpret_cast<uint8_t*>(e);
+        break;
+      case DType::UInt16:
+        v = *reinterpret_cast<uint16_t*>(e);
+        break;
+      case DType::UInt32:
+        v = *reinterpret_cast<uint32_t*>(e);
+        break;
+      case DType::UInt64: {
+        const uint64_t u = *reinterpret_cast<uint64_t*>(e);
+        v = u > static_cast<uint64_t>(n) ? n : static_cast<int64_t>(u);  // (out of bounds either way)
+        break;
+      }
+      default:
+        return 0;
+    }
+    if (v < -n || v >= n) {
+      throw py::index_error("index " + std::to_string(v) + " is out of bounds for axis 0 with size " +
+                            std::to_string(n));
+    }
+    negative |= v < 0;
+  }
+  return negative ? 2 : 1;
+}
+
+// mp_ass_subscript: an element set from a number at once (Array::
+// write_element_now: a NumPy loop's `T[i, j] = v`) without pybind11's
+// dispatch, else the __setitem__ method's slot.
+objobjargproc g_ass_subscript_method = nullptr;
+int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
+  if (value != nullptr && !g_scalar_types.empty()) {
+    int64_t at[8];
+    HostScalar s(0);
+    const int n = element_key(key, at);
+    if (n > 0 && (as_scalar(value, &s) || numpy_number(value, &s)) &&
+        as_array(self)->write_element_now(at, n, s))
+      return 0;
+    if (PyErr_Occurred()) return -1;
+  }
+  return g_ass_subscript_method(self, key, value);
+}
+
+// mp_subscript: element_now without pybind11's dispatch (a third of a
+// read's time), else the __getitem__ method's slot.
+binaryfunc g_subscript_method = nullptr;
+PyObject* mp_subscript(PyObject* self, PyObject* key) {
+  if (PyObject* e = element_now(self, key)) return e;
+  if (PyErr_Occurred()) return nullptr;
+  return g_subscript_method(self, key);
+}
+
+void install_slots(PyTypeObject* t) {
+  g_subscript_method = t->tp_as_mapping->mp_subscript;
+  t->tp_as_mapping->mp_subscript = mp_subscript;
+  g_ass_subscript_method = t->tp_as_mapping->mp_ass_subscript;
+  t->tp_as_mapping->mp_ass_subscript = mp_ass_subscript;
+  PyNumberMethods* n = t->tp_as_number;
+#define ARRVM_SLOTS(slot, islot, i) \
+  n->slot = nb_binary<i>;           \
+  n->islot = nb_inplace<i>;
+  ARRVM_SLOTS(nb_add, nb_inplace_add, kAdd)
+  ARRVM_SLOTS(nb_subtract, nb_inplace_subtract, kSub)
+  ARRVM_SLOTS(nb_multiply, nb_inplace_multiply, kMul)
+  ARRVM_SLOTS(nb_true_divide, nb_inplace_true_divide, kTrueDiv)
+  ARRVM_SLOTS(nb_floor_divide, nb_inplace_floor_divide, kFloorDiv)
+  ARRVM_SLOTS(nb_remainder, nb_inplace_remainder, kMod)
+  ARRVM_SLOTS(nb_and, nb_inplace_and, kAnd)
+  ARRVM_SLOTS(nb_or, nb_inplace_or, kOr)
+  ARRVM_SLOTS(nb_xor, nb_inplace_xor, kXor)
+  ARRVM_SLOTS(nb_lshift, nb_inplace_lshift, kLshift)
+  ARRVM_SLOTS(nb_rshift, nb_inplace_rshift, kRshift)
+#undef ARRVM_SLOTS
+  n->nb_power = nb_power;
+  n->nb_inplace_power = nb_inplace_power;
+  n->nb_negative = nb_unary<0>;
+  n->nb_absolute = nb_unary<1>;
+  n->nb_invert = nb_unary<2>;
+  t->tp_richcompare = rich_compare;
+  PyType_Modified(t);
+}
+
+}  // namespace arrvm_python
