@@ -114,8 +114,9 @@ struct Config {
   // a batch (engine/runtime.cpp, Runtime::run_eager), on the backends whose
   // memory is the host's (ref, cpu). Like tiered: from_env defaults to on,
   // a Config built by hand to off (its batches are what a test wrote).
+  // The default: 128 KiB of float64, an L2's worth (docs/architecture.md).
   int64_t eager = 0;
-  static constexpr int64_t kEagerDefault = 4096;
+  static constexpr int64_t kEagerDefault = 16384;
   // ARRVM_LANES: on | off. Fused blocks holding runs of independent lanes
   // are cut into chunks of 8, 4, 2, 1 lanes on backends that compile
   // kernels, so that a loop's kernels do not change with its trip count
