@@ -312,6 +312,17 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
   key->hash = h;
 }
 
+namespace {
+
+// The operand a Binding::Origin names (an output or a view input).
+const View& origin_view(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                        const Binding::Origin& o) {
+  const Instruction& in = batch[block[o.pos]];
+  return o.operand == Binding::kOut ? in.out : in.in[o.operand].view;
+}
+
+}  // namespace
+
 Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
                    std::span<const uint32_t> block) {
   Binding r;
@@ -328,17 +339,13 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
     ARRVM_ASSERT(it != first.end());
     return it->second;
   };
-  auto origin_offset = [&](const Binding::Origin& o) {
-    const Instruction& in = batch[block[o.pos]];
-    return o.operand == Binding::kOut ? in.out.offset : in.in[o.operand].view.offset;
-  };
   for (const View& v : b.views) {
     r.views.push_back(origin(v.base));
-    r.view_shifts.push_back(v.offset - origin_offset(r.views.back()));
+    r.view_shifts.push_back(v.offset - origin_view(batch, block, r.views.back()).offset);
   }
   for (const View& v : b.indexed) {
     r.indexed.push_back(origin(v.base));
-    r.indexed_shifts.push_back(v.offset - origin_offset(r.indexed.back()));
+    r.indexed_shifts.push_back(v.offset - origin_view(batch, block, r.indexed.back()).offset);
   }
   for (BaseId id : b.contracted) r.contracted.push_back(origin(id));
   for (BaseId id : b.kept) r.kept.push_back(origin(id));
@@ -374,21 +381,16 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
 
 bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction> batch,
             std::span<const uint32_t> block) {
-  auto base = [&](const Binding::Origin& o) {
-    const Instruction& in = batch[block[o.pos]];
-    return o.operand == Binding::kOut ? in.out.base : in.in[o.operand].view.base;
-  };
-  auto offset = [&](const Binding::Origin& o) {
-    const Instruction& in = batch[block[o.pos]];
-    return o.operand == Binding::kOut ? in.out.offset : in.in[o.operand].view.offset;
-  };
+  auto base = [&](const Binding::Origin& o) { return origin_view(batch, block, o).base; };
   for (std::size_t v = 0; v < b->views.size(); ++v) {
-    b->views[v].base = base(binding.views[v]);
-    b->views[v].offset = offset(binding.views[v]) + binding.view_shifts[v];
+    const View& o = origin_view(batch, block, binding.views[v]);
+    b->views[v].base = o.base;
+    b->views[v].offset = o.offset + binding.view_shifts[v];
   }
   for (std::size_t j = 0; j < b->indexed.size(); ++j) {
-    b->indexed[j].base = base(binding.indexed[j]);
-    b->indexed[j].offset = offset(binding.indexed[j]) + binding.indexed_shifts[j];
+    const View& o = origin_view(batch, block, binding.indexed[j]);
+    b->indexed[j].base = o.base;
+    b->indexed[j].offset = o.offset + binding.indexed_shifts[j];
   }
   for (std::size_t c = 0; c < b->contracted.size(); ++c) b->contracted[c] = base(binding.contracted[c]);
   for (std::size_t e = 0; e < b->error_instr.size(); ++e) b->error_instr[e] = block[binding.errors[e]];

@@ -210,7 +210,7 @@ std::size_t split_lanes(std::span<const Instruction> batch, Partition* partition
   std::vector<Block> out;
   LaneSplitter splitter(batch);
   for (Block& b : partition->blocks) {
-    std::sort(b.begin(), b.end());
+    if (b.size() >= 3) std::sort(b.begin(), b.end());  // (smaller ones are left as they are)
     split += splitter.split(std::move(b), &out) ? 1 : 0;
   }
   partition->blocks = std::move(out);
