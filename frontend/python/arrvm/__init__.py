@@ -4,6 +4,7 @@ or on arrvm.flush(). `python3 -m arrvm script.py` runs a NumPy script with
 `import numpy` resolving to this package. Names arrvm does not implement come
 from NumPy itself (with one warning per function that ran in NumPy)."""
 import atexit as _atexit
+import json as _json
 import types as _types
 
 import numpy as _np
@@ -13,6 +14,9 @@ from ._ndarray import ndarray, asarray, to_numpy, adopt
 from ._functions import *  # noqa: F401,F403
 from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, flush, wrap_numpy as _wrap,
                          ArrvmFallbackWarning, sum, min, max, all, any, round_, abs)  # noqa: F401
+# Functions built from _functions' (they add themselves to IMPLEMENTED and
+# to ndarray's methods); _stencil uses _composed.
+from . import _composed, _views, _elementwise, _stencil  # noqa: F401
 from . import random  # noqa: F401
 
 __version__ = _core.__version__
@@ -40,8 +44,7 @@ def config():
 
 def profile():
     """The VM's profile counters so far, as a dict."""
-    import json
-    return json.loads(_core.profile_json())
+    return _json.loads(_core.profile_json())
 
 
 def __getattr__(name):

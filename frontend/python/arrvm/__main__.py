@@ -20,6 +20,8 @@ import types
 
 import numpy as _np
 
+import arrvm
+
 
 def _library_dirs():
     """Directories whose modules get the real NumPy: installed packages, the
@@ -111,7 +113,6 @@ def main(argv):
     if argv and argv[0] in ('-m', '-c') and len(argv) < 2:
         sys.stderr.write("arrvm: %s needs an argument\n%s" % (argv[0], USAGE))
         return 2
-    import arrvm
     builtins.__import__ = ScopedImport(arrvm, builtins.__import__)
     try:
         if not argv:

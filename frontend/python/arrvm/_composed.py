@@ -1,7 +1,7 @@
 """NumPy functions that arrvm builds from its other operations, so the VM
 fuses them and nothing syncs: argmax/argmin (max, ==, where, min), flip
 (views), diag/diagonal (strided views), repeat/tile (broadcasts), pad
-(constant mode). _functions imports this module at its end; each function
+(constant mode). the package imports this module after _functions; each function
 is added to IMPLEMENTED (with the dtype fallback) and to ndarray's methods."""
 import builtins
 import operator as _operator

@@ -5,12 +5,13 @@ indexing arithmetic, reduction dtypes)."""
 import builtins
 import math as _math
 import operator as _operator
+import sys as _sys
 
 import numpy as _np
 
-from . import _core
+from . import _core, _ndarray
 from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _int_of, _wrappable,
-                       foreign, UnsupportedDType)
+                       foreign, UnsupportedDType, _proxy)
 from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
 
 _float64 = _np.dtype(_np.float64)
@@ -542,7 +543,6 @@ def where(condition, x=None, y=None):
             ops.append(asarray(v))
     if builtins.any(isinstance(v, _np.generic) for v in ops) or builtins.sum(isinstance(v, ndarray) for v in ops) == 2 and \
             ops[0].dtype != ops[1].dtype and (ops[0].ndim == 0) != (ops[1].ndim == 0):
-        from ._ndarray import _proxy
         dt = _np.result_type(*[_proxy(v) for v in ops])
         ops = [v.astype(dt) if isinstance(v, ndarray) else (v.item() if isinstance(v, _np.generic) else v)
                for v in ops]
@@ -918,9 +918,9 @@ for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
         setattr(ndarray, _name, _method_fallback(_name))
 
 # NumPy functions built from the ones above (argmax, flip, diag, repeat, tile,
-# pad): they add themselves to IMPLEMENTED and to ndarray's methods.
-from . import _composed  # noqa: E402,F401
-from . import _views  # noqa: E402,F401
-from . import _stencil  # noqa: E402,F401
-from . import _elementwise  # noqa: E402,F401
+# pad: _composed, _views, _stencil, _elementwise) import this module and add
+# themselves to IMPLEMENTED and to ndarray's methods; the package's
+# __init__ imports them after this one. The methods of ndarray that call
+# functions of this module find it through _ndarray.F.
+_ndarray.set_functions(_sys.modules[__name__])
 

@@ -62,9 +62,8 @@ def asarray(obj, dtype=None):
             return obj
         return obj._astype(dtype_code(dtype))
     if isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in _flatten(obj)):
-        from . import _functions
-        return _functions.stack([asarray(x) for x in obj]) if dtype is None else \
-            _functions.stack([asarray(x) for x in obj]).astype(dtype)
+        return F.stack([asarray(x) for x in obj]) if dtype is None else \
+            F.stack([asarray(x) for x in obj]).astype(dtype)
     a = _np.asarray(obj, dtype=dtype)
     if a.dtype == _np.float16:
         a = a.astype(_np.float32)
@@ -167,7 +166,7 @@ class _FlatIter:
 
     def __setitem__(self, key, value):
         a = self.base
-        if _functions_mod()._contiguous(a):
+        if F._contiguous(a):
             a.reshape(-1)[key] = value
             return
         positions = _np.arange(a.size)[to_numpy(key) if isinstance(key, ndarray) else key]
@@ -188,7 +187,7 @@ class _Flags:
     def __init__(self, a):
         self._a = a
         shape, strides = a.shape, a._strides
-        self.c_contiguous = _functions_mod()._contiguous(a)
+        self.c_contiguous = F._contiguous(a)
         f, s = True, 1
         for n, st in zip(shape, strides):
             if n != 1 and st != s:
@@ -336,7 +335,7 @@ ndarray.__complex__ = lambda self: complex(_item(self))
 ndarray.__index__ = _index
 # round(x[i], 2) rounds the value, as NumPy's scalar does; round(array) is around.
 ndarray.__round__ = lambda self, ndigits=None: (
-    round(_item(self), ndigits) if self.ndim == 0 else _functions_mod().around(self, ndigits or 0))
+    round(_item(self), ndigits) if self.ndim == 0 else F.around(self, ndigits or 0))
 ndarray.__repr__ = _repr
 ndarray.__str__ = _str
 ndarray.__format__ = _format
@@ -346,22 +345,23 @@ ndarray.__pos__ = lambda self: self.copy()
 ndarray.__divmod__ = lambda self, other: (self // other, self % other)
 ndarray.__contains__ = lambda self, value: bool((self == value).any())  # NumPy's `value in a`
 ndarray.__rdivmod__ = lambda self, other: (other // self, other % self)
-ndarray.__matmul__ = lambda self, other: _functions_mod().matmul(self, other)
-ndarray.__rmatmul__ = lambda self, other: _functions_mod().matmul(other, self)
+ndarray.__matmul__ = lambda self, other: F.matmul(self, other)
+ndarray.__rmatmul__ = lambda self, other: F.matmul(other, self)
 ndarray.__copy__ = lambda self: self.copy()
 ndarray.__deepcopy__ = lambda self, memo: self.copy()
 ndarray.__reduce__ = lambda self: (asarray, (to_numpy(self),))
 
 
-_FUNCTIONS = []
+# The NumPy functions some methods call (stack, where, matmul, ...). The
+# package imports in one direction, _core <- _ndarray <- _functions, so this
+# module does not import _functions: _functions hands itself over here when
+# it loads (before any array exists), set_functions(module).
+F = None
 
 
-def _functions_mod():
-    # (imported once: an import statement per `a @ b` cost 2 us)
-    if not _FUNCTIONS:
-        from . import _functions
-        _FUNCTIONS.append(_functions)
-    return _FUNCTIONS[0]
+def set_functions(module):
+    global F
+    F = module
 
 
 # ---- the slow path of ufuncs (NumPy 1.x promotion of what the fast path declines) ----
@@ -404,7 +404,7 @@ def _common_dtype(name, ops):
 
 def _ufunc_slow(name, args, out):
     if builtins.any(foreign(a) for a in args):  # complex and the like: NumPy computes it
-        return _functions_mod()._fallback(getattr(_np, name), name, args, {} if out is None else {'out': out})
+        return F._fallback(getattr(_np, name), name, args, {} if out is None else {'out': out})
     ops = []
     for a in args:
         if isinstance(a, ndarray) or isinstance(a, (bool, int, float)):
@@ -520,7 +520,6 @@ def _check_masks(self, items):
 
 def _flat_index(self, key):
     """(view, flat int64 arrvm index array) so that view.take(flat) is self[key]."""
-    from . import _functions as F
     view = self[tuple(k if isinstance(k, slice) else slice(None) for k in key)]
     shape = view.shape
     adv = [i for i, k in enumerate(key) if not isinstance(k, slice)]
@@ -582,7 +581,6 @@ def _take(self, key):
         if bounds:
             idx = key if key.dtype == _np.int64 else key._astype(_CODE[_np.dtype(_np.int64)])
             if bounds == 2:
-                from . import _functions as F
                 idx = F.where(idx < 0, idx + self.shape[0], idx)
             return self._take(idx)
     # a[mask] with a mask of a's shape: the flat positions of its true elements.
@@ -610,7 +608,6 @@ def _setitem_slow(self, key, value):
     # a[mask] = scalar, mask of a's shape: lazily, as a where (no sync).
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape and \
             (not isinstance(value, ndarray) or value.ndim == 0):
-        from . import _functions as F
         self[...] = F.where(key, value, self)
         return
     if _is_basic(key):
@@ -637,6 +634,6 @@ def _setitem_slow(self, key, value):
 
 
 _core.set_hooks(_ufunc_slow, _getitem_slow, _setitem_slow, _np.AxisError,
-                lambda a, b: _functions_mod().matmul(a, b))
+                lambda a, b: F.matmul(a, b))
 _core.set_scalar_types([_np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16,
                         _np.uint32, _np.uint64, _np.float32, _np.float64])

@@ -1,7 +1,7 @@
 """More of NumPy's functions that stencil and index programs use: roll
 (two slice copies per axis), diff, meshgrid, trace (with any axes),
 nonzero / flatnonzero / argwhere (computed in NumPy on synced data: their
-length is data-dependent). _functions imports this module at its end."""
+length is data-dependent). the package imports this module after _functions."""
 import builtins
 
 import numpy as _np
@@ -9,6 +9,7 @@ import numpy as _np
 from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _into, _norm_axis, broadcast_to, empty, not_equal,
                          subtract, zeros)
 from ._ndarray import ndarray, asarray, to_numpy
+from . import _composed
 
 
 def roll(a, shift, axis=None):
@@ -83,12 +84,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         start = offset if offset >= 0 else -offset * m
         flat = a.copy().reshape(-1) if not _contiguous(a) else a.reshape(-1)
         return flat[start:start + (k - 1) * (m + 1) + 1:m + 1].sum()
-    return _into(_compose().diagonal(a, offset, axis1, axis2).sum(axis=-1, dtype=dtype), out)
-
-
-def _compose():
-    from . import _composed
-    return _composed
+    return _into(_composed.diagonal(a, offset, axis1, axis2).sum(axis=-1, dtype=dtype), out)
 
 
 def nonzero(a):

@@ -1,5 +1,5 @@
 """Memory overlap (shares_memory, may_share_memory), a.view(dtype) and the
-ndarray constructor. _functions imports this module at its end."""
+ndarray constructor. the package imports this module after _functions."""
 import builtins
 
 import numpy as _np
