@@ -98,7 +98,7 @@ class Backend {
   // batch that failed part-way.
   virtual void release(BaseId id) = 0;
 
-  // Renaming (engine/copy_back.hpp): moves the memory of base `from` to base
+  // Renaming (rewrite/copy_back.hpp): moves the memory of base `from` to base
   // `to`, which holds none (released, or declared and never written), and
   // forgets `from`. A backend that cannot says so in can_rename (the
   // default), and the VM then never asks.
@@ -106,7 +106,7 @@ class Backend {
   virtual void rename(BaseId from, BaseId to);
   // True if each block becomes a compiled kernel (cpu, opencl, mpi's node
   // kernels): the VM then cuts blocks of lanes so that kernels do not
-  // change with a loop's trip count (engine/block_lanes.hpp). An
+  // change with a loop's trip count (rewrite/block_lanes.hpp). An
   // interpreter (ref) compiles nothing and keeps the fuser's blocks.
   virtual bool compiles_kernels() const { return false; }
   // A hint for a base declared just before: nothing reads an element of it

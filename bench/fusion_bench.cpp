@@ -3,7 +3,7 @@
 //   loop    a Jacobi-style stencil loop with temporaries created and freed
 //           each iteration and a convergence reduction (what a Bohrium
 //           batch of a scientific loop looks like);
-//   random  tests/random_program batches over 3 persistent arrays (dense
+//   random  testing/random_program batches over 3 persistent arrays (dense
 //           sharing: every instruction touches one of three bases).
 // Usage: fusion_bench [--cost MODEL] [--time-limit SECONDS] [--repeat N]
 #include <algorithm>
@@ -18,7 +18,7 @@
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "tests/random_program.hpp"
+#include "testing/random_program.hpp"
 #include "vm/validate.hpp"
 
 using namespace arrvm;  // a benchmark program

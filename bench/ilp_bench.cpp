@@ -1,7 +1,7 @@
 // ilp_bench: solve times of the `ilp` fuser, per cost model, on
-//  - random batches (tests/random_program) of 25, 50, 100 and 200
+//  - random batches (testing/random_program) of 25, 50, 100 and 200
 //    instructions (seeds 1000 + k, 3 persistent bases), and
-//  - the distinct batches of the benchmark programs (bench/programs, tiny
+//  - the distinct batches of the benchmark programs (programs/, tiny
 //    sizes, recorded on the ref backend with the singleton fuser),
 // printing the median and maximum seconds of the whole ilp::fuse_report
 // (seeds, models, CBC), how many runs CBC proved optimal, and the cost
@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "bench/programs/programs.hpp"
 #include "engine/runtime.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
-#include "tests/random_program.hpp"
+#include "programs/programs.hpp"
+#include "testing/random_program.hpp"
 #include "vm/log.hpp"
 
 using namespace arrvm;  // benchmark program

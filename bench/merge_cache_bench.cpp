@@ -1,5 +1,5 @@
 // merge_cache_bench: what a merge-cache hit costs against the fusion it saves.
-//   hits     random batches (tests/random_program) of 100, 300 and 1000
+//   hits     random batches (testing/random_program) of 100, 300 and 1000
 //            instructions: the hit path (hash + lookup + re-bind, in memory),
 //            a disk hit (a new process: read, checksum, legality check), and
 //            the time of each fuser (graph included) on the same batch;
@@ -24,7 +24,7 @@
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
-#include "tests/random_program.hpp"
+#include "testing/random_program.hpp"
 
 using namespace arrvm;  // a benchmark program
 

@@ -8,19 +8,10 @@
 
 #include "backends/backend.hpp"
 #include "engine/batch_cut.hpp"
-#include "engine/batch_users.hpp"
 #include "engine/block_bound.hpp"
-#include "engine/block_lanes.hpp"
-#include "engine/box_split.hpp"
 #include "engine/calibrate.hpp"
-#include "engine/copy_forward.hpp"
-#include "engine/cse.hpp"
-#include "engine/defer.hpp"
-#include "engine/fill_fold.hpp"
-#include "engine/fill_split.hpp"
 #include "engine/fusion_stage.hpp"
-#include "engine/gather_pull.hpp"
-#include "engine/store_forward.hpp"
+#include "rewrite/batch_users.hpp"
 #include "vm/error.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/length_class.hpp"
@@ -31,7 +22,7 @@
 
 namespace arrvm {
 
-Runtime::Runtime(Config config) : config_(std::move(config)) {
+Runtime::Runtime(Config config) : config_(std::move(config)), rewrites_(config_, &profile_) {
   configure_logging(config_.log);
   // The machine cost model's parameters: measured on this host once (cached).
   if (config_.cost == "machine") fusion::set_machine_costs(calibrated_machine_costs(config_));
@@ -43,6 +34,7 @@ Runtime::Runtime(Config config) : config_(std::move(config)) {
   // (An empty block runs nothing and tells whether the backend can run work at once.)
   eager_ = config_.eager > 0 && backend_->run_now({}, {});
   if (!config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
+  init_rewrite_context();
   logger().info("VM: backend {}, fuser {}, cost model {}, batch {}, cache {} in {}", backend_->name(),
                 config_.fuser, config_.cost, config_.batch, to_string(config_.cache), config_.cache_dir);
 }
@@ -322,6 +314,35 @@ void Runtime::flush() {
   run_batch(-1);
 }
 
+void Runtime::init_rewrite_context() {
+  RewriteContext& ctx = rewrite_ctx_;
+  ctx.bases = &bases_;
+  // A temporary of a rewritten batch: declared to the backend, and the
+  // batch frees it (so the VM's registry never holds it).
+  ctx.new_temp = [this](DType t, int64_t n) {
+    const BaseId id = bases_.add(t, n);
+    backend_->declare(id, t, n);
+    bases_.remove(id);
+    return id;
+  };
+  ctx.new_unfilled = [this](DType t, int64_t n) {
+    const BaseId id = bases_.add(t, n);
+    backend_->declare(id, t, n);
+    backend_->leave_unfilled(id);
+    bases_.remove(id);
+    return id;
+  };
+  ctx.leave_unfilled = [this](BaseId b) { backend_->leave_unfilled(b); };
+  ctx.adopted = [this](BaseId b) { return adopted_.count(b) != 0; };
+  ctx.can_rename = backend_->can_rename();
+  ctx.compiles = backend_->compiles_kernels();
+  ctx.deferral.max_carry = static_cast<std::size_t>(std::max<int64_t>(config_.batch / 4, 0));
+  ctx.deferral.every_site = config_.defer_every_site;
+  ctx.deferral.good = &good_sites_;
+  ctx.deferral.refused = &refused_sites_;
+  ctx.copy_back = &copy_back_;
+}
+
 void Runtime::run_batch(BaseId synced) {
   if (batch_.empty()) return;
   if (carry_keys_.empty() && std::all_of(batch_.begin(), batch_.end(), [&](const Instruction& in) {
@@ -336,68 +357,29 @@ void Runtime::run_batch(BaseId synced) {
     return;
   }
   const Profile before = profile_;  // for the flush's log line
-  // Names alive at a sync, dead writes (engine/defer.hpp).
+  // The rewrite passes (rewrite/passes.def) that ARRVM_PASSES leaves on.
   std::vector<uint64_t> keys = std::move(carry_keys_);
   const std::size_t carried_in = keys.size();
   carry_keys_.clear();
   keys.resize(batch_.size(), 0);
-  Carry carry;
   if (!watched_.empty()) watch(batch_);
-  if (synced >= 0 && config_.defer != "off") {
-    DeferInput d;
-    d.synced = synced;
-    d.live = &bases_;
-    d.carried = carried_in;
-    d.max_carry = static_cast<std::size_t>(std::max<int64_t>(config_.batch / 4, 0));
-    d.good = config_.defer == "always" ? nullptr : &good_sites_;
-    d.refused = &refused_sites_;
-    d.new_temp = [&](DType t, int64_t n) {
-      const BaseId id = bases_.add(t, n);
-      backend_->declare(id, t, n);
-      bases_.remove(id);  // freed by a rewritten batch
-      return id;
-    };
-    carry = defer_at_sync(batch_, batch_origin_, keys, d);
-    profile_.bases_deferred += carry.bases;
-    for (const auto& [b, key] : carry.watch) watched_[b] = key;
-  }
-  if (config_.defer != "off") profile_.dead_writes += remove_dead_writes(batch_, batch_origin_, keys);
+  RewriteContext& ctx = rewrite_ctx_;
+  ctx.synced = synced;
+  ctx.deferral.carried = carried_in;
+  ctx.carry_batch.clear();
+  ctx.carry_origin.clear();
+  ctx.carry_keys.clear();
+  ctx.watch.clear();
+  ctx.renames.clear();
+  RewriteBatch batch{batch_, batch_origin_, keys};
+  rewrites_.run(PassStage::Sync, batch, ctx);
+  for (const auto& [b, key] : ctx.watch) watched_[b] = key;
   for (std::size_t i = 0; i < batch_.size(); ++i) {
     if (keys[i] != 0 && !is_control(batch_[i].op) && refused_sites_.insert(keys[i]).second)
       ++profile_.deferrals_recomputed;
   }
-  if (config_.forward_copies) profile_.copies_forwarded += forward_copies(batch_, batch_origin_);
-  if (config_.cse) {
-    profile_.repeats_shared += share_common_subexpressions(batch_, batch_origin_, [&](BaseId b) -> int64_t {
-      const BaseInfo* info = bases_.find(b);
-      return info != nullptr && info->klass < 0 ? info->nelem : -1;
-    });
-  }
-  // Copy-backs made renames (engine/copy_back.hpp): after the passes that
-  // reason in the program's names, before those that add temporaries.
-  std::vector<std::pair<BaseId, BaseId>> renames;
-  if (config_.copy_rename && backend_->can_rename()) {
-    CopyBack::Env env;
-    env.live = [&](BaseId b, DType* dtype, int64_t* nelem) {
-      const BaseInfo* info = bases_.find(b);
-      if (info == nullptr || info->klass >= 0) return false;
-      *dtype = info->dtype;
-      *nelem = info->nelem;
-      return true;
-    };
-    env.adopted = [&](BaseId b) { return adopted_.count(b) != 0; };
-    env.new_base = [&](DType t, int64_t n) {
-      const BaseId id = bases_.add(t, n);
-      backend_->declare(id, t, n);
-      backend_->leave_unfilled(id);
-      bases_.remove(id);  // the VM's: freed by a later batch's rewrite
-      return id;
-    };
-    const std::size_t before_renamed = copy_back_.renamed();
-    renames = copy_back_.rewrite(batch_, batch_origin_, env);
-    profile_.copies_renamed += copy_back_.renamed() - before_renamed;
-  }
-  if (!adopted_.empty()) {  // (kept to here: the rewrite must not pad an adopted base the batch frees)
+  rewrites_.run(PassStage::Batch, batch, ctx);
+  if (!adopted_.empty()) {  // (after the passes: copy-rename must not pad an adopted base the batch frees)
     for (const Instruction& in : batch_) {
       if (in.op == Opcode::Free) adopted_.erase(in.out.base);
     }
@@ -405,41 +387,14 @@ void Runtime::run_batch(BaseId synced) {
   ScopedSpan batch_span(profile_, nullptr, "batch", "batch",
                         {{"index", static_cast<int64_t>(profile_.batches)},
                          {"instructions", static_cast<int64_t>(batch_.size())}});
-  // A base for a batch rewrite's temporary, which the rewrite frees.
-  auto batch_temp = [&](DType t, int64_t n) {
-    const BaseId id = bases_.add(t, n);
-    backend_->declare(id, t, n);
-    bases_.remove(id);
-    return id;
-  };
-  if (config_.pull_gathers) {
-    const bool gathers = std::any_of(batch_.begin(), batch_.end(),
-                                     [](const Instruction& in) { return in.op == Opcode::Gather; });
-    if (gathers) {
-      profile_.gathers_pulled += pull_gathers(batch_, batch_origin_, batch_temp);
-    }
-  }
-  if (config_.fold_fills) {
-    profile_.fills_folded += fold_fills(batch_, batch_origin_, batch_temp);
-  }
-  if (config_.split_boxes) profile_.boxes_split += split_boxes(batch_, batch_origin_, batch_temp);
-  if (config_.split_fills) {
-    FillSplitEnv env;
-    env.live_nelem = [&](BaseId b) {
-      const BaseInfo* info = bases_.find(b);
-      return info != nullptr ? info->nelem : int64_t{-1};
-    };
-    env.leave_unfilled = [&](BaseId b) { backend_->leave_unfilled(b); };
-    profile_.fills_split += split_fills(batch_, batch_origin_, env);
-  }
-  if (config_.forward_stores) profile_.dead_writes += forward_stores(batch_, batch_origin_, batch_temp);
   // Times itself: merge_cache_s for the lookup, fusion_s for a miss.
   Partition partition;
   {
     ScopedSpan t(profile_, nullptr, "fusion");
     partition = fusion_->partition(batch_, profile_);
   }
-  if (config_.lanes && backend_->compiles_kernels()) profile_.blocks_laned += split_lanes(batch_, &partition);
+  batch.partition = &partition;
+  rewrites_.run(PassStage::Partition, batch, ctx);
   profile_.blocks_bounded += bound_blocks(batch_, &partition, kMaxBlockViews);
   batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   std::exception_ptr interrupted;  // rethrown once the flush's books are done
@@ -456,7 +411,7 @@ void Runtime::run_batch(BaseId synced) {
     if (is_interrupt(std::current_exception())) interrupted = std::current_exception();
   }
   // The renamed arrays take their new memory (and a poisoned one its error).
-  for (const auto& [from, to] : renames) {
+  for (const auto& [from, to] : ctx.renames) {
     backend_->rename(from, to);
     const auto it = poisoned_.find(from);
     if (it != poisoned_.end()) {
@@ -480,15 +435,16 @@ void Runtime::run_batch(BaseId synced) {
   if (observer_) observer_->on_flush(batch_, partition);
   // (assign, not move: the batch keeps its capacity; a 1000-instruction
   // batch is about a megabyte, which malloc maps and unmaps each time.)
-  batch_.assign(std::make_move_iterator(carry.batch.begin()), std::make_move_iterator(carry.batch.end()));
+  batch_.assign(std::make_move_iterator(ctx.carry_batch.begin()),
+                std::make_move_iterator(ctx.carry_batch.end()));
   forget_touched();
-  batch_origin_.assign(carry.origin.begin(), carry.origin.end());
-  carry_keys_ = std::move(carry.keys);
+  batch_origin_.assign(ctx.carry_origin.begin(), ctx.carry_origin.end());
+  carry_keys_ = std::move(ctx.carry_keys);
   resolve_lengths();
   if (interrupted) std::rethrow_exception(interrupted);
 }
 
-// The bases a deferral did not defer (engine/defer.hpp) until something
+// The bases a deferral did not defer (rewrite/defer.hpp) until something
 // touches them: freed before anything reads them, their writer's site is
 // good for deferral.
 void Runtime::watch(const std::vector<Instruction>& batch) {

@@ -14,7 +14,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/copy_back.hpp"
+#include "rewrite/copy_back.hpp"
+#include "rewrite/pass.hpp"
+#include "rewrite/pipeline.hpp"
 #include "vm/base_registry.hpp"
 #include "vm/config.hpp"
 #include "vm/instruction.hpp"
@@ -85,7 +87,7 @@ class Runtime {
   // Copies `count` elements of base `id` from element `offset` to `dst` at
   // once, with no flush, and returns true, when nothing pending touches the
   // base (its memory is current), it is not poisoned, its elements are its
-  // own (not padded: engine/copy_back.hpp), it has no length class, the
+  // own (not padded: rewrite/copy_back.hpp), it has no length class, the
   // run is not traced and the backend's memory is the host's; false
   // otherwise (nothing done). read() always flushes (the C API's sync and
   // a replay keep their batches); the Array API tries this first.
@@ -119,10 +121,11 @@ class Runtime {
 
  private:
   // flush(), and on a sync of `synced` (>= 0) the deferral of the names
-  // alive at it (engine/defer.hpp).
+  // alive at it (rewrite/defer.hpp).
   void run_batch(BaseId synced);
-  // A base whose contents the host replaces is no longer padded (engine/copy_back.hpp).
+  // A base whose contents the host replaces is no longer padded (rewrite/copy_back.hpp).
   void forget_padding(BaseId id);
+  void init_rewrite_context();  // rewrite_ctx_'s services, once
   void watch(const std::vector<Instruction>& batch);
   void record_sync(BaseId id);
   // Logs the flush that just ran (at info; counters since `before`).
@@ -155,15 +158,15 @@ class Runtime {
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
   // The batch's first carry_keys_.size() instructions were carried into it
-  // by a deferral (engine/defer.hpp), each with the site key of the base it
+  // by a deferral (rewrite/defer.hpp), each with the site key of the base it
   // serves (0: a free).
   std::vector<uint64_t> carry_keys_;
   std::unordered_set<uint64_t> refused_sites_;               // deferred once, then read: not deferred again
   std::unordered_set<uint64_t> good_sites_;                  // wrote a base at a sync that died unread
   std::unordered_map<BaseId, uint64_t> watched_;             // candidates not deferred -> their site
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
-  CopyBack copy_back_;                                       // copy-backs made renames (engine/copy_back.hpp)
-  std::unordered_set<BaseId> adopted_;                       // bases on memory the program gave (adopt)
+  CopyBack copy_back_;                   // copy-backs made renames (rewrite/copy_back.hpp)
+  std::unordered_set<BaseId> adopted_;   // bases on memory the program gave (adopt)
   std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
   uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;
@@ -172,6 +175,8 @@ class Runtime {
   std::unordered_set<BaseId> touched_;   // bases of batch_[0, touched_upto_) (pending_uses)
   std::size_t touched_upto_ = 0;
   Profile profile_;
+  RewritePipeline rewrites_;    // ARRVM_PASSES (rewrite/passes.def)
+  RewriteContext rewrite_ctx_;  // what the passes may ask of this VM (set up once)
   bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -11,7 +11,7 @@
 // input is computed and the order of the stream is kept), its views have at
 // most Config::eager elements each, and nothing the batch rewrites keep
 // books on is involved: no length class or compress (vm/length_class.hpp),
-// no padded base (engine/copy_back.hpp), no poisoned input (the batch path
+// no padded base (rewrite/copy_back.hpp), no poisoned input (the batch path
 // names the error). The VM's overlap copies and their frees, issued with
 // it, run with it. Larger work, and everything issued while a batch is
 // pending, is batched as before: a large computation still fuses whole,

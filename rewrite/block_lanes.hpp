@@ -1,15 +1,14 @@
-// Kernels that do not change with the trip count. A fused block is often a
-// run of independent lanes of one shape: Gram-Schmidt's
+// Kernels that do not change with the trip count: the lanes pass (a
+// Partition pass). Rule: a fused block holding a run of independent lanes
+// of one shape is cut into chunks of a fixed set of lane counts. A fused
+// block is often such a run: Gram-Schmidt's
 // `for c in range(k + 1, n): R[k, c] = dot(Q[:, k], Q[:, c])` fuses its
 // n - k - 1 dot products into one block, a different kernel for every k
-// (the issue that asked for this saw 129 kernels compiled in the first call
-// of a 14 ms computation). Each block with such a run is split, in program
-// order, into chunks of lanes from a fixed set of sizes (kMaxLanes, then the
-// binary digits of the rest: 8, 4, 2, 1), with the instructions before and
-// after the run as chunks of their own. Every chunk of one lane shape is
-// then one of four kernels whatever the trip count, and chunks of equal size
-// hit the kernel cache (the lowering keeps sizes, offsets and bases out of
-// the kernel: backends/loop_ir.hpp).
+// (129 kernels compiled in the first call of a 14 ms computation). Each block with such a run is split, in
+// program order, into chunks of lanes from a fixed set of sizes (kMaxLanes, then the binary digits of the
+// rest: 8, 4, 2, 1), with the instructions before and after the run as chunks of their own. Every chunk of
+// one lane shape is then one of four kernels whatever the trip count, and chunks of equal size hit the kernel
+// cache (the lowering keeps sizes, offsets and bases out of the kernel: backends/loop_ir.hpp).
 //
 // Lanes are found by the instructions' structure alone (opcode, axis,
 // dtypes, shapes, strides, which operands are constants: not bases, offsets

@@ -1,6 +1,6 @@
 // An in-place elementwise instruction over a whole array, followed by one
-// over a box of its first axis, splits at the box (issue 17:
-// lattice_boltzmann). NumPy code updates an array whole and then part of it:
+// over a box of its first axis, splits at the box: the split-boxes pass.
+// NumPy code updates an array whole and then part of it:
 //
 //   F *= (1.0 - omega)        (19, n, n, n)
 //   F += omega * FEQ          (19, n, n, n)

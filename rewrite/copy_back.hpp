@@ -1,5 +1,7 @@
-// A copy-back becomes a rename. NumPy's Jacobi
-// sweep computes the new interior into a temporary and copies it back:
+// A copy-back becomes a rename: the copy-rename pass. Rule: a temporary
+// copied back whole into a box of an array is computed in place in a second
+// array of that array's size, and the copy becomes a rename. A Jacobi
+// sweep in NumPy computes the new interior into a temporary and copies it back:
 //
 //     work = 0.2 * (center + north + east + west + south)   # a new array
 //     delta = np.sum(np.abs(work - center))                 # sync
@@ -50,7 +52,8 @@
 // zero fill. The rewrite runs on the stream as issued (after the deferral,
 // which reasons in the program's names), so a trace replays it.
 //
-// In the batch. A copy that converts (W's dtype is not G's: Life's
+// In the batch. A copy that converts (W's dtype is not G's: a cellular
+// automaton's
 //
 //     cells[:] = (live >= 2) & (live <= 3) | (dead == 3)   # bool into a float board
 //

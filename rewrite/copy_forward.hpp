@@ -1,5 +1,6 @@
-// Copies read in place of their source (the forward-copies pass; fusion/README.md,
-// "Copies forwarded"). NumPy's `x[i]` is a value, so the Python binding
+// Copies read in place of their source: the forward-copies pass
+// (fusion/README.md, "Copies forwarded"). Rule: a copy into a temporary is
+// copy propagation while its source is unchanged. NumPy's `x[i]` is a value, so the Python binding
 // issues `identity T <- x[i]` for it (a later write to x must not reach T);
 // in `factor = a[k+1:, k] / a[k, k]` nothing writes `a` before the divide
 // reads T, and T is freed right after: the copy is a kernel of one element

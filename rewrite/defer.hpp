@@ -1,15 +1,17 @@
-// Names alive at a sync (issue 13). A NumPy program keeps its temporaries in
-// names until they are rebound:
+// Names alive at a sync: the defer and dead-writes passes. Rule: a base a
+// batch creates and leaves alive at a sync is not stored unless a later
+// batch reads it. A NumPy program keeps its temporaries in names until
+// they are rebound:
 //     t, u = 1 - a, b - a * a
 //     total += float(np.sum(t * t + 100.0 * (u * u)))
 // At the sync of the sum, t and u are alive, so a VM that runs the batch as
 // it stands must write them to memory, although the next iteration rebinds
-// both without reading them (rosenbrock: 4x the bytes of the contracted
-// loop). Two rewrites of the batch, both exact:
+// both without reading them (4x the bytes of the contracted loop in this
+// one). Two rewrites of the batch, both exact:
 //
 // Deferral (defer_at_sync, on a flush for a sync only). A base b the batch
 // creates (its first instruction in the batch writes all of it, reading
-// none of it; later elementwise writes to it, such as nbody's
+// none of it; later elementwise writes to it, such as
 // `diagonal(r)[:] = 1.0`, go with it) and leaves alive, other than the
 // synced one, is computed now under a fresh name b' that the batch frees,
 // so fusion can contract it, and its chain (b's writers and the writers of
@@ -18,8 +20,8 @@
 // temporaries, to the front of the next batch, where it recomputes b. Legal
 // when every base the chain reads from outside it is alive and holds, at
 // the end of the batch, what the chain read: nothing in the batch writes it
-// between or after the chain's reads of it. One written after them (nbody's
-// `x += dt * vx` after `dx = x[:, None] - x`) is copied right after the
+// between or after the chain's reads of it. One written after them
+// (`x += dt * vx` after `dx = x[:, None] - x`) is copied right after the
 // last read, when the copies cost at most an eighth of b's store, and the
 // carry reads the copy (freed at its end). The next batch then either reads
 // b (the chain runs: b costs a recomputation instead of a store) or frees it

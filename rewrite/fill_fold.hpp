@@ -1,6 +1,8 @@
-// Fills of a diagonal or a column fold into their array's full shape (issue
-// 17: nbody's `diagonal(f)[:] = 0.0`). NumPy code writes a constant into a
-// strided line of a matrix that the previous instruction computed whole:
+// Fills of a diagonal or a column fold into their array's full shape: the
+// fold-fills pass. Rule: a constant written into a strided line of a matrix
+// the previous instruction computed whole becomes a `where` over the matrix.
+// NumPy code writes a constant into a strided line of a matrix that the
+// previous instruction computed whole (`diagonal(f)[:] = 0.0`):
 //
 //   f = G * m[:, None] * d / r3     (elementwise, writes all of f)
 //   diagonal(f)[:] = 0.0            (identity: n elements, stride n + 1)

@@ -1,7 +1,6 @@
 // A fill of a stack of planes splits at the planes that the next
-// instructions update one at a time (issue 17: lattice_boltzmann). NumPy
-// code makes a stacked array of zeros and then accumulates into it plane
-// by plane:
+// instructions update one at a time: the split-fills pass. NumPy code makes
+// a stacked array of zeros and then accumulates into it plane by plane:
 //
 //   BB = np.zeros(F.shape)          (19, n, n, n)
 //   for q in range(1, 19):

@@ -1,5 +1,7 @@
-// Gathers pull their producers in (issue 14; seed 000 §3.3, §4.2: the
-// traversal order of a gather). `t = f(a, b); g = gather(t, idx); free t`,
+// Gathers pull their producers in: the pull-gathers pass (fusion/README.md,
+// the traversal order of a gather). Rule: a gather of a temporary only it
+// reads evaluates the temporary's elementwise producer at the gathered
+// positions. `t = f(a, b); g = gather(t, idx); free t`,
 // where the elementwise `f` writes the gather's source view from views of
 // its shape and t's base is touched by f, that gather and its free alone,
 // becomes `a' = gather(a, idx); b' = gather(b, idx);

@@ -1,6 +1,7 @@
-// Stores forwarded to their readers, and dead stores dropped
-// (the forward-stores pass; fusion/README.md, "Stores forwarded"; issue 17,
-// lattice_boltzmann). The bounce-back of lattice_boltzmann is
+// Stores forwarded to their readers, and dead stores dropped: the
+// forward-stores pass (fusion/README.md, "Stores forwarded"). Rule:
+// store-to-load forwarding over array regions, and dead-store elimination of
+// what the forwarding leaves unread. A lattice update's bounce-back reads:
 //
 //   T[:] = F;  T[1:] *= BOUND              (T: the program's own array)
 //   for q in 1..18: BB[OPP[q]] += T[q]

@@ -1,4 +1,4 @@
-// Random programs (tests/random_program.hpp) on each generating backend
+// Random programs (testing/random_program.hpp) on each generating backend
 // (cpu, opencl: one suite, parameterised by backend) under every fuser give
 // the results of ref: integers and bools exactly, floats within rtol 1e-12
 // (float64; the programs have no float32) — in practice bit for bit, since
@@ -24,9 +24,9 @@
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/opencl_test_util.hpp"
-#include "tests/random_program.hpp"
 
 using namespace arrvm;  // tests only
 

@@ -1,7 +1,7 @@
-// BatchUsers (engine/batch_users.hpp), the per-base positions the batch
+// BatchUsers (rewrite/batch_users.hpp), the per-base positions the batch
 // rewrites share, against the naive per-base scan on random batches (an
 // instruction reading its own output, reading one base twice, frees and
-// syncs among them); and site_key (engine/defer.hpp): the same for one
+// syncs among them); and site_key (rewrite/defer.hpp): the same for one
 // operation at another base or constant, different for another shape.
 #include <doctest/doctest.h>
 
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "engine/batch_users.hpp"
-#include "engine/defer.hpp"
+#include "rewrite/batch_users.hpp"
+#include "rewrite/defer.hpp"
 #include "vm/view.hpp"
 
 using namespace arrvm;  // tests only

@@ -1,4 +1,4 @@
-// The benchmark programs (bench/programs/) at their tiny sizes: ref and cpu
+// The benchmark programs (programs/) at their tiny sizes: ref and cpu
 // agree with each other and with NumPy, and a recorded run of each replays
 // and verifies under every fuser.
 #include <doctest/doctest.h>
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "arrvm/arrvm.hpp"
-#include "bench/programs/programs.hpp"
 #include "engine/runtime.hpp"
+#include "programs/programs.hpp"
 #include "tests/cpu_test_util.hpp"
 
 namespace {

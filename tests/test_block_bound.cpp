@@ -20,7 +20,7 @@ namespace {
 
 // out[o] += w[k] * x[k:k + 64] for every k: a convolution's loops, each
 // update a view of its own. `chained`: out = out + ..., a new array each
-// step, so that the steps are not independent lanes (engine/block_lanes.hpp
+// step, so that the steps are not independent lanes (rewrite/block_lanes.hpp
 // cuts those into chunks of 8 before the bound is reached).
 std::vector<double> conv(const std::string& backend, int taps, const std::string& dir,
                          arrvm::Profile* profile, bool chained = true) {
@@ -92,5 +92,5 @@ TEST_CASE("block bound: a convolution's loop of updates, split, has ref's values
   const std::vector<double> got_q = conv("cpu", 200, dir.path(), &cpu_q, false);
   CHECK(got_q == want_q);
   CHECK(got_q == want);
-  CHECK(cpu_q.blocks_laned >= 1);
+  CHECK(cpu_q.pass("lanes") >= 1);
 }

@@ -1,4 +1,4 @@
-// Kernels that do not change with the trip count (engine/block_lanes.hpp):
+// Kernels that do not change with the trip count (rewrite/block_lanes.hpp):
 // a block holding a run of independent lanes is cut into chunks of 8, 4, 2
 // and 1 lanes, in program order, never between two uses of a temporary.
 #include <doctest/doctest.h>
@@ -6,8 +6,8 @@
 #include <arrvm/arrvm.hpp>
 #include <vector>
 
-#include "engine/block_lanes.hpp"
 #include "engine/runtime.hpp"
+#include "rewrite/block_lanes.hpp"
 #include "tests/cpu_test_util.hpp"
 
 namespace {
@@ -170,7 +170,7 @@ TEST_CASE("block lanes: Gram-Schmidt's loop compiles kernels that do not grow wi
     const std::vector<double> got = run("cpu", cols, &cpu_p);
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-9));
-    CHECK(cpu_p.blocks_laned >= 1);
+    CHECK(cpu_p.pass("lanes") >= 1);
     compiled.push_back(cpu_p.kernels_compiled);
   }
   MESSAGE("kernels compiled at 12, 24, 48 columns: " << compiled[0] << ", " << compiled[1] << ", "

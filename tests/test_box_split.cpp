@@ -1,5 +1,5 @@
 // Whole-array updates split at the box the next update writes
-// (engine/box_split.hpp; issue 17, lattice_boltzmann's `F *= 1 - omega;
+// (rewrite/box_split.hpp; issue 17, lattice_boltzmann's `F *= 1 - omega;
 // F += omega * FEQ; F[1:] *= BOUNDi; F[1:] += BB[1:]`): the rewrite itself
 // (pieces, their order, the temporary renamed per piece), that it happens
 // where the header says and nowhere else, and that every program computes
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "engine/box_split.hpp"
 #include "engine/runtime.hpp"
+#include "rewrite/box_split.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 
@@ -176,8 +176,10 @@ struct Run {
 
 Run lattice_chain(const std::string& backend, const std::string& fuser, bool on, const std::string& dir,
                   int box, bool copy = false) {
-  const Vm vm(
-      {{"backend", backend}, {"fuser", fuser}, {"split_boxes", on ? "on" : "off"}, {"cache_dir", dir}});
+  const Vm vm({{"backend", backend},
+               {"fuser", fuser},
+               {"passes", on ? "default" : "-split-boxes"},
+               {"cache_dir", dir}});
   const int64_t q = 7, n = 9;
   std::vector<double> fv(q * n * n), ev(q * n * n), bv(n * n);
   for (std::size_t i = 0; i < fv.size(); ++i) fv[i] = 1.0 / (i + 3), ev[i] = 0.1 * (i % 17) - 0.7;
@@ -204,7 +206,7 @@ Run lattice_chain(const std::string& backend, const std::string& fuser, bool on,
     r.result.insert(r.result.end(), t.begin(), t.end());
   }
   const Profile& p = vm.runtime().profile();
-  r.split = p.boxes_split;
+  r.split = p.pass("split-boxes");
   r.kernels = p.kernels_launched - k0;
   r.contracted = p.arrays_contracted - c0;
   return r;

@@ -1,4 +1,4 @@
-// Copy-backs made renames (engine/copy_back.hpp). Jacobi sweeps written the
+// Copy-backs made renames (rewrite/copy_back.hpp). Jacobi sweeps written the
 // NumPy way (`work = stencil(grid); delta = sum(|work - center|);
 // center[:] = work`) in 2-D and 3-D, with the old `work` freed before the
 // next sweep (C++ scoping) or after it (Python rebinding), delta read back
@@ -65,7 +65,7 @@ struct Sweeps {
 Result run(const Sweeps& s, const std::string& dir) {
   const Vm vm({{"backend", s.backend},
                {"fuser", "greedy"},
-               {"copy_rename", s.rename ? "on" : "off"},
+               {"passes", s.rename ? "default" : "-copy-rename"},
                {"cache_dir", dir}});
   const Slice inner(1, -1), head({}, -2), tail(2, {}), all;
   Shape shape = s.rank == 2 ? Shape{9 + 2, 12 + 2} : Shape{10 + 2, 9 + 2, 11 + 2};
@@ -122,7 +122,7 @@ Result run(const Sweeps& s, const std::string& dir) {
   append(&r.bytes, deltas);
   append(&r.bytes, grid.to_vector<double>());
   if (s.adopted_grid) append(&r.bytes, host);  // the program's memory holds the grid
-  r.renamed = vm.runtime().profile().copies_renamed;
+  r.renamed = vm.runtime().profile().pass("copy-rename");
   return r;
 }
 
@@ -179,7 +179,7 @@ TEST_CASE("copy-back: what must not rename, or must restore the padded array, re
   // padded, when it is read another way, synced or moved to the host; a
   // work freed without its copy-back stops the padding too (in Python's
   // order sweep 5's work, freed unread once, is then deferred by
-  // engine/defer.hpp and recomputed in the next batch, where its site is
+  // rewrite/defer.hpp and recomputed in the next batch, where its site is
   // refused). Delta read after the copy: the copy is renamed at the end of
   // its batch and work is a box of the grid; a write to the grid after the
   // sync copies it out (the padding goes on: the guess was right); the grid moved to the host
@@ -289,7 +289,7 @@ TEST_CASE("copy-back: the host replacing a grid that a live work is a box of cop
       center.assign(*work);
       grid_now = grid.to_vector<double>();
     }
-    CHECK(vm.runtime().profile().copies_renamed == 3);
+    CHECK(vm.runtime().profile().pass("copy-rename") == 3);
     std::vector<double> expect(static_cast<std::size_t>(5 * 6));
     for (std::size_t r = 0; r < 5; ++r) {
       for (std::size_t c = 0; c < 6; ++c) expect[r * 6 + c] = grid_now[(r + 1) * 8 + c + 1];
@@ -304,7 +304,8 @@ TEST_CASE("copy-back: the host replacing a grid that a live work is a box of cop
 TEST_CASE("copy-back: a copy into a small box of an array (a reflected edge) stays a copy") {
   const cputest::TempDir dir;
   auto edges = [&](const char* backend, bool rename, uint64_t* renamed) {
-    const Vm vm({{"backend", backend}, {"copy_rename", rename ? "on" : "off"}, {"cache_dir", dir.path()}});
+    const Vm vm(
+        {{"backend", backend}, {"passes", rename ? "default" : "-copy-rename"}, {"cache_dir", dir.path()}});
     std::vector<double> host(8 * 9);
     for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<double>(i % 13) - 6.0;
     Array v = Array::from_host(host, {8, 9}, vm);
@@ -315,7 +316,7 @@ TEST_CASE("copy-back: a copy into a small box of an array (a reflected edge) sta
       v *= 0.5;  // (in place: the same base every step, as shallow_water's)
       v.sum().item<double>();
     }
-    *renamed = vm.runtime().profile().copies_renamed;
+    *renamed = vm.runtime().profile().pass("copy-rename");
     return v.to_vector<double>();
   };
   uint64_t renamed = 0;
@@ -330,7 +331,8 @@ TEST_CASE("copy-back: a copy into a small box of an array (a reflected edge) sta
 TEST_CASE("copy-back: a program run twice renames in both runs (the grid freed while work is a box of it)") {
   const cputest::TempDir dir;
   auto twice = [&](const char* backend, bool rename, uint64_t* renamed) {
-    const Vm vm({{"backend", backend}, {"copy_rename", rename ? "on" : "off"}, {"cache_dir", dir.path()}});
+    const Vm vm(
+        {{"backend", backend}, {"passes", rename ? "default" : "-copy-rename"}, {"cache_dir", dir.path()}});
     const Slice inner(1, -1), head({}, -2), tail(2, {});
     std::vector<double> out;
     for (int run = 0; run < 2; ++run) {
@@ -348,7 +350,7 @@ TEST_CASE("copy-back: a program run twice renames in both runs (the grid freed w
       out.push_back(
           grid.sum().item<double>());  // the last copy-back renamed at this sync: work is a box of the grid
     }
-    *renamed = vm.runtime().profile().copies_renamed;
+    *renamed = vm.runtime().profile().pass("copy-rename");
     return out;
   };
   uint64_t renamed = 0;

@@ -1,4 +1,4 @@
-// A converting copy-back renamed in its batch (engine/copy_back.hpp, "In
+// A converting copy-back renamed in its batch (rewrite/copy_back.hpp, "In
 // the batch"): Conway's Life written the NumPy way, the next generation a
 // bool array copied into the interior of a float (or int) board that the
 // bool's expression reads through eight shifted views:
@@ -67,7 +67,7 @@ void append(std::vector<double>* out, const std::vector<double>& v) {
 Result run(const Life& s, const std::string& dir) {
   const Vm vm({{"backend", s.backend},
                {"fuser", "greedy"},
-               {"copy_rename", s.rename ? "on" : "off"},
+               {"passes", s.rename ? "default" : "-copy-rename"},
                {"cache_dir", dir}});
   const int64_t n = 13;
   const Shape shape{n + 2, n + 2};
@@ -130,7 +130,7 @@ Result run(const Life& s, const std::string& dir) {
     }
   }
   const Profile& p = vm.runtime().profile();
-  r.renamed = p.copies_renamed;
+  r.renamed = p.pass("copy-rename");
   r.kernels = p.kernels_launched;
   r.contracted = p.arrays_contracted;
   return r;
@@ -285,7 +285,7 @@ struct RandomResult {
 RandomResult run_draw(const Draw& d, const std::string& backend, bool rename, const std::string& dir) {
   const Vm vm({{"backend", backend},
                {"fuser", "greedy"},
-               {"copy_rename", rename ? "on" : "off"},
+               {"passes", rename ? "default" : "-copy-rename"},
                {"cache_dir", dir}});
   int64_t total = 1;
   for (int64_t e : d.shape) total *= e;
@@ -323,7 +323,7 @@ RandomResult run_draw(const Draw& d, const std::string& backend, bool rename, co
   }
   r.bytes.resize(out.size() * sizeof(double));
   std::memcpy(r.bytes.data(), out.data(), r.bytes.size());
-  r.renamed = vm.runtime().profile().copies_renamed;
+  r.renamed = vm.runtime().profile().pass("copy-rename");
   return r;
 }
 

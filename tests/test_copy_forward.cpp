@@ -1,4 +1,4 @@
-// Copies read in place of their source (engine/copy_forward.hpp): on
+// Copies read in place of their source (rewrite/copy_forward.hpp): on
 // batches built by hand, the copy goes exactly when nothing writes or frees
 // its source before the temporary's last read and the temporary is a
 // whole, freed, unsynced base read through its own view or a broadcast of
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "engine/copy_forward.hpp"
 #include "engine/runtime.hpp"
+#include "rewrite/copy_forward.hpp"
 #include "tests/ref_test_util.hpp"
 
 using namespace arrvm;  // tests only
@@ -117,9 +117,8 @@ TEST_CASE("copy forward: Gauss with a(k, k).copy(), the same bytes on, off and o
   auto run = [](const std::string& backend, bool on, uint64_t* forwarded) {
     // (Scalar sin on cpu too: vector math's values are a few ulp from ref's.)
     const Vm vm({{"backend", backend},
-                 {"forward_copies", on ? "on" : "off"},
-                 {"cache", "memory"},
-                 {"vector_math", "off"}});
+                 {"passes", on ? "-vector-math" : "-vector-math,-forward-copies"},
+                 {"cache", "memory"}});
     const int64_t n = 24;
     Array a = Array::arange(n * n, DType::Float64, vm).reshape({n, n});
     a = arrvm::sin(a * 0.37);
@@ -131,7 +130,7 @@ TEST_CASE("copy forward: Gauss with a(k, k).copy(), the same bytes on, off and o
       a(Slice(k + 1, {}), Slice(k, {})) -= factor.reshape({n - k - 1, 1}) * a(k, Slice(k, {}));
     }
     const std::vector<double> v = a.to_vector<double>();
-    *forwarded = vm.runtime().profile().copies_forwarded;
+    *forwarded = vm.runtime().profile().pass("forward-copies");
     return v;
   };
   uint64_t on_n = 0, off_n = 0, ref_n = 0;

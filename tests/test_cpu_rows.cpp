@@ -108,7 +108,7 @@ Run run(const std::function<std::vector<double>(const Vm&)>& program, const std:
   const Vm vm({{"backend", backend},
                {"fuser", backend == "ref" ? "singleton" : "greedy"},
                {"cache_dir", cache_dir},
-               {"row_fusion", row_fusion}});
+               {"passes", row_fusion == "on" ? "default" : "-row-fusion"}});
   Run r;
   r.values = program(vm);
   vm.flush();

@@ -1,4 +1,4 @@
-// Common subexpressions (engine/cse.hpp): a repeated costly elementwise
+// Common subexpressions (rewrite/cse.hpp): a repeated costly elementwise
 // instruction goes and its readers read the first result, whose free moves
 // after theirs; nothing is shared when an input changed in between, the
 // operation or a constant differs, the repeat is not a temporary the batch
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "engine/cse.hpp"
 #include "engine/runtime.hpp"
+#include "rewrite/cse.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 
@@ -173,7 +173,8 @@ namespace {
 // s**1.5 in a function of their own.
 std::vector<uint8_t> water_ice_like(const std::string& backend, const std::string& fuser, bool cse,
                                     const std::string& dir, uint64_t* shared) {
-  const Vm vm({{"backend", backend}, {"fuser", fuser}, {"cse", cse ? "on" : "off"}, {"cache_dir", dir}});
+  const Vm vm(
+      {{"backend", backend}, {"fuser", fuser}, {"passes", cse ? "default" : "-cse"}, {"cache_dir", dir}});
   std::vector<double> sv(40 * 4), tv(40 * 4);
   for (std::size_t i = 0; i < sv.size(); ++i) sv[i] = 33.0 + 0.01 * (i % 13), tv[i] = -1.5 + 0.1 * (i % 7);
   Array s = Array::from_host(sv, {40, 4}, vm);
@@ -191,7 +192,7 @@ std::vector<uint8_t> water_ice_like(const std::string& backend, const std::strin
   v.insert(v.end(), tw.begin(), tw.end());
   std::vector<uint8_t> out(v.size() * 8);
   std::memcpy(out.data(), v.data(), out.size());
-  *shared = vm.runtime().profile().repeats_shared;
+  *shared = vm.runtime().profile().pass("cse");
   return out;
 }
 
@@ -222,7 +223,7 @@ namespace {
 std::vector<std::string> costly_stream(uint64_t seed, const std::string& backend, bool cse,
                                        const std::string& dir, uint64_t* shared) {
   Config cfg = cputest::config(backend, dir);
-  cfg.cse = cse;
+  cfg.passes = cse ? "default" : "-cse";
   cfg.fuser = "greedy";
   Runtime rt(cfg);
   std::mt19937_64 rng(seed);
@@ -294,7 +295,7 @@ std::vector<std::string> costly_stream(uint64_t seed, const std::string& backend
     rt.read(b, bytes.data(), bytes.size());
     seen.push_back(bytes);
   }
-  *shared = rt.profile().repeats_shared;
+  *shared = rt.profile().pass("cse");
   return seen;
 }
 

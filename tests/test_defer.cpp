@@ -1,4 +1,4 @@
-// Names alive at a sync (engine/defer.hpp): the loops NumPy programs write,
+// Names alive at a sync (rewrite/defer.hpp): the loops NumPy programs write,
 // with their temporaries in names, compute the same values with deferral on
 // and off, on ref and cpu; the names that die unread are never stored; a
 // name read later is recomputed once and its site is not deferred again; a
@@ -15,8 +15,8 @@
 
 #include "arrvm/arrvm.hpp"
 #include "engine/runtime.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/error.hpp"
 
 using arrvm::Array;
@@ -27,7 +27,13 @@ using arrvm::Vm;
 namespace {
 
 Vm make_vm(const std::string& backend, const std::string& defer, const std::string& dir) {
-  return Vm({{"backend", backend}, {"fuser", "greedy"}, {"defer", defer}, {"cache_dir", dir}});
+  // (on: the default passes; off: no deferral, no dead writes dropped;
+  // always: every legal site deferred, none needs evidence)
+  return Vm({{"backend", backend},
+             {"fuser", "greedy"},
+             {"passes", defer == "off" ? "-defer,-dead-writes" : "default"},
+             {"defer_every_site", defer == "always" ? "on" : "off"},
+             {"cache_dir", dir}});
 }
 
 // rosenbrock's loop as NumPy writes it: t and u are alive at the sync and
@@ -74,12 +80,12 @@ TEST_CASE("defer: names that die unread are never stored (rosenbrock's loop, ref
       if (defer) {
         // t and u of iterations 2..6: the first iteration's die unread in
         // the second, which makes their sites good.
-        CHECK(p.bases_deferred == 10);
-        CHECK(p.deferrals_recomputed == 0);  // none was read again
-        CHECK(p.dead_writes >= 4 * 3);       // t, u and a*a of iterations 2..5, dropped
+        CHECK(p.pass("defer") == 10);
+        CHECK(p.deferrals_recomputed == 0);     // none was read again
+        CHECK(p.pass("dead-writes") >= 4 * 3);  // t, u and a*a of iterations 2..5, dropped
       } else {
-        CHECK(p.bases_deferred == 0);
-        CHECK(p.dead_writes == 0);
+        CHECK(p.pass("defer") == 0);
+        CHECK(p.pass("dead-writes") == 0);
       }
     }
     // After the loop t and u are alive: stored without deferral, pending
@@ -115,7 +121,7 @@ TEST_CASE("defer: a name read after the sync is stored, and a deferred one read 
       }
       const std::vector<double> got = grid.to_vector<double>();
       for (int i = 0; i < 12; ++i) CHECK(got[i] == doctest::Approx(g[i]).epsilon(1e-12));
-      CHECK(vm.runtime().profile().bases_deferred == 0);
+      CHECK(vm.runtime().profile().pass("defer") == 0);
     }
     SUBCASE("a site deferred while its names die unread, until one is read") {
       Vm vm = make_vm(backend, "on", dir.path());
@@ -127,7 +133,7 @@ TEST_CASE("defer: a name read after the sync is stored, and a deferred one read 
         if (it == 4) CHECK(t.to_vector<double>() == std::vector<double>{0, 2, 4, 6, 8, 10});
       }
       const arrvm::Profile& p = vm.runtime().profile();
-      CHECK(p.bases_deferred == 4);        // t of iterations 1..4
+      CHECK(p.pass("defer") == 4);         // t of iterations 1..4
       CHECK(p.deferrals_recomputed == 1);  // iteration 4's, then the site is refused
     }
   }
@@ -147,7 +153,7 @@ TEST_CASE(
     a.assign(Array::full({8}, 100.0, DType::Float64, vm));  // a written after t's writer
     CHECK(s.item<double>() == 2.0 * (28 + 8));
     // A copy of a for the carry would cost as much as t's store: not deferred.
-    CHECK(vm.runtime().profile().bases_deferred == 0);
+    CHECK(vm.runtime().profile().pass("defer") == 0);
     std::vector<double> want(8);
     for (int i = 0; i < 8; ++i) want[i] = i + 1.0;
     CHECK(t.to_vector<double>() == want);
@@ -175,7 +181,7 @@ TEST_CASE("defer: a small input written after the name is copied, and the carry 
       for (int j = 0; j < 8; ++j) want_s += 2.0 * (i == 0 ? -1.0 : (i - j) * (i - j));
     }
     CHECK(s.item<double>() == want_s);
-    CHECK(vm.runtime().profile().bases_deferred >= 2);  // t and r
+    CHECK(vm.runtime().profile().pass("defer") >= 2);  // t and r
     std::vector<double> want_t, want_r;
     for (int i = 0; i < 8; ++i) {
       for (int j = 0; j < 8; ++j) {
@@ -200,7 +206,11 @@ namespace {
 std::vector<std::string> run_stream(const arrvm::testing::RandomProgram& p, const std::string& backend,
                                     bool defer, uint64_t seed, const std::string& dir, uint64_t* deferred) {
   arrvm::Config cfg = cputest::config(backend, dir);
-  cfg.defer = defer ? "always" : "off";
+  if (defer) {
+    cfg.defer_every_site = true;
+  } else {
+    cfg.passes = "-defer,-dead-writes";
+  }
   arrvm::Runtime rt(cfg);
   for (const arrvm::testing::BaseSpec& b : p.bases) {
     REQUIRE(rt.new_base(b.dtype, b.nelem) == b.id);
@@ -228,7 +238,7 @@ std::vector<std::string> run_stream(const arrvm::testing::RandomProgram& p, cons
     if (!arrvm::is_control(in.op) && rng() % 3 == 0) read(in.out.base);
   }
   for (const arrvm::testing::BaseSpec& b : p.bases) read(b.id);
-  *deferred = rt.profile().bases_deferred;
+  *deferred = rt.profile().pass("defer");
   return seen;
 }
 

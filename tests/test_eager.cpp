@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/runtime.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/error.hpp"
 
 using arrvm::Array;

@@ -1,5 +1,5 @@
 // Fills of a matrix's diagonal or column fold into its producer's shape
-// (engine/fill_fold.hpp; issue 17, nbody's `diagonal(f)[:] = 0.0`): for
+// (rewrite/fill_fold.hpp; issue 17, nbody's `diagonal(f)[:] = 0.0`): for
 // lines of every kind the header allows (diagonals above and below, partial
 // ones, anti-diagonals in both directions, columns, two columns over per
 // row) and lines it does not, on ref and fused on cpu and opencl, the matrix
@@ -55,7 +55,7 @@ const Line kLines[] = {
 Vm make_vm(const std::string& backend, bool fold, const std::string& cache) {
   return Vm({{"backend", backend},
              {"fuser", backend == "ref" ? "singleton" : "greedy"},
-             {"fold_fills", fold ? "on" : "off"},
+             {"passes", fold ? "default" : "-fold-fills"},
              {"cache_dir", cache}});
 }
 
@@ -103,7 +103,7 @@ Out run(const Vm& vm, const Line& l, DType dt, double c, bool keep_f = true) {
     out.sums.insert(out.sums.end(), raw, raw + 8);
   }
   const Profile& p = vm.runtime().profile();
-  out.folded = p.fills_folded;
+  out.folded = p.pass("fold-fills");
   out.kernels = p.kernels_launched - k0;
   out.contracted = p.arrays_contracted - c0;
   return out;
@@ -146,7 +146,7 @@ TEST_CASE("the folded fill's values by hand: the diagonal of a 4 x 4 matrix") {
   const std::vector<double> got = f.to_vector<double>();
   const std::vector<double> want = {-1, 4, 6, 8, 10, -1, 14, 16, 18, 20, -1, 24, 26, 28, 30, -1};
   CHECK(got == want);
-  CHECK(vm.runtime().profile().fills_folded == 1);
+  CHECK(vm.runtime().profile().pass("fold-fills") == 1);
 }
 
 TEST_CASE("two fills in a row on one matrix both fold, the second onto the first's where") {
@@ -160,7 +160,7 @@ TEST_CASE("two fills in a row on one matrix both fold, the second onto the first
     f.ravel()(Slice(0, {}, 5)).assign(-1.0);  // the diagonal
     f.ravel()(Slice(3, 13, 3)).assign(-2.0);  // the anti-diagonal
     results[fold] = f.to_vector<double>();
-    CHECK(vm.runtime().profile().fills_folded == (fold ? 2u : 0u));
+    CHECK(vm.runtime().profile().pass("fold-fills") == (fold ? 2u : 0u));
   }
   const std::vector<double> want = {-1, 4, 6, -2, 10, -1, -2, 16, 18, -2, -1, 24, -2, 28, 30, -1};
   CHECK(results[0] == want);
@@ -197,7 +197,7 @@ TEST_CASE(
       if (which == 2) vm.flush();
       f.ravel()(Slice(0, {}, 9)).assign(5.0);
       results[fold] = (f + g).to_vector<double>();
-      folded = vm.runtime().profile().fills_folded;
+      folded = vm.runtime().profile().pass("fold-fills");
     }
     CHECK(results[1] == results[0]);
     CHECK(folded == 0);

@@ -1,5 +1,5 @@
 // A fill of a stack of planes split at the planes the next instructions
-// update one at a time (engine/fill_split.hpp; issue 17, lattice_boltzmann's
+// update one at a time (rewrite/fill_split.hpp; issue 17, lattice_boltzmann's
 // `BB = zeros(F.shape); BB[OPP[q]] += T[q]`): the rewrite itself (pieces,
 // their order, the folds into the claimers), that it happens where the
 // header says and nowhere else, and that NumPy-style programs, written and
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
-#include "engine/fill_split.hpp"
 #include "engine/runtime.hpp"
+#include "rewrite/fill_split.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 
@@ -225,8 +225,10 @@ Draw draw(std::mt19937_64& rng) {
 
 Run run_draw(const Draw& d, const std::string& backend, const std::string& fuser, bool on,
              const std::string& dir) {
-  const Vm vm(
-      {{"backend", backend}, {"fuser", fuser}, {"split_fills", on ? "on" : "off"}, {"cache_dir", dir}});
+  const Vm vm({{"backend", backend},
+               {"fuser", fuser},
+               {"passes", on ? "default" : "-split-fills"},
+               {"cache_dir", dir}});
   std::vector<double> tv(static_cast<std::size_t>(d.k * d.r * d.c));
   for (std::size_t i = 0; i < tv.size(); ++i) tv[i] = 0.25 * static_cast<double>(i % 13) - 1.0;
   const Array T = Array::from_host(tv, {d.k, d.r, d.c}, vm);
@@ -274,7 +276,7 @@ Run run_draw(const Draw& d, const std::string& backend, const std::string& fuser
   kept.push_back(acc);
   Run run;
   run.bytes = bytes_of(kept);
-  run.split = vm.runtime().profile().fills_split;
+  run.split = vm.runtime().profile().pass("split-fills");
   return run;
 }
 

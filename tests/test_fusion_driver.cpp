@@ -9,8 +9,8 @@
 #include "engine/runtime.hpp"
 #include "fusion/algorithms.hpp"
 #include "fusion/graph.hpp"
+#include "testing/random_program.hpp"
 #include "tests/fusion_test_util.hpp"
-#include "tests/random_program.hpp"
 
 using namespace arrvm;  // tests only
 

@@ -22,9 +22,9 @@
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "fusion/ilp_model.hpp"
+#include "testing/random_program.hpp"
 #include "tests/exhaustive.hpp"
 #include "tests/fusion_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/log.hpp"
 
 using namespace arrvm;          // tests only

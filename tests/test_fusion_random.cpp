@@ -1,4 +1,4 @@
-// Property tests of the fusion engine on random batches (tests/random_program):
+// Property tests of the fusion engine on random batches (testing/random_program):
 // every algorithm returns a legal, dependency-ordered partition; the costs
 // are ordered as the algorithms promise; optimal equals exhaustive search on
 // small batches; and running any partition on `ref` gives the results of
@@ -16,8 +16,8 @@
 #include "fusion/assignment_search.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "testing/random_program.hpp"
 #include "tests/exhaustive.hpp"
-#include "tests/random_program.hpp"
 
 using namespace arrvm;          // tests only
 using namespace arrvm::fusion;  // tests only

@@ -1,4 +1,4 @@
-// Gathers pull their producers in (engine/gather_pull.hpp; issue 14, seed
+// Gathers pull their producers in (rewrite/gather_pull.hpp; issue 14, seed
 // 000's traversal orders): the rewrite's shape on a hand-built batch, the
 // conditions under which it must not happen, a chain pulled in whole into
 // one kernel, an index out of range raised as before; and on random
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "engine/gather_pull.hpp"
 #include "engine/runtime.hpp"
 #include "fusion/fuse.hpp"
+#include "rewrite/gather_pull.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/error.hpp"
 
 using namespace arrvm;  // tests only
@@ -51,7 +51,7 @@ struct Case {
 std::vector<double> run(const std::string& backend, bool pull, const Case& c, Capture* cap,
                         uint64_t* pulled = nullptr) {
   Config config = cputest::config(backend, cputest::TempDir().path());
-  config.pull_gathers = pull;
+  config.passes = pull ? "default" : "-pull-gathers";
   config.cache = CacheMode::Off;
   Runtime rt(config);
   rt.set_flush_observer(cap);
@@ -90,7 +90,7 @@ std::vector<double> run(const std::string& backend, bool pull, const Case& c, Ca
   rt.free_base(T);
   std::vector<double> out(c.m);
   rt.read(O, out.data(), out.size() * 8);
-  if (pulled != nullptr) *pulled = rt.profile().gathers_pulled;
+  if (pulled != nullptr) *pulled = rt.profile().pass("pull-gathers");
   return out;
 }
 

@@ -21,8 +21,8 @@
 #include "fusion/graph.hpp"
 #include "fusion/ilp.hpp"
 #include "fusion/ilp_blocks_search.hpp"
+#include "testing/random_program.hpp"
 #include "tests/exhaustive.hpp"
-#include "tests/random_program.hpp"
 
 using namespace arrvm;          // tests only
 using namespace arrvm::fusion;  // tests only

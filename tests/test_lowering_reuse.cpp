@@ -17,8 +17,8 @@
 #include "backends/loop_ir.hpp"
 #include "engine/runtime.hpp"
 #include "fusion/fuse.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 
 using namespace arrvm;  // tests only
 

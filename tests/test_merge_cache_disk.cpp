@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "engine/fusion_stage.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/merge_cache_test_util.hpp"
-#include "tests/random_program.hpp"
 
 using namespace mc_test;  // tests only
 

@@ -125,7 +125,7 @@ void check_ops(const std::string& backend, int (*ulp_bound)(Opcode)) {
   // cpu: ref's scalar libm everywhere (libmvec's vector variants are within
   // 4 ulp, checked by test_vector_math; which loops gcc vectorizes depends
   // on how the blocks are cut).
-  config.vector_math = false;
+  config.passes = "-vector-math";
   const optable::Result got = optable::run_table(config);
   REQUIRE(expected.labels == got.labels);
   // 11 dtypes: 121 casts, range and random each, plus the accepted ops.

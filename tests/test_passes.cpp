@@ -12,8 +12,8 @@
 
 #include "engine/runtime.hpp"
 #include "rewrite/pipeline.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/error.hpp"
 
 namespace {

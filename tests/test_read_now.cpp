@@ -1,7 +1,7 @@
 // Runtime::read_now: an element read with no flush, only of a base nothing
 // pending touches. Its index of the pending batch's bases (pending_uses)
 // follows the batch through appends, flushes, cuts (engine/batch_cut.hpp),
-// deferral carries (engine/defer.hpp) and the eager path.
+// deferral carries (rewrite/defer.hpp) and the eager path.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/runtime.hpp"
+#include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
-#include "tests/random_program.hpp"
 #include "vm/dtype.hpp"
 #include "vm/error.hpp"
 
@@ -25,7 +25,7 @@ namespace {
 int check_stream(const arrvm::testing::RandomProgram& p, const std::string& backend, const std::string& defer,
                  int64_t batch, int64_t eager, uint64_t seed, const std::string& dir, int* writes) {
   arrvm::Config cfg = cputest::config(backend, dir);
-  cfg.defer = defer;
+  cfg.defer_every_site = defer == "always";
   cfg.batch = batch;
   cfg.eager = eager;
   arrvm::Runtime rt(cfg);

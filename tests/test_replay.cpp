@@ -369,7 +369,7 @@ TEST_CASE("replay --json reports the partition cost of seed 001 Fig. 3 under eve
   // partitions that contracted it in the single-batch analysis (linear 58,
   // optimal 34; fusion/README.md, test_fusion_fig3) cost 4 more here.
   // singleton 94, unintrusive 78 and greedy 38 never had DEL D with D's writer.
-  // ARRVM_DEFER=off and ARRVM_FORWARD_STORES=off: the batch as the paper
+  // ARRVM_PASSES=-defer,-dead-writes,-forward-stores: the batch as the paper
   // gives it (line 16 writes an array freed unread, and lines 1, 2 and 5-8
   // are `A = 0; A += C[:4]; A = C[:4]` and the same for B: writes that
   // nothing reads before they are overwritten; the VM would drop both).
@@ -378,7 +378,7 @@ TEST_CASE("replay --json reports the partition cost of seed 001 Fig. 3 under eve
   for (const auto& [fuser, cost] : expected) {
     CAPTURE(fuser);
     const RunResult r = run_cli(dir, "replay '" + trace + "' --json --cost bohrium --fuser " + fuser,
-                                "ARRVM_DEFER=off ARRVM_FORWARD_STORES=off ");
+                                "ARRVM_PASSES=-defer,-dead-writes,-forward-stores ");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["fuser"] == fuser);
@@ -397,8 +397,8 @@ TEST_CASE("replay --json reports the partition cost of seed 001 Fig. 3 under eve
 TEST_CASE("replay --json --fuser ilp reports proven optimality and solve time per batch") {
   TempDir dir;
   const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
-  const RunResult r =
-      run_cli(dir, "replay '" + trace + "' --json --cost bohrium --fuser ilp", "ARRVM_DEFER=off ");
+  const RunResult r = run_cli(dir, "replay '" + trace + "' --json --cost bohrium --fuser ilp",
+                              "ARRVM_PASSES=-defer,-dead-writes ");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["cost"].get<double>() == 38);  // = optimal's (the test above)
@@ -418,9 +418,9 @@ TEST_CASE("replay --json --fuser ilp reports proven optimality and solve time pe
 TEST_CASE("replay --dot draws dependencies, fuse-preventing edges and blocks") {
   TempDir dir;
   const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
-  // (ARRVM_FORWARD_STORES=off: Fig. 3 as the paper gives it, lines 1 and 5 included.)
+  // (ARRVM_PASSES=-forward-stores: Fig. 3 as the paper gives it, lines 1 and 5 included.)
   const RunResult r = run_cli(dir, "replay '" + trace + "' --fuser greedy --dot '" + dir.file("dot") + "'",
-                              "ARRVM_FORWARD_STORES=off ");
+                              "ARRVM_PASSES=-forward-stores ");
   REQUIRE(r.code == 0);
   std::ifstream in(dir.file("dot") + "/batch_0000.dot");
   const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -1,5 +1,5 @@
 // Stores forwarded to their readers and dead stores dropped
-// (engine/store_forward.hpp; issue 17, lattice_boltzmann's `T[:] = F;
+// (rewrite/store_forward.hpp; issue 17, lattice_boltzmann's `T[:] = F;
 // T[1:] *= BOUND; BB[OPP[q]] += T[q]`, then the next step's `T[:] = F`):
 // the rewrite itself, each condition that keeps a chain, and NumPy-style
 // programs equal to ref byte for byte with the pass on and off, under
@@ -12,7 +12,7 @@
 
 #include "arrvm/arrvm.hpp"
 #include "engine/runtime.hpp"
-#include "engine/store_forward.hpp"
+#include "rewrite/store_forward.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/ref_test_util.hpp"
 
@@ -139,8 +139,10 @@ struct Run {
 // lattice_boltzmann's bounce-back and streaming over a small lattice, the
 // way the NumPy original writes it: T is the program's own array.
 Run bounce_back(const std::string& backend, const std::string& fuser, bool on, const std::string& dir) {
-  const Vm vm(
-      {{"backend", backend}, {"fuser", fuser}, {"forward_stores", on ? "on" : "off"}, {"cache_dir", dir}});
+  const Vm vm({{"backend", backend},
+               {"fuser", fuser},
+               {"passes", on ? "default" : "-forward-stores"},
+               {"cache_dir", dir}});
   const int64_t q = 7, n = 6;
   const int opposite[7] = {0, 2, 1, 4, 3, 6, 5};
   std::vector<double> fv(q * n * n), bv(n * n);
@@ -150,7 +152,8 @@ Run bounce_back(const std::string& backend, const std::string& fuser, bool on, c
   const Array bound = Array::from_host(bv, {n, n}, vm);
   Array T = Array::zeros({q, n, n}, DType::Float64, vm);
   vm.flush();
-  const uint64_t k0 = vm.runtime().profile().kernels_launched, d0 = vm.runtime().profile().dead_writes;
+  const uint64_t k0 = vm.runtime().profile().kernels_launched,
+                 d0 = vm.runtime().profile().pass("forward-stores");
   for (int step = 0; step < 4; ++step) {
     T.assign(F);
     for (int p = 1; p < q; ++p) F(p).assign(T(p) * 0.5 + T(p - 1) * 0.25);  // a stand-in for streaming
@@ -166,7 +169,7 @@ Run bounce_back(const std::string& backend, const std::string& fuser, bool on, c
   const std::vector<uint8_t> t = cputest::float64_bytes(T);  // T's last value: no cover after it
   r.result.insert(r.result.end(), t.begin(), t.end());
   const Profile& p = vm.runtime().profile();
-  r.dropped = p.dead_writes - d0;
+  r.dropped = p.pass("forward-stores") - d0;
   r.kernels = p.kernels_launched - k0;
   return r;
 }

@@ -1,5 +1,5 @@
 // Vector math on the cpu backend (backends/cpu/vector_math.hpp,
-// ARRVM_VECTOR_MATH): every libm function with a vector variant, in both
+// the vector-math pass): every libm function with a vector variant, in both
 // precisions, on random arguments over its domain and on special values,
 // against ref's scalar libm. The bound is glibc's for libmvec (4 ulp); the
 // largest difference found per function is printed (docs/architecture.md
@@ -109,7 +109,10 @@ std::vector<T> run(const Function& f, const std::vector<double>& x, const std::v
 }
 
 Vm cpu_vm(const std::string& cache_dir, const std::string& vector_math, const std::string& cc = "cc") {
-  return Vm({{"backend", "cpu"}, {"cache_dir", cache_dir}, {"vector_math", vector_math}, {"cc", cc}});
+  return Vm({{"backend", "cpu"},
+             {"cache_dir", cache_dir},
+             {"passes", vector_math == "on" ? "default" : "-vector-math"},
+             {"cc", cc}});
 }
 
 // Whether a compiled kernel in `dir` calls a libmvec variant.
@@ -196,7 +199,7 @@ TEST_CASE("vector math: every function within 4 ulp of ref's scalar libm, specia
 
 TEST_CASE("vector math: off, and refused by the compiler, every value is ref's bit for bit") {
   cputest::TempDir dir;
-  SUBCASE("ARRVM_VECTOR_MATH=off") {
+  SUBCASE("ARRVM_PASSES=-vector-math") {
     const std::vector<int64_t> d = compare_all<double>(dir.path(), "off", "cc");
     for (int64_t v : d) CHECK(v == 0);
     CHECK(!calls_vector_variant(dir.path()));

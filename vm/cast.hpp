@@ -18,7 +18,7 @@ namespace arrvm {
 // 2^31 and above, else the int32 one's; to uint64 at 2^63 and above the int64
 // conversion of x - 2^63 with the top bit flipped, else the int64 one's. So
 // NaN -> int64 is INT64_MIN, -1.5 -> uint8 is 255, 300.5 -> int8 is 44.
-// backends/c_emitter.cpp (cast_body) prints the same rules into kernels.
+// The code generators print the same rules into kernels.
 inline int64_t float_to_int64(double x) {
   return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x)
                                                                   : std::numeric_limits<int64_t>::min();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -148,29 +149,11 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     c.merge_cache = value.empty() ? std::nullopt : std::optional(parse_cache_choice(label, value));
   } else if (name == "anytime") {
     c.anytime = parse_on_off(label, value);
-  } else if (name == "pull_gathers") {
-    c.pull_gathers = parse_on_off(label, value);
-  } else if (name == "fold_fills") {
-    c.fold_fills = parse_on_off(label, value);
-  } else if (name == "split_boxes") {
-    c.split_boxes = parse_on_off(label, value);
-  } else if (name == "split_fills") {
-    c.split_fills = parse_on_off(label, value);
-  } else if (name == "cse") {
-    c.cse = parse_on_off(label, value);
-  } else if (name == "forward_copies") {
-    c.forward_copies = parse_on_off(label, value);
-  } else if (name == "forward_stores") {
-    c.forward_stores = parse_on_off(label, value);
-  } else if (name == "copy_rename") {
-    c.copy_rename = parse_on_off(label, value);
-  } else if (name == "row_fusion") {
-    c.row_fusion = parse_on_off(label, value);
-  } else if (name == "vector_math") {
-    c.vector_math = parse_on_off(label, value);
-  } else if (name == "defer") {
-    check_choice(label, value, {"on", "off", "always"});
-    c.defer = value;
+  } else if (name == "passes") {
+    c.passes = value;
+    c.pass_names();  // (checks the syntax; the names are the VM's to check)
+  } else if (name == "defer_every_site") {
+    c.defer_every_site = parse_on_off(label, value);
   } else if (name == "mpi_node_backend") {
     c.mpi_node_backend = value;
   } else if (name == "mem_limit") {
@@ -189,8 +172,6 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
     } else {
       throw Error("configuration: " + label + "='" + value + "' is not on, off or a number of elements");
     }
-  } else if (name == "lanes") {
-    c.lanes = parse_on_off(label, value);
   } else if (name == "background_grace") {
     c.background_grace = parse_seconds(label, value);
   } else {
@@ -199,6 +180,51 @@ void set_option(Config& c, const std::string& name, const std::string& label, co
 }
 
 }  // namespace
+
+std::vector<std::string> Config::pass_names() const {
+  std::vector<std::string> names;
+  std::size_t at = 0;
+  while (at <= passes.size()) {
+    std::size_t comma = passes.find(',', at);
+    if (comma == std::string::npos) comma = passes.size();
+    std::string word = passes.substr(at, comma - at);
+    at = comma + 1;
+    if (word == "default" || word == "none") continue;
+    if (!word.empty() && (word[0] == '+' || word[0] == '-')) word.erase(0, 1);
+    const bool ok = !word.empty() && std::all_of(word.begin(), word.end(), [](char ch) {
+      return std::islower(static_cast<unsigned char>(ch)) || ch == '-';
+    });
+    if (!ok) {
+      throw Error("configuration: ARRVM_PASSES='" + passes +
+                  "': each item is default, none, NAME, +NAME or -NAME (e.g. default,-cse)");
+    }
+    names.push_back(word);
+  }
+  return names;
+}
+
+bool Config::pass_on(std::string_view name) const {
+  bool on = true;
+  std::size_t at = 0;
+  while (at <= passes.size()) {
+    std::size_t comma = passes.find(',', at);
+    if (comma == std::string::npos) comma = passes.size();
+    std::string_view word = std::string_view(passes).substr(at, comma - at);
+    at = comma + 1;
+    if (word == "default") {
+      on = true;
+    } else if (word == "none") {
+      on = false;
+    } else if (!word.empty() && word[0] == '-') {
+      if (word.substr(1) == name) on = false;
+    } else if (!word.empty() && word[0] == '+') {
+      if (word.substr(1) == name) on = true;
+    } else if (word == name) {
+      on = true;
+    }
+  }
+  return on;
+}
 
 void Config::set(const std::string& name, const std::string& value) {
   set_option(*this, name, name, value);
@@ -229,25 +255,36 @@ Config Config::from_env(std::vector<std::string>* problems) {
       {"ARRVM_FUSE_TIME_LIMIT", "fuse_time_limit"},
       {"ARRVM_MERGE_CACHE", "merge_cache"},
       {"ARRVM_ANYTIME", "anytime"},
-      {"ARRVM_PULL_GATHERS", "pull_gathers"},
-      {"ARRVM_FOLD_FILLS", "fold_fills"},
-      {"ARRVM_SPLIT_BOXES", "split_boxes"},
-      {"ARRVM_SPLIT_FILLS", "split_fills"},
-      {"ARRVM_CSE", "cse"},
-      {"ARRVM_FORWARD_COPIES", "forward_copies"},
-      {"ARRVM_FORWARD_STORES", "forward_stores"},
-      {"ARRVM_COPY_RENAME", "copy_rename"},
-      {"ARRVM_ROW_FUSION", "row_fusion"},
-      {"ARRVM_VECTOR_MATH", "vector_math"},
-      {"ARRVM_DEFER", "defer"},
+      {"ARRVM_PASSES", "passes"},
       {"ARRVM_MPI_NODE_BACKEND", "mpi_node_backend"},
       {"ARRVM_MEM_LIMIT", "mem_limit"},
       {"ARRVM_COMPILE_TIMEOUT", "compile_timeout"},
       {"ARRVM_TIERED", "tiered"},
       {"ARRVM_EAGER", "eager"},
-      {"ARRVM_LANES", "lanes"},
       {"ARRVM_BACKGROUND_GRACE", "background_grace"},
   };
+  // One variable each for an optimisation until ARRVM_PASSES replaced them.
+  static const std::pair<const char*, const char*> kGone[] = {
+      {"ARRVM_PULL_GATHERS", "pull-gathers"},
+      {"ARRVM_FOLD_FILLS", "fold-fills"},
+      {"ARRVM_SPLIT_BOXES", "split-boxes"},
+      {"ARRVM_SPLIT_FILLS", "split-fills"},
+      {"ARRVM_CSE", "cse"},
+      {"ARRVM_FORWARD_COPIES", "forward-copies"},
+      {"ARRVM_FORWARD_STORES", "forward-stores"},
+      {"ARRVM_COPY_RENAME", "copy-rename"},
+      {"ARRVM_ROW_FUSION", "row-fusion"},
+      {"ARRVM_VECTOR_MATH", "vector-math"},
+      {"ARRVM_DEFER", "defer"},
+      {"ARRVM_LANES", "lanes"},
+  };
+  for (const auto& [env, pass] : kGone) {
+    if (std::getenv(env) == nullptr) continue;
+    const std::string msg = std::string(env) + " is no longer read: ARRVM_PASSES=default,-" + pass +
+                            " turns that pass off (docs/reference.md)";
+    if (problems != nullptr) problems->push_back("configuration: " + msg);
+    logger().warn("{}", msg);
+  }
   for (const auto& [env, name] : kVars) {
     const char* v = std::getenv(env);
     if (v == nullptr) continue;
@@ -280,23 +317,12 @@ std::vector<std::pair<std::string, std::string>> Config::describe() const {
       {"ARRVM_FUSE_TIME_LIMIT", std::to_string(fuse_time_limit)},
       {"ARRVM_MERGE_CACHE", to_string(merge_cache_mode())},
       {"ARRVM_ANYTIME", anytime ? "on" : "off"},
-      {"ARRVM_PULL_GATHERS", pull_gathers ? "on" : "off"},
-      {"ARRVM_FOLD_FILLS", fold_fills ? "on" : "off"},
-      {"ARRVM_SPLIT_BOXES", split_boxes ? "on" : "off"},
-      {"ARRVM_SPLIT_FILLS", split_fills ? "on" : "off"},
-      {"ARRVM_CSE", cse ? "on" : "off"},
-      {"ARRVM_FORWARD_COPIES", forward_copies ? "on" : "off"},
-      {"ARRVM_FORWARD_STORES", forward_stores ? "on" : "off"},
-      {"ARRVM_COPY_RENAME", copy_rename ? "on" : "off"},
-      {"ARRVM_ROW_FUSION", row_fusion ? "on" : "off"},
-      {"ARRVM_VECTOR_MATH", vector_math ? "on" : "off"},
-      {"ARRVM_DEFER", defer},
+      {"ARRVM_PASSES", passes},
       {"ARRVM_MPI_NODE_BACKEND", mpi_node_backend},
       {"ARRVM_MEM_LIMIT", std::to_string(mem_limit)},
       {"ARRVM_COMPILE_TIMEOUT", std::to_string(compile_timeout)},
       {"ARRVM_TIERED", tiered ? "on" : "off"},
       {"ARRVM_EAGER", eager > 0 ? std::to_string(eager) : "off"},
-      {"ARRVM_LANES", lanes ? "on" : "off"},
       {"ARRVM_BACKGROUND_GRACE", std::to_string(background_grace)},
   };
 }

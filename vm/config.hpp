@@ -39,57 +39,20 @@ struct Config {
   // cache warm). merge_cache_mode() is the mode in force.
   std::optional<CacheMode> merge_cache;
   // ARRVM_ANYTIME: on | off. With optimal or ilp, a merge-cache miss runs
-  // greedy at once and the exact fuser in the background (engine/anytime.hpp).
+  // greedy at once and the exact fuser in the background (anytime fusion).
   bool anytime = true;
-  // ARRVM_PULL_GATHERS: on | off. A gather of an array only it reads
-  // evaluates the array's elementwise producer at the gathered positions
-  // (engine/gather_pull.hpp).
-  bool pull_gathers = true;
-  // ARRVM_FOLD_FILLS: on | off. A constant written into a diagonal or a
-  // column of a matrix the previous instruction computed becomes an
-  // elementwise `where` over the matrix, which fuses with its producer
-  // (engine/fill_fold.hpp).
-  bool fold_fills = true;
-  // ARRVM_SPLIT_BOXES: on | off. An in-place update of a whole array
-  // followed by one of rows [a, b) of its first axis splits there, so the
-  // two box updates can share a kernel (engine/box_split.hpp).
-  bool split_boxes = true;
-  // ARRVM_SPLIT_FILLS: on | off. A fill of a stack of planes that the next
-  // instructions update plane by plane splits at those planes, so each
-  // plane's zeros join its update's kernel (engine/fill_split.hpp).
-  bool split_fills = true;
-  // ARRVM_CSE: on | off. An elementwise instruction that repeats an earlier
-  // one (same operation on the same, unchanged inputs) goes, its readers
-  // reading the earlier result (engine/cse.hpp).
-  bool cse = true;
-  // ARRVM_FORWARD_COPIES: on | off. A copy into a temporary the batch frees
-  // is read in place of its source when nothing writes the source first
-  // (Python's `x[i]`: engine/copy_forward.hpp).
-  bool forward_copies = true;
-  // ARRVM_FORWARD_STORES: on | off. An array written only to be read in
-  // parts and then overwritten whole (lattice_boltzmann's `T[:] = F;
-  // T[1:] *= BOUND; BB[OPP[q]] += T[q]`) is not stored: each part read is
-  // computed from the writes' inputs (engine/store_forward.hpp).
-  bool forward_stores = true;
-  // ARRVM_COPY_RENAME: on | off. A temporary copied back whole into a box
-  // of an array (`center[:] = work`) is computed in place in a second array
-  // of that size, and the copy becomes a rename (engine/copy_back.hpp).
-  bool copy_rename = true;
-  // ARRVM_ROW_FUSION: on | off. The cpu backend runs a block over (m) and
-  // the next block over (m, ...) as one loop nest when their accesses stay
-  // in their rows (Gauss's factor column and its update: backends/loop_rows.cpp).
-  bool row_fusion = true;
-  // ARRVM_VECTOR_MATH: on | off. The cpu backend calls glibc's vector math
-  // library (libmvec) for exp, log, pow, sin, cos and the others it has,
-  // where the innermost loop vectorizes: a few ulp from ref's scalar libm
-  // (backends/cpu/vector_math.hpp); off: every value is ref's bit for bit.
-  bool vector_math = true;
-  // ARRVM_DEFER: on | off | always. At a sync, arrays the batch creates and
-  // leaves alive are computed under a fresh name and recomputed in the next
-  // batch only if it reads them (engine/defer.hpp); `on` defers the sites
-  // seen to die unread, `always` every legal one (for tests); `off` runs
-  // batches as issued (dead writes too).
-  std::string defer = "on";
+  // ARRVM_PASSES: which of the optional passes run (the rewrite layer
+  // registers them, in order): a comma list read left to right of "default"
+  // (every pass), "none", "NAME" or "+NAME" (on), "-NAME" (off); e.g.
+  // "default,-cse" or "none,+defer". The VM checks the names when it starts.
+  std::string passes = "default";
+  // Whether the pass called `name` is on (every pass is on by default).
+  bool pass_on(std::string_view name) const;
+  // The pass names `passes` mentions, for the VM's check.
+  std::vector<std::string> pass_names() const;
+  // The defer pass defers every legal site, not only those seen to die
+  // unread (tests; option "defer_every_site", no variable).
+  bool defer_every_site = false;
   // ARRVM_MPI_NODE_BACKEND: the backend each rank of the mpi backend runs its part on.
   std::string mpi_node_backend = "cpu";
   // ARRVM_MEM_LIMIT: bytes of base arrays the backend may hold at once (the
@@ -101,7 +64,7 @@ struct Config {
   double compile_timeout = 300.0;
   // ARRVM_TIERED: on | off. The cpu backend compiles kernels on background
   // threads and runs a block whose kernel is not ready instruction by
-  // instruction meanwhile (backends/cpu/compile_queue.hpp); a kernel that
+  // instruction meanwhile; a kernel that
   // fails to compile keeps running so, with a warning. off: each launch
   // waits for its kernel, and a failed compile poisons what it computes.
   // from_env (every frontend: Python, the C API, Vm, the arrvm program)
@@ -111,17 +74,12 @@ struct Config {
   // ARRVM_EAGER: elements (on: kEagerDefault; off: 0). An instruction
   // issued when nothing is pending, on views of at most this many elements
   // each, runs at once through the interpreter's loops instead of entering
-  // a batch (engine/runtime.cpp, Runtime::run_eager), on the backends whose
+  // a batch (the runtime's eager path), on the backends whose
   // memory is the host's (ref, cpu). Like tiered: from_env defaults to on,
   // a Config built by hand to off (its batches are what a test wrote).
   // The default: 128 KiB of float64, an L2's worth (docs/architecture.md).
   int64_t eager = 0;
   static constexpr int64_t kEagerDefault = 16384;
-  // ARRVM_LANES: on | off. Fused blocks holding runs of independent lanes
-  // are cut into chunks of 8, 4, 2, 1 lanes on backends that compile
-  // kernels, so that a loop's kernels do not change with its trip count
-  // (engine/block_lanes.hpp). off: the fuser's blocks as they are.
-  bool lanes = true;
   // ARRVM_BACKGROUND_GRACE: seconds the end of a VM (or of the process)
   // waits for the background work still running or queued (tiered
   // compiles, anytime fusion) so that the next run finds its kernels and

@@ -12,19 +12,20 @@ unsigned long long u(uint64_t v) {
 }
 }  // namespace
 
+uint64_t Profile::pass(std::string_view name) const {
+  for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
+    if (name == pass_names[i]) return pass_counts[i];
+  }
+  return 0;
+}
+
 std::string Profile::to_text() const {
   char buf[2048];
   std::snprintf(
       buf, sizeof buf,
       "arrvm profile\n"
       "  batches %llu (%llu cut at a repeat), instructions %llu (%llu eager), blocks %llu (%llu split at the "
-      "size limit, %llu into chunks of lanes); %llu overlap "
-      "copies, %llu gathers "
-      "pulled, %llu fills "
-      "folded, %llu boxes split, %llu fills split, %llu repeats shared, %llu copies forwarded, %llu copies "
-      "renamed, %llu failed"
-      " batches\n"
-      "  deferred at syncs: %llu bases, %llu recomputed; %llu dead writes dropped\n"
+      "size limit); %llu overlap copies, %llu failed batches, %llu deferrals recomputed\n"
       "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile %.6f"
       " + execution %.6f + unaccounted %.6f\n"
       "  kernels: %llu compiled (%.6f s in the background), %llu launched (%llu blocks row-fused into one), "
@@ -34,10 +35,8 @@ std::string Profile::to_text() const {
       "  transfers: %llu bytes from host, %llu bytes to host (%llu reads, %llu writes with no flush), %llu "
       "bytes to"
       " device, %llu bytes from device\n",
-      u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(blocks_laned),
-      u(overlap_copies), u(gathers_pulled), u(fills_folded), u(boxes_split), u(fills_split),
-      u(repeats_shared), u(copies_forwarded), u(copies_renamed), u(failed_batches), u(bases_deferred),
-      u(deferrals_recomputed), u(dead_writes), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
+      u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(overlap_copies),
+      u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
       execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s, u(kernels_launched),
       u(rows_fused), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
       u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
@@ -45,6 +44,11 @@ std::string Profile::to_text() const {
       u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct), u(bytes_to_device),
       u(bytes_from_device));
   std::string text = buf;
+  std::string passes;
+  for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
+    passes += std::string(passes.empty() ? "" : ", ") + pass_names[i] + " " + std::to_string(pass_counts[i]);
+  }
+  if (!passes.empty()) text += "  passes fired: " + passes + "\n";
   if (comm_messages > 0 || comm_bytes_sent > 0) {
     std::snprintf(buf, sizeof buf,
                   "  communication: %llu bytes sent, %llu bytes received, %llu messages, %.6f s waiting\n",
@@ -61,21 +65,11 @@ std::string Profile::to_json() const {
       {"eager", eager},
       {"batches_cut", batches_cut},
       {"blocks_bounded", blocks_bounded},
-      {"blocks_laned", blocks_laned},
       {"blocks", blocks},
       {"work_blocks", work_blocks},
       {"overlap_copies", overlap_copies},
-      {"gathers_pulled", gathers_pulled},
-      {"fills_folded", fills_folded},
-      {"boxes_split", boxes_split},
-      {"fills_split", fills_split},
-      {"repeats_shared", repeats_shared},
-      {"copies_renamed", copies_renamed},
-      {"copies_forwarded", copies_forwarded},
       {"failed_batches", failed_batches},
-      {"bases_deferred", bases_deferred},
       {"deferrals_recomputed", deferrals_recomputed},
-      {"dead_writes", dead_writes},
       {"time",
        {{"total", total_s},
         {"fusion", fusion_s},
@@ -116,6 +110,9 @@ std::string Profile::to_json() const {
         {"messages", comm_messages},
         {"wait", comm_wait_s}}},
   };
+  nlohmann::json fired = nlohmann::json::object();
+  for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) fired[pass_names[i]] = pass_counts[i];
+  j["passes"] = fired;
   return j.dump(2);
 }
 

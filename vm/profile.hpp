@@ -4,9 +4,11 @@
 // fields they own. All times are seconds of wall clock.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace arrvm {
 
@@ -32,23 +34,21 @@ struct Profile {
   double compile_background_s = 0;  // tiered: compiles on the cpu backend's compile threads (not in total)
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
-  uint64_t eager = 0;             // instructions run at once, outside a batch (Config::eager)
-  uint64_t blocks_bounded = 0;    // fused blocks split at kMaxBlockViews (engine/block_bound.hpp)
-  uint64_t blocks_laned = 0;      // fused blocks split into chunks of lanes (engine/block_lanes.hpp)
-  uint64_t batches_cut = 0;       // full batches flushed up to a repeat of their start (engine/batch_cut.hpp)
-  uint64_t work_blocks = 0;       // blocks with an instruction other than free/sync: one kernel each
-  uint64_t overlap_copies = 0;    // copies the VM inserted for an output overlapping an input
-  uint64_t fills_folded = 0;      // constant fills of a matrix's line made elementwise (engine/fill_fold.hpp)
-  uint64_t fills_split = 0;       // fills split at the planes the next updates write (engine/fill_split.hpp)
-  uint64_t boxes_split = 0;       // whole-array updates split at the next update's box (engine/box_split.hpp)
-  uint64_t repeats_shared = 0;    // elementwise instructions that repeated an earlier one (engine/cse.hpp)
-  uint64_t copies_forwarded = 0;  // copies read in place of their source (engine/copy_forward.hpp)
-  uint64_t copies_renamed = 0;    // copy-backs that became renames (engine/copy_back.hpp)
-  uint64_t gathers_pulled = 0;    // gathers that evaluate their source's producer (engine/gather_pull.hpp)
-  uint64_t failed_batches = 0;    // batches in which a block failed (its arrays poisoned)
-  // Names alive at a sync (engine/defer.hpp): bases deferred, writes dropped
-  // as dead (their base freed unread), deferred chains that ran after all.
-  uint64_t bases_deferred = 0, dead_writes = 0, deferrals_recomputed = 0;
+  uint64_t eager = 0;           // instructions run at once, outside a batch (Config::eager)
+  uint64_t blocks_bounded = 0;  // fused blocks split at the size limit (kMaxBlockViews)
+  uint64_t batches_cut = 0;     // full batches flushed up to a repeat of their start
+  uint64_t work_blocks = 0;     // blocks with an instruction other than free/sync: one kernel each
+  uint64_t overlap_copies = 0;  // copies the VM inserted for an output overlapping an input
+  uint64_t failed_batches = 0;  // batches in which a block failed (its arrays poisoned)
+  // Chains deferred at a sync (the defer pass) that ran after all.
+  uint64_t deferrals_recomputed = 0;
+  // The optional passes (ARRVM_PASSES): how often each fired, by the
+  // pass's name (the VM sets the names, static strings, when it starts).
+  static constexpr int kMaxPasses = 24;
+  std::array<const char*, kMaxPasses> pass_names{};
+  std::array<uint64_t, kMaxPasses> pass_counts{};
+  // The count of the pass called `name` (0 for a name not set).
+  uint64_t pass(std::string_view name) const;
 
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;  // compiler runs

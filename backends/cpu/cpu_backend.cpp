@@ -44,7 +44,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const Config& config)
       : kernels_(config, std::min(4, threads_.team())),
         memoize_(config.cache != CacheMode::Off),
-        row_fusion_(config.row_fusion) {
+        row_fusion_(config.pass_on("row-fusion")) {
     memory_.limit(config.mem_limit);
   }
 
@@ -401,7 +401,7 @@ class CpuBackend final : public Backend {
   Threads threads_;     // (before kernels_: sets libgomp's spin count before a kernel loads it)
   CpuKernels kernels_;  // (after threads_)
   bool memoize_;
-  bool row_fusion_;             // ARRVM_ROW_FUSION
+  bool row_fusion_;             // the row-fusion pass (ARRVM_PASSES)
   std::vector<uint32_t> rows_;  // scratch: blocks row-fused
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;

@@ -16,7 +16,7 @@ namespace arrvm {
 CpuKernels::CpuKernels(const Config& config, int workers)
     : cache_(config),
       memoize_(config.cache != CacheMode::Off),
-      vector_functions_(config.vector_math ? vector_math_functions() : std::vector<std::string>{}),
+      vector_functions_(config.pass_on("vector-math") ? vector_math_functions() : std::vector<std::string>{}),
       cache_dir_(cache_.dir()) {
   if (config.tiered && memoize_) queue_ = std::make_unique<CompileQueue>(config, workers);
 }

@@ -62,7 +62,7 @@ class CpuKernels {
 
   KernelCache cache_;
   bool memoize_;
-  std::vector<std::string> vector_functions_;       // ARRVM_VECTOR_MATH: CDialect::vector_functions
+  std::vector<std::string> vector_functions_;       // the vector-math pass: CDialect::vector_functions
   std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
   uint64_t memo_hits_ = 0;

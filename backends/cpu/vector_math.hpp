@@ -1,4 +1,4 @@
-// Vector math for the cpu backend (ARRVM_VECTOR_MATH): which libm functions
+// Vector math for the cpu backend (the vector-math pass, ARRVM_PASSES): which libm functions
 // the generated C may call through glibc's vector math library, libmvec.
 //
 // gcc vectorizes a loop that calls exp or pow only when the function is
@@ -13,7 +13,7 @@
 // ulp of the scalar ones (tests/test_vector_math.cpp measures the largest
 // difference per function and bounds it); special values (NaN, infinities,
 // zeros, out of domain) are handled by libmvec's scalar fallback and equal
-// ref's. `ARRVM_VECTOR_MATH=off` gives ref's values everywhere.
+// ref's. `ARRVM_PASSES=-vector-math` gives ref's values everywhere.
 #pragma once
 
 #include <string>

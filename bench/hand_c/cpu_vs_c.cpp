@@ -1,5 +1,5 @@
 // cpu_vs_c: the cpu backend against hand-written C+OpenMP (issue 4). Every
-// program of the benchmark suite (bench/programs/registry.cpp) runs on
+// program of the benchmark suite (programs/registry.cpp) runs on
 // libarrvm fused by greedy on the cpu backend with a warm kernel cache, and
 // as its hand-written twin (bench/hand_c/hand_*.c, compiled with the JIT's
 // flags: -O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -ffp-contract=off), the
@@ -36,8 +36,8 @@
 
 #include "arrvm/arrvm.hpp"
 #include "bench/hand_c/hand_kernels.h"
-#include "bench/programs/programs.hpp"
 #include "engine/runtime.hpp"
+#include "programs/programs.hpp"
 #include "vm/profile.hpp"
 
 namespace {

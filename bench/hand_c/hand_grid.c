@@ -1,7 +1,7 @@
 /* Hand-written twins of the grid programs: game_of_life, stencil27, sor,
  * shallow_water (see hand_kernels.h). Each time step is one pass over the
  * grid (two buffers where the program reads the old grid while writing the
- * new one); float expressions follow bench/programs/<name>.cpp operation for
+ * new one); float expressions follow programs/<name>.cpp operation for
  * operation, so elementwise results are bit-identical and only the order of
  * the final sums differs. */
 #include <omp.h>

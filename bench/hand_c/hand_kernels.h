@@ -1,7 +1,7 @@
 /* Hand-written C+OpenMP twins of the 15 benchmark programs (issue 4's
  * yardstick for the cpu backend): the same algorithm, sizes, iteration
  * counts and random inputs (the `random` opcode's Philox, same seeds) as
- * bench/programs/<name>.cpp, written as a C programmer would write them from
+ * programs/<name>.cpp, written as a C programmer would write them from
  * the NumPy program: one pass per fused region, no temporaries, compiled with
  * the JIT's flags. Float expressions follow the Array programs operation for
  * operation, so elementwise results are bit-identical and the checksums agree
@@ -39,7 +39,7 @@ double hand_nbody_nice(int64_t n, int64_t iterations);
 double hand_lattice_boltzmann(int64_t n, int64_t iterations);
 double hand_water_ice(int64_t n, int64_t iterations);
 
-/* One program's twin: its registry name (bench/programs/registry.cpp), the
+/* One program's twin: its registry name (programs/registry.cpp), the
  * twin, and its compulsory traffic in bytes for a size: every input read
  * once and every output written once per pass the algorithm cannot avoid
  * (a time step, an elimination step), plus the set-up's writes and the final

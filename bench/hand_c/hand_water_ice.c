@@ -4,7 +4,7 @@
  * column: ice cover, the vertical, surface and horizontal heat and salt
  * fluxes (neighbours' T from the old grid), and the forward-Euler update of
  * T (into a second grid), S and V (in place). Float expressions follow
- * bench/programs/water_ice.cpp operation for operation, the horizontal
+ * programs/water_ice.cpp operation for operation, the horizontal
  * exchanges in its order (subtract the flux to i+1, then add the one from i-1,
  * along axis 0 then axis 1). T, S are [n][n][4], V is [n][n]. */
 #include "hand_common.h"

@@ -19,8 +19,8 @@
 
 #include "arrvm/arrvm.hpp"
 #include "backends/mpi/mpi_backend.hpp"
-#include "bench/programs/programs.hpp"
 #include "engine/runtime.hpp"
+#include "programs/programs.hpp"
 
 namespace {
 

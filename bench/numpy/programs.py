@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The benchmark programs of bench/programs/ in NumPy: the reference for their
+"""The benchmark programs of programs/ in NumPy: the reference for their
 checksums and the baseline for their speed (`arrvm bench` runs this script).
 
 Each function mirrors its C++ twin operation for operation (same association,

@@ -3,7 +3,7 @@
 NumPy in one run (best of 20 each), and the largest difference from NumPy's
 values in ulp of the result. One JSON line.
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/arctan2.py
-(OMP_NUM_THREADS=1 for one thread; ARRVM_VECTOR_MATH=off for scalar libm)."""
+(OMP_NUM_THREADS=1 for one thread; ARRVM_PASSES=-vector-math for scalar libm)."""
 import json
 import time
 

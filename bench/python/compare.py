@@ -7,7 +7,7 @@ NumPy and the ratio Python / C++ (target: at most 1.2).
 Usage (from the repository root, after building arrvm_cli and arrvm_python):
   /usr/bin/python3 bench/python/compare.py [--size tiny|default] [--backend cpu|opencl]
       [--arrvm build/arrvm] [--repeat R] [--rounds K] [NAME...]
-Sizes are the C++ registry's (bench/programs/registry.cpp).
+Sizes are the C++ registry's (programs/registry.cpp).
 
 --rounds K: per program, K alternating Python and C++ measurements, each
 side's median reported. On a shared host the same binary's time can jump
@@ -28,7 +28,7 @@ PY = sys.executable
 
 
 def sizes(size_class):
-    text = open(os.path.join(ROOT, 'bench', 'programs', 'registry.cpp')).read()
+    text = open(os.path.join(ROOT, 'programs', 'registry.cpp')).read()
     # Entries may span lines (clang-format wraps the long ones).
     rows = re.findall(r'\{"(\w+)",\s*"[^"]*",\s*\w+,\s*"[^"]*",\s*\{(\d+), (\d+)\},\s*\{(\d+), (\d+)\},'
                       r'\s*\{(\d+), (\d+)\}', text)

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """A gather of a computed array, from NumPy code, with and without the
-engine pulling the gather's producer in (ARRVM_PULL_GATHERS; issue 14,
-engine/gather_pull.hpp), in one run: `(a * b + 1.0)[idx].sum()` with
+engine pulling the gather's producer in (the pull-gathers pass, ARRVM_PASSES; issue 14,
+rewrite/gather_pull.hpp), in one run: `(a * b + 1.0)[idx].sum()` with
 |a| = |b| = N random float64 and a NumPy index array of M positions. Prints
 one line per setting: the best of REPEAT runs (after a warm-up) and the
-gathers pulled (the profile's gathers_pulled).
+gathers pulled (the profile's passes.pull-gathers).
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/gather_pull.py [N M REPEAT]
 """
 import json
@@ -30,11 +30,11 @@ def main(argv):
     n, m, repeat = (argv + ['10000000', '10000', '5'][len(argv):])[:3]
     for setting in ('on', 'off'):
         with tempfile.NamedTemporaryFile(suffix='.json') as prof:
-            env = dict(os.environ, ARRVM_PULL_GATHERS=setting, ARRVM_PROFILE=prof.name)
+            env = dict(os.environ, ARRVM_PASSES='default' if setting == 'on' else '-pull-gathers', ARRVM_PROFILE=prof.name)
             out = subprocess.run([sys.executable, '-c', CHILD, n, m, repeat], env=env, capture_output=True,
                                  text=True, check=True).stdout.split()[-1]
-            pulled = json.load(open(prof.name)).get('gathers_pulled')
-        print(f'ARRVM_PULL_GATHERS={setting}: best {float(out) * 1e3:.3f} ms, gathers pulled {pulled}')
+            pulled = json.load(open(prof.name)).get('passes', {}).get('pull-gathers')
+        print(f'pull-gathers {setting}: best {float(out) * 1e3:.3f} ms, gathers pulled {pulled}')
 
 
 if __name__ == '__main__':

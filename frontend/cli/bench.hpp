@@ -1,4 +1,4 @@
-// `arrvm bench`: runs the benchmark programs (bench/programs/) under each
+// `arrvm bench`: runs the benchmark programs (programs/) under each
 // backend and fuser, checks every checksum against NumPy and prints one table:
 // time (warm kernel cache), partition cost summed over batches (the seed's
 // Fig. 14), kernels launched, fusion time, NumPy's time and the speed-up.
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/programs/programs.hpp"
+#include "programs/programs.hpp"
 
 namespace arrvm::cli {
 

@@ -22,6 +22,7 @@
 #include "frontend/cli/cache_study.hpp"
 #include "frontend/cli/compare.hpp"
 #include "frontend/cli/replay.hpp"
+#include "rewrite/pipeline.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 
@@ -96,6 +97,11 @@ std::vector<std::string> check_config(const arrvm::Config& config) {
     problems.push_back(std::string("ARRVM_COST: ") + e.what());
   }
   try {
+    arrvm::check_pass_names(config);
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+  }
+  try {
     arrvm::configure_logging(config.log);
   } catch (const std::exception& e) {
     problems.push_back(std::string("ARRVM_LOG: ") + e.what());
@@ -140,6 +146,10 @@ int cmd_info() {
   std::cout << "configuration:\n";
   for (const auto& [name, value] : config.describe()) {
     std::cout << "  " << name << "=" << value << "\n";
+  }
+  std::cout << "passes (ARRVM_PASSES, in the order they run):\n";
+  for (const arrvm::PassInfo& p : arrvm::pass_registry()) {
+    std::cout << "  " << (config.pass_on(p.name) ? "on  " : "off ") << p.name << ": " << p.summary << "\n";
   }
   for (const std::string& p : check_config(config)) problems.push_back(p);
   if (problems.empty()) {

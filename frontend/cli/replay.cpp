@@ -61,7 +61,7 @@ class BatchRecorder : public FlushObserver {
     // count as the trace instruction they serve.
     const std::span<const uint64_t> origin = runtime->batch_origin();
     ARRVM_ASSERT(origin.size() == batch.size());
-    // A deferral (engine/defer.hpp) carries instructions into the next
+    // A deferral (rewrite/defer.hpp) carries instructions into the next
     // batch: they keep their stream positions, all at least this batch's
     // smallest, so entries below it are done with.
     std::vector<int64_t> index(batch.size(), -1);

@@ -1,5 +1,5 @@
 // Differential test of the mpi backend, run under mpirun: random programs
-// (tests/random_program.hpp) on `mpi` against `ref`, under the singleton and
+// (testing/random_program.hpp) on `mpi` against `ref`, under the singleton and
 // the greedy partition. Every rank runs the same programs (SPMD) and checks
 // every result; the exit status is non-zero if any rank saw a difference.
 //
@@ -15,8 +15,8 @@
 
 #include "backends/backend.hpp"
 #include "engine/fusion_stage.hpp"
+#include "testing/random_program.hpp"
 #include "tests/mpi/mpi_compare.hpp"
-#include "tests/random_program.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 #include "vm/instruction.hpp"
