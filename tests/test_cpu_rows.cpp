@@ -113,6 +113,7 @@ Run run(const std::function<std::vector<double>(const Vm&)>& program, const std:
   r.values = program(vm);
   vm.flush();
   r.rows_fused = vm.runtime().profile().rows_fused;
+  CHECK(vm.runtime().profile().pass("row-fusion") == r.rows_fused);  // (the pass's count is the counter)
   r.kernels = vm.runtime().profile().kernels_launched;
   return r;
 }

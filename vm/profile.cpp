@@ -19,6 +19,12 @@ uint64_t Profile::pass(std::string_view name) const {
   return 0;
 }
 
+void Profile::count_pass(std::string_view name, uint64_t n) {
+  for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
+    if (name == pass_names[i]) pass_counts[i] += n;
+  }
+}
+
 std::string Profile::to_text() const {
   char buf[2048];
   std::snprintf(

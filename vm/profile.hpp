@@ -49,6 +49,8 @@ struct Profile {
   std::array<uint64_t, kMaxPasses> pass_counts{};
   // The count of the pass called `name` (0 for a name not set).
   uint64_t pass(std::string_view name) const;
+  // Adds `n` to it (a Backend pass, which the backend counts; nothing for a name not set).
+  void count_pass(std::string_view name, uint64_t n);
 
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;  // compiler runs

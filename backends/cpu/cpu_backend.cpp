@@ -146,6 +146,7 @@ class CpuBackend final : public Backend {
           throw;
         }
         ++profile().rows_fused;
+        profile().count_pass("row-fusion", 1);
       } else {
         run_block(batch, block, partition.structure, k, 0);
       }
