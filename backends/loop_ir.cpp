@@ -127,18 +127,6 @@ View with_sweep_axis(const View& out, int axis) {
 
 }  // namespace
 
-const Dims& iteration_shape(const Instruction& in) {
-  switch (opcode_kind(in.op)) {
-    case OpKind::Reduce:
-    case OpKind::Accumulate:
-    case OpKind::Scatter:
-    case OpKind::Compress:
-      return in.in[0].view.shape;
-    default:
-      return in.out.shape;
-  }
-}
-
 // Pass `build`: one statement per instruction; every array is a view slot.
 LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t> block) {
   LoweredBlock r;

@@ -207,9 +207,6 @@ bool rows_fusible(std::span<const Instruction> batch, std::span<const uint32_t> 
 // frees before and after it (they run after the nest).
 LoweredBlock lower_rows(std::span<const Instruction> batch, std::span<const uint32_t> block, std::size_t nx);
 
-// The shape a (non-control) instruction iterates over (fusion/README.md).
-const Dims& iteration_shape(const Instruction& instr);
-
 // Whether a block has an instruction that is not free or sync.
 bool has_work(std::span<const Instruction> batch, std::span<const uint32_t> block);
 // minimum/maximum have no identity: over an empty axis ref raises Error;

@@ -42,20 +42,6 @@ bool covers(const View& w, const View& x) {
   return wlo <= xlo && xhi <= whi;
 }
 
-// The shape an instruction iterates over. A scatter loops over its values
-// (the target is indexed), a reduction, scan or compress over its input.
-const Dims& iteration_shape(const Instruction& in) {
-  switch (opcode_kind(in.op)) {
-    case OpKind::Reduce:
-    case OpKind::Accumulate:
-    case OpKind::Scatter:
-    case OpKind::Compress:
-      return in.in[0].view.shape;
-    default:
-      return in.out.shape;
-  }
-}
-
 }  // namespace
 
 Graph::Graph(std::span<const Instruction> batch, FusionRules rules) : batch_(batch), rules_(rules) {

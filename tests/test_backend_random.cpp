@@ -81,7 +81,7 @@ bool launches(std::span<const Instruction> batch, const Block& block) {
   for (uint32_t i : block) {
     const Instruction& in = batch[i];
     if (is_control(in.op)) continue;
-    if (codegen::iteration_shape(in).product() > 0) return true;
+    if (arrvm::iteration_shape(in).product() > 0) return true;
     if (opcode_kind(in.op) == OpKind::Reduce && in.out.nelem() > 0) return true;
   }
   return false;

@@ -80,4 +80,16 @@ std::string to_string(const Instruction& instr) {
   return s;
 }
 
+const Dims& iteration_shape(const Instruction& in) {
+  switch (opcode_kind(in.op)) {
+    case OpKind::Reduce:
+    case OpKind::Accumulate:
+    case OpKind::Scatter:
+    case OpKind::Compress:
+      return in.in[0].view.shape;
+    default:
+      return in.out.shape;
+  }
+}
+
 }  // namespace arrvm

@@ -73,6 +73,12 @@ struct Instruction {
 std::string to_string(const Scalar& s);
 std::string to_string(const Instruction& instr);  // "add b2[...] <- b0[...], 2.0:float64"
 
+// The shape a (non-control) instruction iterates over: its input's for a
+// reduction, scan, compress or scatter (whose target is indexed), its
+// output's otherwise. Fusion puts instructions of one iteration shape in a
+// block; a kernel loops over it.
+const Dims& iteration_shape(const Instruction& instr);
+
 // Cast between dtypes with the `identity` semantics (NumPy's astype, with
 // float -> int defined for every input: NaN -> 0, out of range saturates).
 template <typename To, typename From>
