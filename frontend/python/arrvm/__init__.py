@@ -18,6 +18,7 @@ from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, 
 # to ndarray's methods); _stencil uses _composed.
 from . import _composed, _views, _elementwise, _stencil  # noqa: F401
 from . import random  # noqa: F401
+from . import _docs
 
 __version__ = _core.__version__
 
@@ -35,6 +36,7 @@ globals().update(_IMPLEMENTED)  # (asarray: _ndarray.asarray_shared)
 for _n, _u in _UFUNCS.items():
     globals()[_n] = _u
 ndarray.__module__ = 'arrvm'
+_docs.document()
 
 
 def config():
