@@ -391,7 +391,9 @@ void Runtime::run_batch(BaseId synced) {
   Partition partition;
   {
     ScopedSpan t(profile_, nullptr, "fusion");
+    const uint64_t hits = profile_.merge_cache_hits;
     partition = fusion_->partition(batch_, profile_);
+    if (profile_.merge_cache_hits != hits) t.rename("merge cache hit");
   }
   batch.partition = &partition;
   rewrites_.run(PassStage::Partition, batch, ctx);

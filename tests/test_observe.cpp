@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "arrvm/arrvm.hpp"
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
+#include "vm/timeline.hpp"
 
 namespace {
 
@@ -239,6 +241,29 @@ TEST_CASE("observe: --timeline writes a Chrome trace whose spans nest") {
   }
 }
 
+TEST_CASE("observe: a batch's fusion span is named for what happened: fused, or a merge cache hit") {
+  cputest::TempDir dir;
+  arrvm::Config c = cputest::config("ref", dir.path());
+  c.cache = arrvm::CacheMode::Memory;
+  arrvm::Timeline timeline;
+  arrvm::Runtime rt(c);
+  rt.profile().timeline = &timeline;
+  const arrvm::BaseId a = rt.new_base(DType::Float64, 8);
+  for (int i = 0; i < 3; ++i) {  // the same batch three times: a miss, then hits
+    arrvm::Instruction fill;
+    fill.op = arrvm::Opcode::Identity;
+    fill.out = arrvm::make_view(a, 0, {8}, {1});
+    fill.add_input(arrvm::Operand::of(arrvm::Scalar::of_double(DType::Float64, 1.0)));
+    rt.issue(fill);
+    rt.flush();
+  }
+  std::map<std::string, int> count;
+  for (const arrvm::Timeline::Event& e : timeline.events()) ++count[e.name];
+  CHECK(count["fusion"] == 1);
+  CHECK(count["merge cache hit"] == 2);
+  CHECK(rt.profile().merge_cache_hits == 2);
+}
+
 TEST_CASE("observe: --dot writes compact graphs, collapses large batches and renders SVG with Graphviz") {
   TempDir dir;
   const std::string small = record_small(dir);
@@ -339,7 +364,13 @@ TEST_CASE("observe: arrvm bench --json/--csv, and bench/plot.py draws them") {
     CHECK(row["program"] == "leibnitz_pi");
     CHECK(row["status"] == "ok");
     CHECK(row["speedup"].get<double>() > 0.0);
+    CHECK(row["time_min_s"].get<double>() <= row["time_s"].get<double>() * (1 + 1e-12));
+    CHECK(row["time_max_s"].get<double>() >= row["time_s"].get<double>() * (1 - 1e-12));
   }
+  // The table: times with four significant digits (no 0.000), the spread and the noise note.
+  CHECK(r.out.find("spread") != std::string::npos);
+  CHECK(r.out.find("tens of percent") != std::string::npos);
+  CHECK(r.out.find(" 0.000 ") == std::string::npos);
   const std::string csv = read_file(dir.file("b.csv"));
   CHECK(csv.rfind("program,n,iterations,backend,fuser,status,", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);

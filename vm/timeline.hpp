@@ -69,6 +69,8 @@ class ScopedSpan {
 
   // Adds an argument shown with the span (e.g. a count known only at its end).
   void arg(std::string name, int64_t value) { args_.emplace_back(std::move(name), value); }
+  // Names the span for what turned out to happen in it (a static string).
+  void rename(const char* name) { name_ = name; }
 
  private:
   Timeline* timeline_;

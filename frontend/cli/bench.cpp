@@ -185,12 +185,13 @@ RunResult run_once(const Program& p, const Size& size, const Vm& vm) {
 
 struct Row {
   std::string backend, fuser;
-  RunResult timed;       // the mean of the timed runs (checksum: the last one)
-  double cost = 0;       // the first warm-up's, summed over its batches
-  uint64_t batches = 0;  // the first warm-up's
-  double fusion_s = 0;   // the warm-ups': the fuser ran on every new batch
-  std::string error;     // a run threw
-  std::string mismatch;  // a checksum disagreed with NumPy
+  RunResult timed;                  // the mean of the timed runs (checksum: the last one)
+  double fastest = 0, slowest = 0;  // the timed runs' extremes (seconds)
+  double cost = 0;                  // the first warm-up's, summed over its batches
+  uint64_t batches = 0;             // the first warm-up's
+  double fusion_s = 0;              // the warm-ups': the fuser ran on every new batch
+  std::string error;                // a run threw
+  std::string mismatch;             // a checksum disagreed with NumPy
 };
 
 bool close_enough(double got, double want, double rtol) {
@@ -268,6 +269,8 @@ Row measure(const BenchOptions& o, const Program& p, const std::string& backend,
     for (int i = 0; i < o.repeat; ++i) {
       const RunResult r = run_once(p, size, vm);
       row.timed.seconds += r.seconds / o.repeat;
+      row.fastest = i == 0 ? r.seconds : std::min(row.fastest, r.seconds);
+      row.slowest = std::max(row.slowest, r.seconds);
       row.timed.kernels = r.kernels;
       row.timed.checksum = r.checksum;
       checksums.push_back(r.checksum);
@@ -313,10 +316,20 @@ std::string rpad(const std::string& s, std::size_t w) {
   return s.size() >= w ? " " + s : std::string(w - s.size(), ' ') + s;
 }
 
+// Seconds with four significant digits (a tiny run's 0.000123 s, not 0.000).
+std::string seconds_text(double s) {
+  return fmt(s < 1e-3 ? "%.3e" : "%.4g", s);
+}
+
+// The timed runs' spread, (slowest - fastest) / mean, in percent.
+std::string spread_text(const Row& r) {
+  return r.timed.seconds > 0 ? fmt("%.0f%%", 100 * (r.slowest - r.fastest) / r.timed.seconds) : "-";
+}
+
 void print_header(std::ostream& out) {
-  out << pad("program", 18) << pad("size", 16) << pad("backend", 8) << pad("fuser", 12) << rpad("time[s]", 9)
-      << rpad("cost", 11) << rpad("batches", 9) << rpad("kernels", 9) << rpad("fusion[s]", 10)
-      << rpad("numpy[s]", 10) << rpad("speedup", 9) << "  check\n";
+  out << pad("program", 18) << pad("size", 16) << pad("backend", 8) << pad("fuser", 12) << rpad("time[s]", 10)
+      << rpad("spread", 7) << rpad("cost", 11) << rpad("batches", 9) << rpad("kernels", 9)
+      << rpad("fusion[s]", 10) << rpad("numpy[s]", 10) << rpad("speedup", 9) << "  check\n";
 }
 
 void print_row(std::ostream& out, const Program& p, const Size& size, const Row& r, const NumpyResult& numpy,
@@ -328,9 +341,9 @@ void print_row(std::ostream& out, const Program& p, const Size& size, const Row&
     out << "  ERROR: " << r.error << "\n";
     return;
   }
-  out << rpad(fmt("%.3f", r.timed.seconds), 9) << rpad(fmt("%.4g", r.cost), 11)
+  out << rpad(seconds_text(r.timed.seconds), 10) << rpad(spread_text(r), 7) << rpad(fmt("%.4g", r.cost), 11)
       << rpad(std::to_string(r.batches), 9) << rpad(std::to_string(r.timed.kernels), 9)
-      << rpad(fmt("%.3f", r.fusion_s), 10) << rpad(fmt("%.3f", numpy.seconds), 10)
+      << rpad(seconds_text(r.fusion_s), 10) << rpad(seconds_text(numpy.seconds), 10)
       << rpad(fmt("%.2fx", numpy.seconds / r.timed.seconds), 9) << "  "
       << (r.mismatch.empty() ? "ok" : "MISMATCH: " + r.mismatch) << "\n";
 }
@@ -364,6 +377,8 @@ nlohmann::ordered_json records_json(const BenchOptions& o, const std::string& co
     j["message"] = !r.error.empty() ? r.error : r.mismatch;
     const bool ok = r.error.empty();
     j["time_s"] = ok ? nlohmann::ordered_json(r.timed.seconds) : nlohmann::ordered_json();
+    j["time_min_s"] = ok ? nlohmann::ordered_json(r.fastest) : nlohmann::ordered_json();
+    j["time_max_s"] = ok ? nlohmann::ordered_json(r.slowest) : nlohmann::ordered_json();
     j["cost"] = r.cost;
     j["batches"] = r.batches;
     j["kernels"] = r.timed.kernels;
@@ -516,6 +531,9 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
       << fusers << ", cost model " << shown.cost << "\n"
       << "time, kernels: mean of " << o.repeat << " run(s) after warm-ups (kernel and merge cache warm: "
       << "warm-ups go on until a run misses the merge cache no more, at most " << kMaxWarmUps << ")\n"
+      << "spread: (slowest - fastest) / mean of those runs. On a shared or loaded machine a program's time "
+      << "moves by tens of percent between runs and processes: compare rows of one table, and use --repeat 5 "
+      << "or more for a number to quote\n"
       << "cost (summed over batches), batches: the first warm-up's; fusion: the warm-ups' (merge cache cold "
       << "at the first's start)\n\n";
   print_header(out);
