@@ -4,7 +4,8 @@
 # benchmark table (arrvm bench) at tiny sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+# Only what the demo runs: the demo program, the arrvm program, the Python extension.
+./scripts/setup.sh arrvm_demo arrvm_cli arrvm_python
 build_dir=${ARRVM_BUILD_DIR:-build}
 trace="$build_dir/demo.trace"
 ARRVM_TRACE="$trace" "$build_dir/arrvm_demo"

@@ -2,6 +2,9 @@
 # Installs the Debian packages libarrvm needs (only those missing) and builds
 # it in Release into build/ (or $ARRVM_BUILD_DIR). ARRVM_SANITIZE=1 builds
 # with AddressSanitizer + UndefinedBehaviorSanitizer instead.
+#   scripts/setup.sh [TARGET ...]   builds only those CMake targets (the demo:
+#                                   the library, the arrvm program, the Python
+#                                   extension); none: everything (the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,5 +36,9 @@ if [ "${ARRVM_SANITIZE:-0}" = "1" ]; then
   cmake_args+=(-DARRVM_SANITIZE=ON)
 fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
-echo "setup: built into $build_dir"
+if [ $# -gt 0 ]; then
+  cmake --build "$build_dir" -j"$(nproc)" --target "$@"
+else
+  cmake --build "$build_dir" -j"$(nproc)"
+fi
+echo "setup: built ${*:-everything} into $build_dir"
