@@ -13,6 +13,7 @@
 #include "engine/fusion_stage.hpp"
 #include "rewrite/batch_users.hpp"
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/length_class.hpp"
 #include "vm/log.hpp"
@@ -24,6 +25,7 @@ namespace arrvm {
 
 Runtime::Runtime(Config config) : config_(std::move(config)), rewrites_(config_, &profile_) {
   configure_logging(config_.log);
+  init_hashing();  // (before any thread of this VM hashes: vm/hash.hpp)
   // The machine cost model's parameters: measured on this host once (cached).
   if (config_.cost == "machine") fusion::set_machine_costs(calibrated_machine_costs(config_));
   check_fuser_name(config_.fuser);

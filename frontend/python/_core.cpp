@@ -748,7 +748,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("flush", []() { vm().flush(); });
   m.def("profile_json", []() { return vm().profile_json(); });
   m.def("write_profile", []() {
-    if (vm().config_value("profile").empty()) return;
+    try {
+      if (vm().config_value("profile").empty()) return;
+    } catch (const std::exception&) {
+      return;  // no VM (a bad configuration, whose error the program already got): nothing to report
+    }
     try {
       vm().flush();  // at exit: an error of a pending batch has no reader left
     } catch (const std::exception&) {

@@ -8,8 +8,11 @@
 //   auto b = arrvm::sqrt(a * 2.0 + 1.0).sum(1);   // nothing computed yet
 //   std::vector<double> v = b.to_vector<double>();  // runs the batch
 //
-// Semantics follow NumPy 2: broadcasting, type promotion (Python scalars are
-// "weak": int32_array + 1 stays int32, float32_array + 0.5 stays float32),
+// Semantics follow NumPy 2 (NEP 50): broadcasting, type promotion (C++
+// numbers are "weak" like NumPy 2's Python scalars: int32_array + 1 stays
+// int32, float32_array + 0.5 stays float32, whatever the value; the Python
+// package instead follows NumPy 1.24, whose Python scalars also promote by
+// value, as its users' NumPy does),
 // `/` is true division, `%` is NumPy's remainder, sum/prod/cumsum/cumprod
 // accumulate in int64/uint64 for bools and integers.
 //
