@@ -429,3 +429,28 @@ TEST_CASE("replay --dot draws dependencies, fuse-preventing edges and blocks") {
   CHECK(dot.find("  i0 -> i4;") != std::string::npos);
   CHECK(dot.find("color=red") != std::string::npos);
 }
+
+// Every benchmark program's trace (recorded at its tiny size) replays and
+// verifies every sync with no optional pass (ARRVM_PASSES=none: the batches
+// as issued, the fuser's blocks as they are, scalar libm) and with all of
+// them, on ref and cpu.
+TEST_CASE("replay: the programs' traces verify with ARRVM_PASSES=none and with every pass") {
+  TempDir dir;
+  const RunResult rec =
+      run_cli(dir, "bench --size tiny --fusers greedy --backends ref --record '" + dir.file("traces") + "'");
+  REQUIRE(rec.code == 0);
+  int traces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("traces"))) {
+    ++traces;
+    const std::string trace = entry.path().string();
+    for (const char* passes : {"none", "default"}) {
+      CAPTURE(trace);
+      CAPTURE(passes);
+      const RunResult r = run_cli(dir, "replay '" + trace + "' --fusers greedy --backends ref,cpu",
+                                  std::string("ARRVM_PASSES=") + passes + " ");
+      INFO(r.out);
+      CHECK(r.code == 0);
+    }
+  }
+  CHECK(traces == 15);
+}
