@@ -13,10 +13,12 @@ echo
 echo "== arrvm replay $trace"
 "$build_dir/arrvm" replay "$trace"
 echo
-echo "== arrvm bench --size tiny --fusers singleton,linear,greedy"
+echo "== ARRVM_EAGER=off arrvm bench --size tiny --repeat 3 --fusers singleton,linear,greedy"
 # The benchmark table at tiny sizes (times are too short to mean much; the
 # partition costs and the checksums against NumPy are the point here).
-"$build_dir/arrvm" bench --size tiny --fusers singleton,linear,greedy
+# (ARRVM_EAGER=off: at tiny sizes the eager path would run every operation
+# at once, and no fuser would have a batch to partition.)
+ARRVM_EAGER=off "$build_dir/arrvm" bench --size tiny --repeat 3 --fusers singleton,linear,greedy
 echo
 echo "== python3 -m arrvm examples/python/heat.py: an unmodified NumPy script, NumPy vs arrvm"
 PYTHONPATH="$PWD/$build_dir/python" /usr/bin/python3 bench/python/speedup.py examples/python/heat.py 1000 100

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -281,6 +282,31 @@ TEST_CASE("observe: --dot writes compact graphs, collapses large batches and ren
     if (f.path().extension() == ".dot") all += read_file(f.path().string());
   }
   CHECK(all.find(", 0.1)") != std::string::npos);  // constants as short as they read back
+  // No dangling node (an edge's ends are declared nodes) and no repeated edge.
+  std::size_t declared = 0;
+  for (const auto& f : fs::directory_iterator(dir.file("small"))) {
+    if (f.path().extension() != ".dot") continue;
+    std::set<std::string> nodes;
+    std::set<std::pair<std::string, std::string>> edges;
+    std::istringstream lines(read_file(f.path().string()));
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream w(line);
+      std::string a, arrow, b;
+      w >> a >> arrow;
+      if (arrow == "->") {
+        w >> b;
+        if (!b.empty() && b.back() == ';') b.pop_back();
+        CHECK(edges.insert({a, b}).second);
+        CAPTURE(line);
+        CHECK(nodes.count(a) == 1);
+        CHECK(nodes.count(b) == 1);
+      } else if (arrow.rfind("[label=", 0) == 0) {
+        nodes.insert(a);
+      }
+    }
+    declared += nodes.size();
+  }
+  CHECK(declared > 0);
   const Run r2 = run_cli(dir, "ARRVM_BACKEND=ref ARRVM_FUSER=greedy",
                          "replay '" + large + "' --dot '" + dir.file("large") + "'");
   REQUIRE(r2.code == 0);

@@ -187,6 +187,7 @@ struct Row {
   std::string backend, fuser;
   RunResult timed;                  // the mean of the timed runs (checksum: the last one)
   double fastest = 0, slowest = 0;  // the timed runs' extremes (seconds)
+  int runs = 0;                     // timed runs
   double cost = 0;                  // the first warm-up's, summed over its batches
   uint64_t batches = 0;             // the first warm-up's
   double fusion_s = 0;              // the warm-ups': the fuser ran on every new batch
@@ -271,6 +272,7 @@ Row measure(const BenchOptions& o, const Program& p, const std::string& backend,
       row.timed.seconds += r.seconds / o.repeat;
       row.fastest = i == 0 ? r.seconds : std::min(row.fastest, r.seconds);
       row.slowest = std::max(row.slowest, r.seconds);
+      ++row.runs;
       row.timed.kernels = r.kernels;
       row.timed.checksum = r.checksum;
       checksums.push_back(r.checksum);
@@ -318,12 +320,13 @@ std::string rpad(const std::string& s, std::size_t w) {
 
 // Seconds with four significant digits (a tiny run's 0.000123 s, not 0.000).
 std::string seconds_text(double s) {
-  return fmt(s < 1e-3 ? "%.3e" : "%.4g", s);
+  return s == 0 ? "0" : fmt(s < 1e-3 ? "%.3e" : "%.4g", s);
 }
 
 // The timed runs' spread, (slowest - fastest) / mean, in percent.
 std::string spread_text(const Row& r) {
-  return r.timed.seconds > 0 ? fmt("%.0f%%", 100 * (r.slowest - r.fastest) / r.timed.seconds) : "-";
+  return r.runs > 1 && r.timed.seconds > 0 ? fmt("%.0f%%", 100 * (r.slowest - r.fastest) / r.timed.seconds)
+                                           : "-";
 }
 
 void print_header(std::ostream& out) {
