@@ -2,9 +2,11 @@
 block is compiled against the built library and run (a fragment without
 main() runs as main's body), every ```python block and every
 `python3 -c '...'` command of a shell block runs with the built package. The
-other lines of shell blocks name scripts and files that must exist (the
-build, install and fuzz commands themselves run in CI's own script and in
-the install_consumers test). Blocks of other languages (text, cmake, trace
+other lines of shell blocks name scripts and files that must exist; the
+commands themselves run elsewhere in CI: the README's two (.ci/run runs
+both), the install and its find_package and pkg-config consumers
+(install_consumers), the fuzz script (scripts/test.sh, 20 s); the hour-long
+fuzz run and an install into /opt are not run. Blocks of other languages (text, cmake, trace
 lines, diagrams) are formats and outputs, not programs."""
 import glob
 import os
