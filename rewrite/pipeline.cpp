@@ -51,8 +51,4 @@ void RewritePipeline::run(PassStage stage, RewriteBatch& batch, RewriteContext& 
   }
 }
 
-bool RewritePipeline::any(PassStage stage) const {
-  return std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.stage == stage; });
-}
-
 }  // namespace arrvm

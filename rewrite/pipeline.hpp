@@ -34,8 +34,6 @@ class RewritePipeline {
 
   // Runs the stage's passes that are on, in order.
   void run(PassStage stage, RewriteBatch& batch, RewriteContext& ctx) const;
-  // Whether any pass of the stage is on.
-  bool any(PassStage stage) const;
 
  private:
   struct Step {
