@@ -1,5 +1,5 @@
 // Whole-array updates split at the box the next update writes
-// (rewrite/box_split.hpp; issue 17, lattice_boltzmann's `F *= 1 - omega;
+// (rewrite/box_split.hpp; lattice_boltzmann's `F *= 1 - omega;
 // F += omega * FEQ; F[1:] *= BOUNDi; F[1:] += BB[1:]`): the rewrite itself
 // (pieces, their order, the temporary renamed per piece), that it happens
 // where the header says and nowhere else, and that every program computes

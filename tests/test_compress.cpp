@@ -1,4 +1,4 @@
-// `compress` and length classes (issue 14; vm/length_class.hpp;
+// `compress` and length classes (vm/length_class.hpp;
 // fusion/README.md "Length classes"), with seed 003's programs as bytecode:
 // normalize2 (two sums, one of the positive elements, then two maps) runs as
 // 2 kernels with `gts` never materialized; filterLeft fuses a map and a

@@ -1,5 +1,5 @@
 // Fills of a matrix's diagonal or column fold into its producer's shape
-// (rewrite/fill_fold.hpp; issue 17, nbody's `diagonal(f)[:] = 0.0`): for
+// (rewrite/fill_fold.hpp; nbody's `diagonal(f)[:] = 0.0`): for
 // lines of every kind the header allows (diagonals above and below, partial
 // ones, anti-diagonals in both directions, columns, two columns over per
 // row) and lines it does not, on ref and fused on cpu and opencl, the matrix

@@ -1,5 +1,5 @@
 // A fill of a stack of planes split at the planes the next instructions
-// update one at a time (rewrite/fill_split.hpp; issue 17, lattice_boltzmann's
+// update one at a time (rewrite/fill_split.hpp; lattice_boltzmann's
 // `BB = zeros(F.shape); BB[OPP[q]] += T[q]`): the rewrite itself (pieces,
 // their order, the folds into the claimers), that it happens where the
 // header says and nowhere else, and that NumPy-style programs, written and

@@ -1,4 +1,4 @@
-// Gathers pull their producers in (rewrite/gather_pull.hpp; issue 14, seed
+// Gathers pull their producers in (rewrite/gather_pull.hpp; seed
 // 000's traversal orders): the rewrite's shape on a hand-built batch, the
 // conditions under which it must not happen, a chain pulled in whole into
 // one kernel, an index out of range raised as before; and on random

@@ -99,7 +99,7 @@ TEST_CASE("never-written inputs read as 0 in every opcode kind, view kind, size,
   }
 }
 
-TEST_CASE("the three view patterns of issue 18 run with NumPy's meaning on every backend") {
+TEST_CASE("three overlapping view patterns run with NumPy's meaning on every backend") {
   struct Pattern {
     const char* name;
     int64_t nelem;

@@ -1,5 +1,5 @@
 // Stores forwarded to their readers and dead stores dropped
-// (rewrite/store_forward.hpp; issue 17, lattice_boltzmann's `T[:] = F;
+// (rewrite/store_forward.hpp; lattice_boltzmann's `T[:] = F;
 // T[1:] *= BOUND; BB[OPP[q]] += T[q]`, then the next step's `T[:] = F`):
 // the rewrite itself, each condition that keeps a chain, and NumPy-style
 // programs equal to ref byte for byte with the pass on and off, under

@@ -127,7 +127,7 @@ TEST_CASE("may_overlap and is_injective equal brute-force enumeration on 100000 
   CHECK(not_injective > 10000);
 }
 
-TEST_CASE("overlap: the view patterns of issue 18's rejected traces share no element") {
+TEST_CASE("overlap: the view patterns of once-rejected traces share no element") {
   // sin: transposed output vs strided input of one base
   CHECK_FALSE(may_overlap(view(0, 18, {3, 2}, {1, 36}), view(0, 26, {3, 2}, {36, 2})));
   // identity: broadcast input vs interleaved output rows

@@ -19,7 +19,7 @@ const char* to_string(CacheMode mode);  // "on", "memory", "off"
 std::optional<CacheMode> parse_cache_mode(std::string_view name);
 
 struct Config {
-  std::string backend = "cpu";      // ARRVM_BACKEND (DESIGN.md: cpu is the default)
+  std::string backend = "cpu";      // ARRVM_BACKEND
   std::string fuser = "greedy";     // ARRVM_FUSER
   std::string cost = "bohrium";     // ARRVM_COST
   int64_t batch = 4096;             // ARRVM_BATCH

@@ -1,5 +1,5 @@
 // Length classes: what the VM knows about arrays whose length depends on the
-// data (issue 14; seed 003 §3 "size inference"; fusion/README.md "Length
+// data (seed 003 §3 "size inference"; fusion/README.md "Length
 // classes"). A `compress` writes the elements of its values where its mask
 // is true into a whole base of at least as many elements (its capacity);
 // how many (L) is known only when it runs. That base is the root of a

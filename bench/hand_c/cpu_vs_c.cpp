@@ -1,4 +1,4 @@
-// cpu_vs_c: the cpu backend against hand-written C+OpenMP (issue 4). Every
+// cpu_vs_c: the cpu backend against hand-written C+OpenMP. Every
 // program of the benchmark suite (programs/registry.cpp) runs on
 // libarrvm fused by greedy on the cpu backend with a warm kernel cache, and
 // as its hand-written twin (bench/hand_c/hand_*.c, compiled with the JIT's

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A gather of a computed array, from NumPy code, with and without the
-engine pulling the gather's producer in (the pull-gathers pass, ARRVM_PASSES; issue 14,
+engine pulling the gather's producer in (the pull-gathers pass, ARRVM_PASSES;
 rewrite/gather_pull.hpp), in one run: `(a * b + 1.0)[idx].sum()` with
 |a| = |b| = N random float64 and a NumPy index array of M positions. Prints
 one line per setting: the best of REPEAT runs (after a warm-up) and the

@@ -1,4 +1,4 @@
-// Element comparison for the mpi tests: equal, or within DESIGN.md's
+// Element comparison for the mpi tests: equal, or within the trace format's
 // tolerances for floats (a distributed reduction adds in another order);
 // NaN equals NaN.
 #pragma once

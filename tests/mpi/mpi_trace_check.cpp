@@ -1,7 +1,7 @@
 // A trace on the mpi backend against ref, run under mpirun: every event of
 // the trace goes to two Runtimes (ref, and mpi on ARRVM_MPI_NODE_BACKEND),
 // every sync and, at the end, every base the trace leaves live are read from
-// both and compared (DESIGN.md's tolerances). Unlike `arrvm replay`, this
+// both and compared (the trace format's tolerances: docs/reference.md). Unlike `arrvm replay`, this
 // checks traces whose syncs carry no contents (tests/data/fig3.trace) and
 // the final state of every array, not only what the program read.
 //

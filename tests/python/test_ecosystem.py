@@ -1,4 +1,4 @@
-"""The scoped drop-in (issue 42): under `python3 -m arrvm`, the user's code
+"""The scoped drop-in: under `python3 -m arrvm`, the user's code
 gets arrvm for `numpy` while SciPy and matplotlib import the real NumPy, take
 arrvm arrays and give back NumPy arrays that arrvm code keeps using. The
 script's results equal those of the same script under plain python."""

@@ -1,4 +1,4 @@
-"""float32 sums (issue 42): on every backend and thread count, a float32
+"""float32 sums: on every backend and thread count, a float32
 add-reduce of ten million elements is at least as accurate as NumPy's
 pairwise sum of the same data (arrvm sums in float64 and rounds once:
 vm/opcode.hpp accumulator_dtype), and the result's dtype is NumPy's."""

@@ -1,4 +1,4 @@
-"""The reproducers of issue 42 (NumPy's answer where arrvm was wrong or
+"""Reproducers of answers arrvm once got wrong or refused (NumPy's answer where arrvm was wrong or
 refused), each compared with the installed NumPy: value, dtype, exception
 class. The same expression runs with `xp` = numpy and `xp` = arrvm."""
 import warnings

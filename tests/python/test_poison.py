@@ -1,4 +1,4 @@
-"""Run-time failures through the Python binding (issue 18): an index out of
+"""Run-time failures through the Python binding: an index out of
 range raises NumPy's IndexError at the indexing expression, and a kernel
 that fails to compile poisons what it computes: reading it raises, never
 silent zeros, and arrays that need no kernel stay readable. Each case runs

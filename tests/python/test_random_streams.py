@@ -1,4 +1,4 @@
-"""arrvm.random gives NumPy's streams (issue 42): after seed(s), the legacy
+"""arrvm.random gives NumPy's streams: after seed(s), the legacy
 functions, and default_rng(s)'s methods, give NumPy's numbers for 5 seeds,
 as arrvm arrays; arrvm.random.Philox stays arrvm's own generator."""
 import os
