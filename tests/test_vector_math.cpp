@@ -129,8 +129,8 @@ bool calls_vector_variant(const std::string& dir) {
 // Runs every function in precision T on cpu (vector math `mode`) and ref;
 // returns the largest ulp distance per function.
 template <typename T>
-std::vector<int64_t> compare_all(const std::string& cache_dir, const std::string& mode,
-                                 const std::string& cc) {
+std::vector<int64_t> compare_all(const std::string& cache_dir, const std::string& mode, const std::string& cc,
+                                 uint64_t* fired = nullptr) {
   const Vm ref({{"backend", "ref"}, {"fuser", "singleton"}});
   const Vm cpu = cpu_vm(cache_dir, mode, cc);
   std::vector<int64_t> worst;
@@ -168,6 +168,7 @@ std::vector<int64_t> compare_all(const std::string& cache_dir, const std::string
     }
     worst.push_back(w);
   }
+  if (fired != nullptr) *fired = cpu.runtime().profile().pass("vector-math");
   return worst;
 }
 
@@ -185,8 +186,10 @@ TEST_CASE("vector math: every function within 4 ulp of ref's scalar libm, specia
   const auto& names = arrvm::vector_math_functions();
   if (names.empty()) return;  // (no libmvec: the next case checks the scalar path)
   cputest::TempDir dir;
-  const std::vector<int64_t> d64 = compare_all<double>(dir.path(), "on", "cc");
+  uint64_t fired = 0;
+  const std::vector<int64_t> d64 = compare_all<double>(dir.path(), "on", "cc", &fired);
   CHECK(calls_vector_variant(dir.path()));
+  CHECK(fired > 0);  // the profile counts the kernels that call libmvec
   const std::vector<int64_t> d32 = compare_all<float>(dir.path(), "on", "cc");
   std::printf("vector math, largest ulp from ref (float64 / float32):");
   for (std::size_t i = 0; i < d64.size(); ++i) {
@@ -200,9 +203,11 @@ TEST_CASE("vector math: every function within 4 ulp of ref's scalar libm, specia
 TEST_CASE("vector math: off, and refused by the compiler, every value is ref's bit for bit") {
   cputest::TempDir dir;
   SUBCASE("ARRVM_PASSES=-vector-math") {
-    const std::vector<int64_t> d = compare_all<double>(dir.path(), "off", "cc");
+    uint64_t fired = 1;
+    const std::vector<int64_t> d = compare_all<double>(dir.path(), "off", "cc", &fired);
     for (int64_t v : d) CHECK(v == 0);
     CHECK(!calls_vector_variant(dir.path()));
+    CHECK(fired == 0);
   }
   SUBCASE("a compiler that rejects `omp declare simd`: scalar calls, a warning, the same values") {
     // A cc that fails on any source with the declarations.

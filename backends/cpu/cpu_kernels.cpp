@@ -84,6 +84,10 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
     dialect.vector_functions = vector_functions_;
     source = codegen::CPrinter(dialect).print(k, name);
   }
+  // The vector-math pass fired: this kernel calls libmvec's variants.
+  if (!vector_functions_.empty() && source.find("omp declare simd") != std::string::npos) {
+    profile().count_pass("vector-math", 1);
+  }
   const KernelCacheStats before = cache_.stats();
   void* fn = nullptr;
   if (queue_) {  // tiered: found in memory or on disk now, else compiled by a worker
