@@ -5,7 +5,6 @@
 
 #include "rewrite/batch_users.hpp"
 #include "rewrite/defer.hpp"
-#include "rewrite/pass.hpp"
 #include "vm/base_map.hpp"
 #include "vm/error.hpp"
 #include "vm/opcode.hpp"
@@ -587,23 +586,6 @@ std::vector<std::pair<BaseId, BaseId>> CopyBack::rewrite(std::vector<Instruction
   }
   spare_batch_buffer() = std::move(out);
   return renames;
-}
-
-uint64_t run_copy_rename(RewriteBatch& batch, RewriteContext& ctx) {
-  if (!ctx.can_rename || ctx.copy_back == nullptr) return 0;
-  CopyBack::Env env;
-  env.live = [&](BaseId b, DType* dtype, int64_t* nelem) {
-    const BaseInfo* info = ctx.bases->find(b);
-    if (info == nullptr || info->klass >= 0) return false;
-    *dtype = info->dtype;
-    *nelem = info->nelem;
-    return true;
-  };
-  env.adopted = ctx.adopted;
-  env.new_base = ctx.new_unfilled;
-  const std::size_t before = ctx.copy_back->renamed();
-  ctx.renames = ctx.copy_back->rewrite(batch.instrs, batch.origin, env);
-  return ctx.copy_back->renamed() - before;
 }
 
 }  // namespace arrvm

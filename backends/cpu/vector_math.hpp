@@ -5,9 +5,9 @@
 // declared `omp declare simd` (glibc's <math.h> does so only under
 // -ffast-math, which we do not use: it drops NaN and infinity semantics);
 // it then calls libmvec's variant (`_ZGVdN4vv_pow`: four doubles at once,
-// AVX2) in place of four scalar calls. water_ice's `power(s, 1.5)` and
-// black_scholes' `exp`/`log` are most of their kernels' time with scalar
-// calls (docs/architecture.md, "Vector math").
+// AVX2) in place of four scalar calls. With scalar calls, a `power`, `exp`
+// or `log` is most of an elementwise kernel's time (docs/architecture.md,
+// "Vector math").
 //
 // The values are not ref's bit for bit: libmvec's results are within a few
 // ulp of the scalar ones (tests/test_vector_math.cpp measures the largest
