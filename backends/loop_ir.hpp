@@ -174,6 +174,7 @@ struct LoweredBlock {
 //                                     (equal constants one slot)
 //   contract      (loop_contract.cpp) bases created and freed in the block become temporaries;
 //                                     a stored value is forwarded to later reads of its view;
+//                                     a store the next write of its elements overwrites goes;
 //                                     the reads of one view share a slot
 //   schedule      (loop_schedule.cpp) the loop nest for the target
 //   stride_classes(loop_ir.cpp)       unit / zero strides along the innermost loop as constants

@@ -162,6 +162,47 @@ TEST_CASE("lower: without its free, the temporary stays an array, and its reader
   CHECK(l.kernel.body[2].in[0].kind == codegen::ArgKind::Temp);
 }
 
+// acc = 0; acc += x, `n` times (an in-place update of a loop, fused): with
+// `between`, y = the other half of acc's base * 2 is read between the fill
+// and the first update.
+Batch updated_in_place(int n, bool between) {
+  Batch b;
+  const BaseId acc = b.base(DType::Float64, 16), x = b.base(DType::Float64, 8), y = b.base(DType::Float64, 8);
+  const View a = whole(acc, {8});
+  View other = a;
+  other.offset = 8;
+  b.add(make(Opcode::Identity, a, {Operand::of(Scalar::of_double(DType::Float64, 0.0))}));
+  if (between) {
+    b.add(make(Opcode::Multiply, whole(y, {8}),
+               {v(other), Operand::of(Scalar::of_double(DType::Float64, 2.0))}));
+  }
+  for (int i = 0; i < n; ++i) b.add(make(Opcode::Add, a, {v(a), v(whole(x, {8}))}));
+  return b;
+}
+
+int stores(const codegen::LoweredBlock& l) {
+  int n = 0;
+  for (const codegen::Stmt& st : l.kernel.body) n += st.out.kind == codegen::ArgKind::View;
+  return n;
+}
+
+TEST_CASE("lower: an array updated in place n times in one block is stored once, by its last write") {
+  for (Target target : {Target::Cpu, Target::OpenCl}) {
+    const Batch b = updated_in_place(5, false);
+    const codegen::LoweredBlock l = codegen::lower(b.instrs, all(b), target);
+    CHECK(stores(l) == 1);
+    CHECK(l.kernel.views.size() == 2);  // acc (written once) and x (one slot for its five reads)
+    CHECK(l.kernel.body.back().out.kind == codegen::ArgKind::View);
+    CHECK(l.kernel.body.back().op == Opcode::Add);
+    // Every update but the first reads the previous one's temporary.
+    CHECK(l.kernel.body.size() == 6);
+  }
+  // A read of the base between two writes (another view: it reads memory) keeps the first store.
+  const Batch k = updated_in_place(2, true);
+  const codegen::LoweredBlock l = codegen::lower(k.instrs, all(k), Target::Cpu);
+  CHECK(stores(l) == 3);  // acc = 0, y, the last update
+}
+
 TEST_CASE("lower: a reduction is the innermost sequential sweep") {
   const Batch rows = reduce_rows(1);
   const codegen::LoweredBlock r1 = codegen::lower(rows.instrs, all(rows), Target::Cpu);
