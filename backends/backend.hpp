@@ -130,6 +130,11 @@ class Backend {
     return false;
   }
 
+  // The floating-point flags (vm/fp_flags.hpp) raised since the last call
+  // by threads of the backend other than the one that calls execute() and
+  // run_now() (the VM reads that one's itself), each thread's cleared.
+  virtual uint32_t take_fp_flags() { return 0; }
+
   // How far the last execute() got: blocks [0, done) of its partition
   // completed. When execute() throws, block `done` is the one that failed
   // and the blocks after it did not run.

@@ -117,11 +117,11 @@ std::string op_body(Opcode op, DType t) {
       if (f) return "return a / b;";
       if (s) {
         return subst(
-            "if (b == 0) return 0; if (b == -1) return ($T)(($U)0 - ($U)a);"
+            "if (b == 0) { ARRVM_DIV0(); return 0; } if (b == -1) return ($T)(($U)0 - ($U)a);"
             " $T q = ($T)(a / b); if (($T)(a % b) != 0 && ((a < 0) != (b < 0))) --q; return q;",
             t);
       }
-      return subst("if (b == 0) return 0; return ($T)(a / b);", t);
+      return subst("if (b == 0) { ARRVM_DIV0(); return 0; } return ($T)(a / b);", t);
     case O::Mod:
       if (f) {
         return subst(
@@ -132,11 +132,11 @@ std::string op_body(Opcode op, DType t) {
       }
       if (s) {
         return subst(
-            "if (b == 0 || b == -1) return 0; $T r = ($T)(a % b);"
+            "if (b == 0) { ARRVM_DIV0(); return 0; } if (b == -1) return 0; $T r = ($T)(a % b);"
             " if (r != 0 && ((r < 0) != (b < 0))) r = ($T)(r + b); return r;",
             t);
       }
-      return subst("if (b == 0) return 0; return ($T)(a % b);", t);
+      return subst("if (b == 0) { ARRVM_DIV0(); return 0; } return ($T)(a % b);", t);
     case O::Power:
       if (f) return subst("return pow$F(a, b);", t);
       return subst(

@@ -16,7 +16,11 @@ namespace arrvm::codegen {
 
 // What a dialect of C changes in the helpers and the translation unit.
 struct CDialect {
-  std::string prelude = "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n";
+  // ARRVM_DIV0(): an integer division by zero raises the divide-by-zero
+  // flag, as NumPy's does (vm/fp_flags.hpp).
+  std::string prelude =
+      "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
+      "#define ARRVM_DIV0() do { volatile double arrvm_z_ = 0.0; arrvm_z_ = 1.0 / arrvm_z_; } while (0)\n";
   std::string kernel_qualifier;  // e.g. "__kernel " in OpenCL
   std::string global_qualifier;  // address space of array pointers
   // A float32 -> int conversion compares in float, not double (a device

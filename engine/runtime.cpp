@@ -13,6 +13,7 @@
 #include "engine/fusion_stage.hpp"
 #include "rewrite/batch_users.hpp"
 #include "vm/error.hpp"
+#include "vm/fp_flags.hpp"
 #include "vm/hash.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/length_class.hpp"
@@ -189,6 +190,7 @@ void Runtime::accept_last() {
   ++profile_.instructions;
   const Instruction& instr = batch_.back();
   const bool is_sync = instr.op == Opcode::Sync;
+  const bool is_free = instr.op == Opcode::Free;
   const BaseId synced = instr.out.base;
   if (trace_ && !classes && !is_sync) trace_->instruction(instr);
   if (classes) {
@@ -233,6 +235,7 @@ void Runtime::accept_last() {
   } else if (static_cast<int64_t>(batch_.size()) >= config_.batch) {
     flush_full();
   }
+  if (!is_free) report_fp();
 }
 
 void Runtime::flush_full() {
@@ -314,6 +317,11 @@ void Runtime::record_sync(BaseId id) {
 //            kernel launch
 void Runtime::flush() {
   run_batch(-1);
+  report_fp();
+}
+
+void Runtime::report_fp() {
+  if (fp_flags_ != 0 && fp_report_) fp_report_();
 }
 
 void Runtime::init_rewrite_context() {
@@ -402,15 +410,18 @@ void Runtime::run_batch(BaseId synced) {
   profile_.blocks_bounded += bound_blocks(batch_, &partition, kMaxBlockViews);
   batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   std::exception_ptr interrupted;  // rethrown once the flush's books are done
+  fp_flags_clear();
   try {
     ScopedSpan t(profile_, &profile_.exec_s, "execute");
     backend_->execute(batch_, partition);
+    note_fp_flags(batch_);
   } catch (const InternalError&) {
     batch_.clear();
     batch_origin_.clear();
     forget_touched();
     throw;
   } catch (...) {
+    note_fp_flags(batch_);
     contain_failure(partition, backend_->progress().done, std::current_exception());
     if (is_interrupt(std::current_exception())) interrupted = std::current_exception();
   }
@@ -520,6 +531,7 @@ void Runtime::read(BaseId id, void* dst, std::size_t bytes) {
   backend_->copy_to_host(id, dst);
   profile_.bytes_to_host += bytes;
   if (trace_) trace_->sync(id, dst, bytes);
+  report_fp();
 }
 
 void Runtime::free_base(BaseId id) {
@@ -546,6 +558,73 @@ void Runtime::free_base(BaseId id) {
   s.op = Opcode::Free;
   s.out.base = id;
   accept_last();
+}
+
+// Whether `in` orders floating-point values (<, <=, >, >=, maximum, minimum,
+// their reductions, sign, isfinite, isinf): compiled and vectorized, such a
+// comparison of a NaN raises the invalid flag (GCC picks signaling
+// predicates even for C99's quiet isless), where NumPy's comparison loops
+// clear it. The VM cannot tell that flag from a real invalid operation's.
+bool orders_floats(const Instruction& in) {
+  switch (in.op) {
+    case Opcode::Less:
+    case Opcode::LessEqual:
+    case Opcode::Greater:
+    case Opcode::GreaterEqual:
+    case Opcode::Maximum:
+    case Opcode::Minimum:
+    case Opcode::MaximumReduce:
+    case Opcode::MinimumReduce:
+    case Opcode::MaximumAccumulate:
+    case Opcode::MinimumAccumulate:
+    case Opcode::Sign:
+    case Opcode::Isfinite:
+    case Opcode::Isinf:
+      return in.nin > 0 && is_float(in.in[0].dtype());
+    default:
+      return false;
+  }
+}
+
+void Runtime::note_fp_flags(std::span<const Instruction> batch) {
+  uint32_t f = fp_flags_take();  // (this thread first: the backend's team includes it)
+  f |= backend_->take_fp_flags();
+  if (f == 0) return;
+  // Invalid from work that orders floats may be a NaN compared, which NumPy
+  // does not report: then it is not reported (a real invalid operation in
+  // the same work goes unreported too; docs/semantics.md).
+  if ((f & kFpInvalid) != 0 && std::any_of(batch.begin(), batch.end(), orders_floats)) f &= ~kFpInvalid;
+  if (f == 0) return;
+  fp_flags_ |= f;
+  // The instructions that may have raised them, by name (NumPy's messages
+  // name the ufunc): the floating-point ones, a conversion as "cast" (a
+  // copy raises nothing), and integer divisions (ARRVM_DIV0), whose
+  // floor division NumPy calls floor_divide.
+  for (const Instruction& in : batch) {
+    if (fp_ops_.size() >= 8) break;
+    if (is_control(in.op)) continue;
+    bool fp = is_float(in.out.dtype);
+    for (int k = 0; k < in.nin && !fp; ++k) fp = is_float(in.in[k].dtype());
+    const bool int_division = !fp && (in.op == Opcode::Divide || in.op == Opcode::Mod);
+    if (!fp && !int_division) continue;
+    // (Only a float's conversion to an integer or a narrower float can raise.)
+    if (in.op == Opcode::Identity &&
+        (in.nin != 1 || !is_float(in.in[0].dtype()) ||
+         (is_float(in.out.dtype) && dtype_size(in.out.dtype) >= dtype_size(in.in[0].dtype()))))
+      continue;
+    const std::string name = in.op == Opcode::Identity                 ? "cast"
+                             : int_division && in.op == Opcode::Divide ? "floor_divide"
+                                                                       : std::string(opcode_name(in.op));
+    if (std::find(fp_ops_.begin(), fp_ops_.end(), name) == fp_ops_.end()) fp_ops_.push_back(name);
+  }
+}
+
+uint32_t Runtime::take_fp_flags(std::vector<std::string>* ops) {
+  const uint32_t f = fp_flags_;
+  fp_flags_ = 0;
+  if (ops != nullptr) *ops = std::move(fp_ops_);
+  fp_ops_.clear();
+  return f;
 }
 
 }  // namespace arrvm

@@ -80,6 +80,19 @@ class Runtime {
   // computed as usual.
   void flush();
 
+  // The floating-point flags (vm/fp_flags.hpp: FpFlag bits) that the work
+  // run since the last call raised, cleared; `ops`, if given, gets the
+  // names of the instructions of that work that may have raised them (the
+  // floating-point ones; at most 8, each once). NumPy's errstate acts on
+  // them (the Python frontend: frontend/python/arrvm/_fp.py).
+  uint32_t take_fp_flags(std::vector<std::string>* ops = nullptr);
+  // A frontend's report of the flags (Python: NumPy's errstate), called when
+  // flags are pending at the end of an instruction's acceptance (after its
+  // eager run or a flush) other than a free's, and of flush(): never inside
+  // a free (a destructor's), so it may throw (errstate's `raise`); the
+  // flags of a free's flush wait for the next report. nullptr removes it.
+  void set_fp_report(std::function<void()> report) { fp_report_ = std::move(report); }
+
   // sync + flush + copy all of a base to `dst` (`bytes` must be its size).
   // Reading a poisoned base rethrows the error that poisoned it.
   void read(BaseId id, void* dst, std::size_t bytes);
@@ -138,6 +151,11 @@ class Runtime {
   // The batch reached Config::batch: flush it, or its part up to where the
   // rest starts as it started (engine/batch_cut.hpp), keeping the rest.
   void flush_full();
+  // After running `batch` (or its `block`): this thread's and the backend's
+  // floating-point flags, with the instructions that may have raised them.
+  void note_fp_flags(std::span<const Instruction> batch);
+  // Calls the frontend's report if flags are pending (set_fp_report).
+  void report_fp();
   // Whether the pending batch touches base `id` (touched_, indexed lazily).
   bool pending_uses(BaseId id);
   void forget_touched();
@@ -175,8 +193,11 @@ class Runtime {
   std::unordered_set<BaseId> touched_;   // bases of batch_[0, touched_upto_) (pending_uses)
   std::size_t touched_upto_ = 0;
   Profile profile_;
-  RewritePipeline rewrites_;    // ARRVM_PASSES (rewrite/passes.def)
-  RewriteContext rewrite_ctx_;  // what the passes may ask of this VM (set up once)
+  uint32_t fp_flags_ = 0;  // FpFlag bits raised since take_fp_flags
+  std::function<void()> fp_report_;
+  std::vector<std::string> fp_ops_;  // the instructions that may have raised them
+  RewritePipeline rewrites_;         // ARRVM_PASSES (rewrite/passes.def)
+  RewriteContext rewrite_ctx_;       // what the passes may ask of this VM (set up once)
   bool profile_reported_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -24,6 +24,7 @@
 #include "backends/backend.hpp"
 #include "engine/runtime.hpp"
 #include "vm/error.hpp"
+#include "vm/fp_flags.hpp"
 #include "vm/interrupt.hpp"
 
 namespace arrvm {
@@ -58,16 +59,19 @@ void Runtime::run_eager() {
   block_scratch_.resize(batch_.size());
   std::iota(block_scratch_.begin(), block_scratch_.end(), 0u);
   std::exception_ptr interrupted;
+  fp_flags_take();  // (what the caller's own arithmetic raised is not the VM's)
   try {
     // (Not timed: two clock reads cost as much as a small instruction; the
     // profile's "unaccounted" holds eager work.)
     backend_->run_now(batch_, block_scratch_);
+    if (fp_flags_read() != 0) note_fp_flags(batch_);
   } catch (const InternalError&) {
     batch_.clear();
     batch_origin_.clear();
     forget_touched();
     throw;
   } catch (...) {
+    note_fp_flags(batch_);
     Partition partition;
     partition.blocks.push_back(block_scratch_);
     contain_failure(partition, 0, std::current_exception());

@@ -43,6 +43,14 @@ void Vm::flush() const {
   rt_->flush();
 }
 
+uint32_t Vm::take_fp_flags(std::vector<std::string>* ops) const {
+  return rt_->take_fp_flags(ops);
+}
+
+void Vm::set_fp_report(std::function<void()> report) const {
+  rt_->set_fp_report(std::move(report));
+}
+
 std::string Vm::profile_json() const {
   return rt_->profile().to_json();
 }

@@ -18,6 +18,7 @@
 #include "backends/loop_ir.hpp"
 #include "backends/ref/ref_block.hpp"
 #include "vm/error.hpp"
+#include "vm/fp_flags.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -167,6 +168,14 @@ class CpuBackend final : public Backend {
     return true;
   }
 
+  // The OpenMP team's flags: the threads the launches since the last call
+  // ran on (the calling thread's are the VM's to read).
+  uint32_t take_fp_flags() override {
+    const int team = team_since_flags_;
+    team_since_flags_ = 1;
+    return fp_flags_take_team(team);
+  }
+
   static bool frees_only(std::span<const Instruction> batch, const Block& block) {
     return std::all_of(block.begin(), block.end(), [&](uint32_t i) {
       return i < batch.size() && opcode_kind(batch[i].op) == OpKind::Free;
@@ -197,6 +206,7 @@ class CpuBackend final : public Backend {
     // Its compiled form (kernel_for; a lowering has one shape, so one form).
     KernelFn fn = nullptr;
   };
+  int team_since_flags_ = 1;  // the largest team a launch ran on since take_fp_flags
   static constexpr std::size_t kMaxLowered = 4096;
 
   // `rows` > 0: block[0, rows) and the rest are two blocks row-fused (lower_rows).
@@ -349,6 +359,7 @@ class CpuBackend final : public Backend {
       fn(ptrs.data(), args.data(), b->consts.data());
     }
     threads_.ran(threads);
+    team_since_flags_ = std::max(team_since_flags_, threads);
     for (int c = 0; c < k.counters; ++c) lengths_[b->kept[c]] = counts_[c];
     // The kernel ran to its end: every failed slot is reported, the rest of
     // the block is computed (vm/error.hpp, InstructionsFailed).

@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kPrelude = R"(#pragma OPENCL FP_CONTRACT OFF
 #ifndef ARRVM_OPENCL_PRELUDE
 #define ARRVM_OPENCL_PRELUDE
+#define ARRVM_DIV0() ((void)0)
 typedef char int8_t;
 typedef short int16_t;
 typedef int int32_t;

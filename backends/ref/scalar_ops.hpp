@@ -84,13 +84,23 @@ T multiply(T a, T b) {
     return a * b;
 }
 
+// An integer division by zero: the divide-by-zero flag, as NumPy raises it
+// (vm/fp_flags.hpp).
+inline void raise_divide_by_zero() {
+  volatile double z = 0.0;
+  z = 1.0 / z;
+}
+
 // Integers: floor division, x/0 = 0, MIN/-1 wraps to MIN. Floats: true division.
 template <typename T>
 T divide(T a, T b) {
   if constexpr (kIsFloat<T>) {
     return a / b;
   } else {
-    if (b == 0) return 0;
+    if (b == 0) {
+      raise_divide_by_zero();
+      return 0;
+    }
     if constexpr (kIsSigned<T>) {
       if (b == -1) return static_cast<T>(Wide<T>(0) - Wide<T>(a));  // MIN/-1 == MIN
       T q = static_cast<T>(a / b);
@@ -117,7 +127,10 @@ T mod(T a, T b) {
     }
     return m;
   } else {
-    if (b == 0) return 0;
+    if (b == 0) {
+      raise_divide_by_zero();
+      return 0;
+    }
     if constexpr (kIsSigned<T>) {
       if (b == -1) return 0;  // avoids MIN % -1, which C++ leaves undefined
       T r = static_cast<T>(a % b);

@@ -440,8 +440,31 @@ void translate(const arrvm::Error& e) {
   PyErr_SetString(cls, m.c_str());
 }
 
+// The VM's floating-point report (Runtime::set_fp_report): NumPy's errstate
+// acts on the flags (arrvm/_fp.py: warn, raise, call, print, log or
+// ignore). Its Python error (FloatingPointError, or a warning the filters
+// made an error) propagates as the error of the call that ran the work.
+void python_fp_report() {
+  if (!PyGILState_Check() || PyErr_Occurred() != nullptr) return;  // (the flags wait)
+  std::vector<std::string> ops;
+  const uint32_t flags = arrvm::Vm::default_vm().take_fp_flags(&ops);
+  if (flags == 0) return;
+  static py::object report;
+  if (!report) {
+    try {
+      report = py::module_::import("arrvm._fp").attr("report");
+    } catch (py::error_already_set&) {
+      return;  // (no package: a bare _core, or the interpreter's end)
+    }
+  }
+  report(flags, ops);
+}
+
 arrvm::Vm& vm() {
-  return arrvm::Vm::default_vm();
+  arrvm::Vm& v = arrvm::Vm::default_vm();
+  static const bool reported = (v.set_fp_report(&python_fp_report), true);
+  (void)reported;
+  return v;
 }
 
 }  // namespace arrvm_python

@@ -90,6 +90,18 @@ class ARRVM_API Vm {
   // Runs everything issued so far.
   void flush() const;
 
+  // The IEEE floating-point exceptions that the work run since the last
+  // call raised, as NumPy's errstate names them (bits: 1 divide by zero,
+  // 2 overflow, 4 underflow, 8 invalid), cleared; `ops`, if given, gets the
+  // names of that work's floating-point instructions (at most 8). Work runs
+  // at a flush (or at once, for small arrays): flush() first to include
+  // everything issued. The cpu and ref backends report them; opencl none.
+  uint32_t take_fp_flags(std::vector<std::string>* ops = nullptr) const;
+  // For bindings: `report` is called when such flags are pending at the end
+  // of an operation that ran work (not of a free, so never in a destructor);
+  // it may throw, and the operation then throws that. nullptr removes it.
+  void set_fp_report(std::function<void()> report) const;
+
   // For bindings: the profile counters so far as JSON (ARRVM_PROFILE's
   // format); reporting the profile now as ARRVM_PROFILE says (once: the
   // VM's destruction then reports nothing); a configuration value by its

@@ -19,12 +19,13 @@ from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, 
 from . import _composed, _views, _elementwise, _stencil  # noqa: F401
 from . import random  # noqa: F401
 from . import _docs
+from ._fp import errstate, seterr, geterr, seterrcall, geterrcall  # noqa: F401
 
 __version__ = _core.__version__
 
 # NumPy's dtype objects and constants are NumPy's own (arrvm.float64 is numpy.float64).
 from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,  # noqa: F401
-                   dtype, pi, e, inf, nan, newaxis, errstate, seterr, geterr, finfo, iinfo, integer, floating,
+                   dtype, pi, e, inf, nan, newaxis, finfo, iinfo, integer, floating,
                    number, generic, signedinteger, unsignedinteger, AxisError)
 float_, int_, intp, uint, double, single = float64, int64, int64, uint64, float64, float32
 Inf = PINF = infty = inf
