@@ -83,6 +83,14 @@ const char* libm_name(Opcode op) {
       return "atan";
     case Opcode::Sinh:
       return "sinh";
+    case Opcode::Cbrt:
+      return "cbrt";
+    case Opcode::Arcsinh:
+      return "asinh";
+    case Opcode::Arccosh:
+      return "acosh";
+    case Opcode::Arctanh:
+      return "atanh";
     case Opcode::Cosh:
       return "cosh";
     case Opcode::Tanh:
@@ -195,6 +203,8 @@ std::string op_body(Opcode op, DType t) {
       return s ? subst("return ($T)((a > 0) - (a < 0));", t) : "return a > 0 ? 1 : 0;";
     case O::Arctan2:
       return subst("return atan2$F(a, b);", t);
+    case O::Hypot:
+      return subst("return hypot$F(a, b);", t);
     case O::Isnan:
       return f ? "return isnan(a) ? 1 : 0;" : "return 0;";
     case O::Isinf:
@@ -383,8 +393,11 @@ std::string guarded(const std::string& name, const std::string& text) {
 // float type t, when the dialect has its vector variant (else "").
 std::string vector_declaration(const Stmt& st, DType t, const CDialect& d) {
   if (!is_float(t) || d.vector_functions.empty()) return "";
-  const bool binary = st.op == Opcode::Power || st.op == Opcode::Arctan2;
-  const char* fn = st.op == Opcode::Power ? "pow" : st.op == Opcode::Arctan2 ? "atan2" : libm_name(st.op);
+  const bool binary = st.op == Opcode::Power || st.op == Opcode::Arctan2 || st.op == Opcode::Hypot;
+  const char* fn = st.op == Opcode::Power     ? "pow"
+                   : st.op == Opcode::Arctan2 ? "atan2"
+                   : st.op == Opcode::Hypot   ? "hypot"
+                                              : libm_name(st.op);
   if (fn == nullptr ||
       std::find(d.vector_functions.begin(), d.vector_functions.end(), fn) == d.vector_functions.end())
     return "";

@@ -401,6 +401,7 @@ ARRVM_DEFINE_BINARY(bitwise_xor, BitwiseXor, None)
 ARRVM_DEFINE_BINARY(left_shift, LeftShift, None)
 ARRVM_DEFINE_BINARY(right_shift, RightShift, None)
 ARRVM_DEFINE_BINARY(arctan2, Arctan2, None)
+ARRVM_DEFINE_BINARY(hypot, Hypot, None)
 #undef ARRVM_DEFINE_BINARY
 
 // ---- unary functions ----
@@ -431,6 +432,10 @@ ARRVM_DEFINE_UNARY(arctan, Arctan)
 ARRVM_DEFINE_UNARY(sinh, Sinh)
 ARRVM_DEFINE_UNARY(cosh, Cosh)
 ARRVM_DEFINE_UNARY(tanh, Tanh)
+ARRVM_DEFINE_UNARY(cbrt, Cbrt)
+ARRVM_DEFINE_UNARY(arcsinh, Arcsinh)
+ARRVM_DEFINE_UNARY(arccosh, Arccosh)
+ARRVM_DEFINE_UNARY(arctanh, Arctanh)
 ARRVM_DEFINE_UNARY(floor, Floor)
 ARRVM_DEFINE_UNARY(ceil, Ceil)
 ARRVM_DEFINE_UNARY(trunc, Trunc)
@@ -523,6 +528,7 @@ const UfuncEntry kUfuncs[] = {
     {"left_shift", 2, Opcode::LeftShift, Division::None, false},
     {"right_shift", 2, Opcode::RightShift, Division::None, false},
     {"arctan2", 2, Opcode::Arctan2, Division::None, false},
+    {"hypot", 2, Opcode::Hypot, Division::None, false},
     {"logical_not", 1, Opcode::LogicalNot, Division::None, false},
     {"invert", 1, Opcode::Invert, Division::None, false},
     {"bitwise_not", 1, Opcode::Invert, Division::None, false},
@@ -548,6 +554,10 @@ const UfuncEntry kUfuncs[] = {
     {"sinh", 1, Opcode::Sinh, Division::None, false},
     {"cosh", 1, Opcode::Cosh, Division::None, false},
     {"tanh", 1, Opcode::Tanh, Division::None, false},
+    {"cbrt", 1, Opcode::Cbrt, Division::None, false},
+    {"arcsinh", 1, Opcode::Arcsinh, Division::None, false},
+    {"arccosh", 1, Opcode::Arccosh, Division::None, false},
+    {"arctanh", 1, Opcode::Arctanh, Division::None, false},
     {"floor", 1, Opcode::Floor, Division::None, false},
     {"ceil", 1, Opcode::Ceil, Division::None, false},
     {"trunc", 1, Opcode::Trunc, Division::None, false},

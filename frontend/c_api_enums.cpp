@@ -100,6 +100,11 @@ constexpr CName<arrvm_opcode> kCOpcodes[] = {
     {ARRVM_OP_COMPRESS, "compress"},
     {ARRVM_OP_MINIMUM_ACCUMULATE, "minimum_accumulate"},
     {ARRVM_OP_MAXIMUM_ACCUMULATE, "maximum_accumulate"},
+    {ARRVM_OP_CBRT, "cbrt"},
+    {ARRVM_OP_ARCSINH, "arcsinh"},
+    {ARRVM_OP_ARCCOSH, "arccosh"},
+    {ARRVM_OP_ARCTANH, "arctanh"},
+    {ARRVM_OP_HYPOT, "hypot"},
 };
 
 struct InternalName {

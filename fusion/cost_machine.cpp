@@ -54,6 +54,11 @@ OpClass op_class(Opcode op) {
     case Opcode::Arctan:
     case Opcode::Arctan2:
     case Opcode::Sinh:
+    case Opcode::Cbrt:
+    case Opcode::Arcsinh:
+    case Opcode::Arccosh:
+    case Opcode::Arctanh:
+    case Opcode::Hypot:
     case Opcode::Cosh:
     case Opcode::Tanh:
     case Opcode::Power:

@@ -62,7 +62,8 @@ TEST_CASE("fp flags: divide, overflow, invalid and integer division on ref and c
         (void)arrvm::ufunc("sqrt", {Array::full({n}, -1.0, DType::Float64, vm)}).sum().item<double>();
         CHECK(take(vm).flags == arrvm::kFpInvalid);
         // An integer division by zero: divide by zero (software), named floor_divide.
-        (void)arrvm::ufunc("floor_divide", {Array::arange(n, DType::Int64, vm), Array::zeros({n}, DType::Int64, vm)})
+        (void)arrvm::ufunc("floor_divide",
+                           {Array::arange(n, DType::Int64, vm), Array::zeros({n}, DType::Int64, vm)})
             .sum()
             .item<int64_t>();
         t = take(vm);

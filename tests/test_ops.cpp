@@ -56,7 +56,14 @@ int opencl_ulp_bound(Opcode op) {
     case Opcode::Arccos:
     case Opcode::Sinh:
     case Opcode::Cosh:
+    case Opcode::Arcsinh:
+    case Opcode::Arccosh:
+    case Opcode::Hypot:
       return 4;
+    case Opcode::Cbrt:
+      return 2;
+    case Opcode::Arctanh:
+      return 5;
     case Opcode::Tan:
     case Opcode::Arctan:
     case Opcode::Tanh:

@@ -65,6 +65,11 @@ std::vector<Function> functions() {
       {"sinh", [](A x, A) { return arrvm::sinh(x); }, -700, 700, -88, 88},
       {"cosh", [](A x, A) { return arrvm::cosh(x); }, -700, 700, -88, 88},
       {"tanh", [](A x, A) { return arrvm::tanh(x); }, -30, 30, -15, 15},
+      {"cbrt", [](A x, A) { return arrvm::cbrt(x); }, -1e300, 1e300, -1e37, 1e37},
+      {"asinh", [](A x, A) { return arrvm::arcsinh(x); }, -1e300, 1e300, -1e37, 1e37},
+      {"acosh", [](A x, A) { return arrvm::arccosh(x); }, 1, 1e300, 1, 1e37},
+      {"atanh", [](A x, A) { return arrvm::arctanh(x); }, -1, 1, -1, 1},
+      {"hypot", [](A x, A y) { return arrvm::hypot(x, y); }, -1e300, 1e300, -1e37, 1e37, true},
   };
 }
 

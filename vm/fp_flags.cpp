@@ -28,7 +28,9 @@ uint32_t fp_flags_read() {
          ((m & kUnderflow) ? kFpUnderflow : 0) | ((m & kInvalid) ? kFpInvalid : 0);
 }
 
-void fp_flags_clear() { _mm_setcsr(_mm_getcsr() & ~kAll); }
+void fp_flags_clear() {
+  _mm_setcsr(_mm_getcsr() & ~kAll);
+}
 #else
 uint32_t fp_flags_read() {
   const int e = std::fetestexcept(FE_ALL_EXCEPT);
@@ -36,7 +38,9 @@ uint32_t fp_flags_read() {
          ((e & FE_UNDERFLOW) ? kFpUnderflow : 0) | ((e & FE_INVALID) ? kFpInvalid : 0);
 }
 
-void fp_flags_clear() { std::feclearexcept(FE_ALL_EXCEPT); }
+void fp_flags_clear() {
+  std::feclearexcept(FE_ALL_EXCEPT);
+}
 #endif
 
 namespace {

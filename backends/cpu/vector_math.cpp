@@ -32,7 +32,7 @@ std::vector<std::string> probe() {
   std::vector<std::string> names = {"exp", "log", "pow", "sin", "cos"};  // glibc 2.22
   if (version >= 235) {
     for (const char* f : {"exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "atan2",
-                          "sinh", "cosh", "tanh"})
+                          "sinh", "cosh", "tanh", "cbrt", "asinh", "acosh", "atanh", "hypot"})
       names.emplace_back(f);
   }
   return names;

@@ -49,6 +49,11 @@ typedef ulong uint64_t;
 #define acosf acos
 #define atanf atan
 #define sinhf sinh
+#define cbrtf cbrt
+#define asinhf asinh
+#define acoshf acosh
+#define atanhf atanh
+#define hypotf hypot
 #define coshf cosh
 #define tanhf tanh
 #define floorf floor

@@ -346,6 +346,14 @@ auto unary(T a) {
     return T(std::atan(a));
   else if constexpr (Op == O::Sinh)
     return T(std::sinh(a));
+  else if constexpr (Op == O::Cbrt)
+    return T(std::cbrt(a));
+  else if constexpr (Op == O::Arcsinh)
+    return T(std::asinh(a));
+  else if constexpr (Op == O::Arccosh)
+    return T(std::acosh(a));
+  else if constexpr (Op == O::Arctanh)
+    return T(std::atanh(a));
   else if constexpr (Op == O::Cosh)
     return T(std::cosh(a));
   else if constexpr (Op == O::Tanh)
@@ -419,6 +427,8 @@ auto binary(T a, T b) {
     return right_shift(a, b);
   else if constexpr (Op == O::Arctan2)
     return T(std::atan2(a, b));
+  else if constexpr (Op == O::Hypot)
+    return T(std::hypot(a, b));
   else
     static_assert(Op != Op, "not a two-input elementwise opcode");
 }

@@ -138,6 +138,11 @@ typedef enum arrvm_opcode {
   ARRVM_OP_COMPRESS = 68, /* out <- in0 where in1; its length: arrvm_length */
   ARRVM_OP_MINIMUM_ACCUMULATE = 69,
   ARRVM_OP_MAXIMUM_ACCUMULATE = 70,
+  ARRVM_OP_CBRT = 71,
+  ARRVM_OP_ARCSINH = 72,
+  ARRVM_OP_ARCCOSH = 73,
+  ARRVM_OP_ARCTANH = 74,
+  ARRVM_OP_HYPOT = 75,
   /* Not opcodes: the range of a 32-bit int, as for arrvm_dtype. */
   ARRVM_OP_RANGE_MIN_ = -2147483647 - 1,
   ARRVM_OP_RANGE_MAX_ = 2147483647

@@ -473,6 +473,7 @@ ARRVM_DECLARE_BINARY(bitwise_xor)
 ARRVM_DECLARE_BINARY(left_shift)  // integers
 ARRVM_DECLARE_BINARY(right_shift)
 ARRVM_DECLARE_BINARY(arctan2)  // bools and integers are cast to float64
+ARRVM_DECLARE_BINARY(hypot)    // (also)
 #undef ARRVM_DECLARE_BINARY
 
 // Functions of floats (sqrt ... rint) cast bools and integers to float64 first.
@@ -499,6 +500,10 @@ ARRVM_DECLARE_UNARY(arctan)
 ARRVM_DECLARE_UNARY(sinh)
 ARRVM_DECLARE_UNARY(cosh)
 ARRVM_DECLARE_UNARY(tanh)
+ARRVM_DECLARE_UNARY(cbrt)
+ARRVM_DECLARE_UNARY(arcsinh)
+ARRVM_DECLARE_UNARY(arccosh)
+ARRVM_DECLARE_UNARY(arctanh)
 ARRVM_DECLARE_UNARY(floor)
 ARRVM_DECLARE_UNARY(ceil)
 ARRVM_DECLARE_UNARY(trunc)

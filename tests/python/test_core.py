@@ -13,10 +13,11 @@ ALL = ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', '
 MIXED = ['bool', 'int8', 'int32', 'int64', 'uint8', 'uint64', 'float32', 'float64']
 BINARY = ['add', 'subtract', 'multiply', 'true_divide', 'floor_divide', 'power', 'remainder', 'maximum', 'minimum',
           'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal', 'logical_and', 'logical_or',
-          'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'left_shift', 'right_shift', 'arctan2']
+          'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'left_shift', 'right_shift', 'arctan2',
+          'hypot']
 UNARY = ['logical_not', 'invert', 'negative', 'absolute', 'fabs', 'sign', 'sqrt', 'exp', 'exp2', 'expm1', 'log',
          'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh',
-         'floor', 'ceil', 'trunc', 'rint', 'isnan', 'isinf', 'isfinite']
+         'floor', 'ceil', 'trunc', 'rint', 'isnan', 'isinf', 'isfinite', 'cbrt', 'arcsinh', 'arccosh', 'arctanh']
 
 
 def same(got, want, exact=False):

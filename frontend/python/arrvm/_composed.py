@@ -1,7 +1,7 @@
 """NumPy functions that arrvm builds from its other operations, so the VM
 fuses them and nothing syncs: argmax/argmin (max, ==, where, min), flip
 (views), diag/diagonal (strided views), repeat/tile (broadcasts), pad
-(constant mode). the package imports this module after _functions; each function
+(constant mode), convolve/correlate (shifted slices). the package imports this module after _functions; each function
 is added to IMPLEMENTED (with the dtype fallback) and to ndarray's methods."""
 import builtins
 import operator as _operator
@@ -195,6 +195,61 @@ def pad(array, pad_width, mode='constant', **kwargs):
     return out
 
 
+# Kernels longer than this run in NumPy: each of its elements is one
+# instruction over the signal (a moving average's window fuses into one
+# kernel; a long filter would be a batch of thousands).
+_CONVOLVE_TAPS = 256
+
+
+def _shifted_sum(a, v, mode, name):
+    """NumPy's convolve/correlate of 1-D a and v as a sum of shifted slices:
+    out[k + j] += a[j] * w[k] for each tap k (w: v reversed for convolve),
+    the taps as 0-d views (no sync), in NumPy's order of the taps."""
+    n, m = a.shape[0], v.shape[0]
+    if n == 0 or m == 0:
+        raise ValueError('%s cannot be empty' % ('a' if n == 0 else 'v'))
+    if mode not in ('full', 'same', 'valid'):
+        raise ValueError("mode must be one of 'full', 'same' or 'valid' (got %r)" % (mode,))
+    dtype = _np.result_type(a.dtype, v.dtype)
+    if dtype == _np.bool_:  # (NumPy: logical or of ands)
+        raise TypeError('bool convolve')
+    a, w = a.astype(dtype), v.astype(dtype)
+    if name == 'convolve':
+        w = w[::-1]
+    out = zeros(n + m - 1, dtype=dtype)
+    for k in range(m):
+        # full output index i = j + (m - 1 - k) for a[j] and tap w[k]
+        s = m - 1 - k
+        out[s:s + n] += a * w[k]
+    if mode == 'full':
+        return out
+    if mode == 'same':
+        start = (builtins.min(n, m) - 1) // 2
+        return out[start:start + builtins.max(n, m)]
+    return out[builtins.min(n, m) - 1:builtins.max(n, m)]
+
+
+def convolve(a, v, mode='full'):
+    """NumPy's convolve of two 1-D arrays, fused: one multiply-add per tap
+    over the signal (taps beyond a limit, and 0-d or n-d inputs, in NumPy)."""
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1 or v.ndim != 1 or builtins.min(a.shape[0], v.shape[0]) > _CONVOLVE_TAPS or \
+            _np.result_type(a.dtype, v.dtype) == _np.bool_:
+        return _fallback(_np.convolve, 'convolve', (a, v), {'mode': mode})
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a  # (convolution commutes)
+    return _shifted_sum(a, v, mode, 'convolve')
+
+
+def correlate(a, v, mode='valid'):
+    """NumPy's correlate of two 1-D arrays (real data), fused like convolve."""
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1 or v.ndim != 1 or v.shape[0] > _CONVOLVE_TAPS or v.shape[0] > a.shape[0] or \
+            _np.result_type(a.dtype, v.dtype) == _np.bool_:
+        return _fallback(_np.correlate, 'correlate', (a, v), {'mode': mode})
+    return _shifted_sum(a, v, mode, 'correlate')
+
+
 def ndim(a):
     """The number of axes (no sync: the shape is known without the data)."""
     return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
@@ -220,5 +275,6 @@ ndarray.argmin = lambda self, axis=None, out=None, keepdims=False: argmin(self, 
 ndarray.diagonal = lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2)
 ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
 IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
-                    for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad, fill_diagonal)})
+                    for f in (argmax, argmin, flip, fliplr, flipud, diagonal, diag, repeat, tile, pad, fill_diagonal,
+                              convolve, correlate)})
 IMPLEMENTED.update({f.__name__: f for f in (ndim, shape, size, isscalar)})

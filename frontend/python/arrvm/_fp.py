@@ -30,7 +30,7 @@ _PACKAGE = _os.path.dirname(_os.path.abspath(__file__))
 # NumPy's ufunc names are translated.
 _TIERS = {
     1: ({'divide', 'floor_divide', 'log', 'log2', 'log10', 'log1p', 'reciprocal', 'power', 'arctanh', 'mod'},),
-    2: ({'exp', 'exp2', 'expm1', 'power', 'sinh', 'cosh', 'ldexp', 'cast'},
+    2: ({'exp', 'exp2', 'expm1', 'power', 'sinh', 'cosh', 'ldexp', 'hypot', 'cast'},
         {'multiply', 'add', 'subtract', 'divide', 'square', 'reciprocal'},
         {'add_reduce', 'multiply_reduce', 'add_accumulate', 'multiply_accumulate'}),
     4: ({'exp', 'exp2', 'expm1', 'power'}, {'multiply', 'divide', 'cast'}),

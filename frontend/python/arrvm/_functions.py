@@ -129,7 +129,8 @@ _UFUNC_NAMES = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'floor_d
                 'greater_equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or',
                 'bitwise_xor', 'left_shift', 'right_shift', 'arctan2', 'logical_not', 'invert', 'bitwise_not',
                 'negative', 'absolute', 'fabs', 'sign', 'sqrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10',
-                'log1p', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'floor', 'ceil',
+                'log1p', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'cbrt', 'arcsinh',
+                'arccosh', 'arctanh', 'hypot', 'floor', 'ceil',
                 'trunc', 'rint', 'isnan', 'isinf', 'isfinite']
 UFUNCS = {n: ufunc(n) for n in _UFUNC_NAMES}
 UFUNCS['abs'] = UFUNCS['absolute']
@@ -162,11 +163,6 @@ def conjugate(x, out=None):
 
 
 conj = conjugate
-
-
-def hypot(x, y, out=None):
-    x, y = _operand(x), _operand(y)
-    return _core.ufunc('sqrt', (x * x + y * y,), out)
 
 
 def _array_operand(x):

@@ -391,7 +391,7 @@ def _common_dtype(name, ops):
     NumPy's own answer (its value-based casting differs between ufuncs), from
     the ufunc run on one-element stand-ins."""
     dt = None
-    if name not in _BOOL_OUT and name not in ('true_divide', 'divide', 'arctan2'):
+    if name not in _BOOL_OUT and name not in ('true_divide', 'divide', 'arctan2', 'hypot'):
         try:
             with _np.errstate(all='ignore'):
                 dt = getattr(_np, name)(*[_probe(a) for a in ops]).dtype
