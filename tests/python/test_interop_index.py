@@ -259,6 +259,25 @@ def test_matmul_stacks(shapes, dtype):
         same(np.matmul(A, B), np.matmul(a, b))  # through __array_ufunc__
 
 
+@pytest.mark.parametrize('dtype', ['float64', 'float32', 'int32', 'bool'])
+def test_matvec_of_a_transposed_matrix(dtype):
+    """`X.T @ v` (and a column-strided matrix) is summed along X's memory:
+    the same values as NumPy, bit for bit what the row-wise sum gives."""
+    rng = np.random.default_rng(3)
+    x = (rng.random((50, 7)) * 4).astype(dtype)
+    v = (rng.random(50) * 4 - 1).astype(dtype)
+    X, V = arrvm.array(x), arrvm.array(v)
+    same(X.T @ V, x.T @ v)
+    same(arrvm.dot(X.T, V), np.dot(x.T, v))
+    same(X[::2].T @ V[::2], x[::2].T @ v[::2])
+    same(X.T[:, 1:] @ V[1:], x.T[:, 1:] @ v[1:])
+    rowwise = arrvm.array(np.ascontiguousarray(x.T)) @ V
+    assert np.array_equal(np.asarray(X.T @ V), np.asarray(rowwise))
+    out = arrvm.zeros(7, dtype=(x.T @ v).dtype)
+    assert arrvm.matmul(X.T, V, out=out) is out
+    same(out, x.T @ v)
+
+
 def test_matmul_mixed_and_errors():
     a = np.arange(24.0).reshape(2, 3, 4)
     b = np.arange(8, dtype=np.int32).reshape(4, 2)

@@ -725,6 +725,15 @@ def matmul(a, b, out=None, **kwargs):
                          "(n?,k),(k,m?)->(n?,m?) (size %d is different from %d)"
                          % (b.shape[-2 if b.ndim > 1 else 0], a.shape[-1]))
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a.ndim == 2 and b_vec and a.shape[0] > 1 and a.shape[1] > 1 and \
+            builtins.abs(a._strides[1]) > builtins.abs(a._strides[0]):
+        # A matrix whose rows are strided (a transposed one: the gradient's
+        # `X.T @ err`): the same sums over k, in the same order, computed
+        # along a's memory: a.T's axis 0 swept outside its contiguous rows.
+        dt = _np.result_type(a.dtype, b.dtype)
+        prod = a.T * b._expand_dims(1)
+        return _value(_into(_reduce('any' if dt == _np.bool_ else 'sum', prod, 0,
+                                    None if dt == _np.bool_ else dt, None, False), out), out)
     if a_vec:
         a = a.reshape((1,) + a.shape)
     if b_vec:
