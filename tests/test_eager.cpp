@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <arrvm/arrvm.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/runtime.hpp"
@@ -185,4 +188,41 @@ TEST_CASE("eager: the option's values") {
   CHECK(c.eager == 0);
   CHECK_THROWS_WITH_AS(c.set("eager", "-3"), doctest::Contains("not on, off or a number"), arrvm::Error);
   CHECK_THROWS_WITH_AS(c.set("eager", "lots"), doctest::Contains("eager='lots'"), arrvm::Error);
+}
+
+TEST_CASE("eager: a large enough elementwise instruction on cpu runs its compiled kernel, ref's values") {
+  // Tiered: ref's loops until the kernel of `minimum` (int64, 5000
+  // elements) is compiled in the background, then the kernel; the values
+  // stay ref's (integers, exact) either way.
+  const cputest::TempDir dir;
+  auto make = [&](const char* backend, bool tiered) {
+    arrvm::Config cfg = cputest::config(backend, dir.path());
+    cfg.eager = 16384;
+    cfg.tiered = tiered;
+    return std::make_shared<arrvm::Runtime>(cfg);
+  };
+  auto rt = make("cpu", true);
+  const arrvm::Vm vm = arrvm::Vm::from_runtime(rt);
+  const arrvm::Vm ref = arrvm::Vm::from_runtime(make("ref", false));
+  const int64_t n = 5000;
+  auto compute = [&](const arrvm::Vm& v) {
+    const Array a = Array::arange(n, DType::Int64, v) * int64_t{7} % int64_t{13};
+    const Array b = Array::arange(n, DType::Int64, v) % int64_t{11};
+    return arrvm::minimum(a, b).to_vector<int64_t>();
+  };
+  const std::vector<int64_t> want = compute(ref);
+  bool launched = false;
+  for (int tries = 0; tries < 600 && !launched; ++tries) {
+    const uint64_t before = rt->profile().kernels_launched;
+    CHECK(compute(vm) == want);
+    launched = rt->profile().kernels_launched > before;
+    if (!launched) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(launched);
+  CHECK(rt->profile().batches == 0);  // eager all along: no batch, no fusion
+  // Below the size, ref's loops: no kernel.
+  const uint64_t before = rt->profile().kernels_launched;
+  const Array small = Array::arange(100, DType::Int64, vm) % int64_t{11};
+  (void)small.to_vector<int64_t>();
+  CHECK(rt->profile().kernels_launched == before);
 }

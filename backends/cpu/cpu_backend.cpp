@@ -40,6 +40,25 @@ constexpr int64_t kMinFixedRows = 1024;
 
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 
+// An eager elementwise instruction (the VM's eager path) of at least this
+// many elements runs as its own kernel once that is compiled (tiered: ref's
+// loops until then). ref's loops are built for any x86-64 and do not
+// vectorize what needs more than SSE2 (int64 minimum: 0.8 ns an element;
+// NumPy 0.27), where a kernel compiled for this machine is ~0.15 ns an
+// element after ~1 us to find and launch it: below a few thousand elements
+// ref's loops are faster. A transcendental function (ref: libm's scalar
+// function, ~5 ns an element; the kernel: libmvec's) pays from a few hundred.
+constexpr int64_t kEagerKernelElements = 4096;
+constexpr int64_t kEagerKernelElementsLibm = 512;
+
+bool eager_kernel_pays(const Instruction& in) {
+  if (opcode_kind(in.op) != OpKind::Elementwise) return false;
+  const bool libm = (opcode_type_rule(in.op) == TypeRule::Float && in.op != Opcode::Floor &&
+                     in.op != Opcode::Ceil && in.op != Opcode::Trunc && in.op != Opcode::Rint) ||
+                    (in.op == Opcode::Power && is_float(in.out.dtype));
+  return in.out.nelem() >= (libm ? kEagerKernelElementsLibm : kEagerKernelElements);
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const Config& config)
@@ -161,9 +180,14 @@ class CpuBackend final : public Backend {
     }
   }
 
-  // The eager path: ref's loops on this backend's memory (the interpreted tier's).
+  // The eager path: ref's loops on this backend's memory (the interpreted
+  // tier's); a large enough elementwise instruction, its compiled kernel.
   bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {
     memory_.track(&profile());
+    if (block.size() == 1 && kernels_.tiered() && eager_kernel_pays(batch[block[0]])) {
+      run_block(batch, block, 0, 0, 0);  // (interpreted while its kernel compiles)
+      return true;
+    }
     ref::run_block(batch, block, memory_, lengths_);
     return true;
   }

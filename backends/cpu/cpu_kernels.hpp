@@ -47,6 +47,8 @@ class CpuKernels {
 
   // The kernel caches' counters (the queue's workers' included) and the memo's hits.
   KernelCacheStats stats() const;
+  // Whether kernels compile in the background (ARRVM_TIERED) while their blocks run interpreted.
+  bool tiered() const { return queue_ != nullptr; }
 
  private:
   KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0);
