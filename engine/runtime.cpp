@@ -560,6 +560,8 @@ void Runtime::free_base(BaseId id) {
   accept_last();
 }
 
+namespace {
+
 // Whether `in` orders floating-point values (<, <=, >, >=, maximum, minimum,
 // their reductions, sign, isfinite, isinf): compiled and vectorized, such a
 // comparison of a NaN raises the invalid flag (GCC picks signaling
@@ -585,6 +587,8 @@ bool orders_floats(const Instruction& in) {
       return false;
   }
 }
+
+}  // namespace
 
 void Runtime::note_fp_flags(std::span<const Instruction> batch) {
   uint32_t f = fp_flags_take();  // (this thread first: the backend's team includes it)

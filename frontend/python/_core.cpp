@@ -487,15 +487,17 @@ void python_fp_report() {
   std::vector<std::string> ops;
   const uint32_t flags = arrvm::Vm::default_vm().take_fp_flags(&ops);
   if (flags == 0) return;
-  static py::object report;
-  if (!report) {
+  // (A strong reference never released: a static py::object would be
+  // destroyed after the interpreter.)
+  static PyObject* report = nullptr;
+  if (report == nullptr) {
     try {
-      report = py::module_::import("arrvm._fp").attr("report");
+      report = py::object(py::module_::import("arrvm._fp").attr("report")).release().ptr();
     } catch (py::error_already_set&) {
       return;  // (no package: a bare _core, or the interpreter's end)
     }
   }
-  report(flags, ops);
+  py::reinterpret_borrow<py::object>(report)(flags, ops);
 }
 
 arrvm::Vm& vm() {
