@@ -48,6 +48,8 @@ void translate(const arrvm::Error& e);  // a C++ error as the Python exception N
 bool numpy_number(py::handle h, HostScalar* out, DType* dtype = nullptr);  // a NumPy scalar's value
 int index_bounds(const Array& key, int64_t n);
 py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable at once, else the array
+// A ufunc object's __call__ (its class's): C for arrvm arrays and numbers, `slow` for the rest.
+py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
 

@@ -366,4 +366,49 @@ void install_slots(PyTypeObject* t) {
   PyType_Modified(t);
 }
 
+// A ufunc object's call (arrvm/_functions.py installs it as its class's
+// __call__): a builtin with METH_FASTCALL whose `self` is (name, nin, slow),
+// so that `np.minimum(a, b)` of arrvm arrays and numbers costs what `a + b`
+// costs (no Python frame, no argument parsing); anything else (keywords,
+// out=, other operands) goes to `slow`, the Python method.
+PyObject* ufunc_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* slow = PyTuple_GET_ITEM(self, 2);
+  const Py_ssize_t nin = PyLong_AsSsize_t(PyTuple_GET_ITEM(self, 1));
+  if (kwnames == nullptr && nargs == nin && (nin == 1 || nin == 2)) {
+    try {
+      std::vector<ArrayOrScalar> ops;
+      if (fast_operands(args[0], nin == 2 ? py::handle(args[1]) : py::handle(), static_cast<int>(nin),
+                        &ops)) {
+        const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self, 0));
+        if (name == nullptr) return nullptr;
+        return wrap(arrvm::ufunc(name, ops, nullptr)).release().ptr();
+      }
+    } catch (py::error_already_set& e) {
+      e.restore();
+      return nullptr;
+    } catch (py::builtin_exception& e) {
+      e.set_error();
+      return nullptr;
+    } catch (const arrvm::Error& e) {
+      translate(e);
+      return nullptr;
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
+    }
+  }
+  return PyObject_Vectorcall(slow, args, static_cast<size_t>(nargs), kwnames);
+}
+
+PyMethodDef g_ufunc_call_def = {"__call__",
+                                reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&ufunc_call)),
+                                METH_FASTCALL | METH_KEYWORDS, "Call the ufunc (NumPy's signature)."};
+
+py::object ufunc_caller(py::str name, int nin, py::object slow) {
+  py::tuple self = py::make_tuple(name, nin, slow);
+  PyObject* f = PyCFunction_NewEx(&g_ufunc_call_def, self.ptr(), nullptr);
+  if (f == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(f);
+}
+
 }  // namespace arrvm_python
