@@ -374,13 +374,25 @@ void install_slots(PyTypeObject* t) {
 PyObject* ufunc_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* slow = PyTuple_GET_ITEM(self, 2);
   const Py_ssize_t nin = PyLong_AsSsize_t(PyTuple_GET_ITEM(self, 1));
-  if (kwnames == nullptr && nargs == nin && (nin == 1 || nin == 2)) {
+  // `out=` an arrvm array (`np.multiply(a, b, out=c)`): as `c = a * b` in
+  // place, with the in-place operators' casting rule (arrvm::ufunc's).
+  PyObject* out = nullptr;
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) == 1 &&
+      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "out") == 0 && as_array(args[nargs])) {
+    out = args[nargs];
+  }
+  if ((kwnames == nullptr || out != nullptr) && nargs == nin && (nin == 1 || nin == 2)) {
     try {
       std::vector<ArrayOrScalar> ops;
       if (fast_operands(args[0], nin == 2 ? py::handle(args[1]) : py::handle(), static_cast<int>(nin),
                         &ops)) {
         const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self, 0));
         if (name == nullptr) return nullptr;
+        if (out != nullptr) {
+          (void)arrvm::ufunc(name, ops, as_array(out));
+          Py_INCREF(out);
+          return out;
+        }
         return wrap(arrvm::ufunc(name, ops, nullptr)).release().ptr();
       }
     } catch (py::error_already_set& e) {

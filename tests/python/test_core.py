@@ -172,6 +172,16 @@ def test_ufunc_out_argument():
     o2 = arrvm.zeros(6, dtype=np.float32)
     arrvm.multiply(A, 2, o2)
     same(o2, (np.sqrt(a) * 2).astype(np.float32))
+    # out= of another shape: NumPy's ValueError (the C call's path and the Python one)
+    with pytest.raises(ValueError):
+        np.add(a, 1, out=np.zeros(5))
+    with pytest.raises(ValueError):
+        arrvm.add(A, 1, out=arrvm.zeros(5))
+    with pytest.raises(ValueError):
+        arrvm.add(A, 1, out=(arrvm.zeros(5),))
+    r = arrvm.negative(A, out=(out,))  # a tuple: the Python path
+    assert r is out
+    same(out, -np.sqrt(a))
 
 
 @pytest.mark.parametrize('left', MIXED)
