@@ -210,9 +210,7 @@ def _shifted_sum(a, v, mode, name):
         raise ValueError('%s cannot be empty' % ('a' if n == 0 else 'v'))
     if mode not in ('full', 'same', 'valid'):
         raise ValueError("mode must be one of 'full', 'same' or 'valid' (got %r)" % (mode,))
-    dtype = _np.result_type(a.dtype, v.dtype)
-    if dtype == _np.bool_:  # (NumPy: logical or of ands)
-        raise TypeError('bool convolve')
+    dtype = _np.result_type(a.dtype, v.dtype)  # (bool runs in NumPy: convolve, correlate)
     a, w = a.astype(dtype), v.astype(dtype)
     if name == 'convolve':
         w = w[::-1]

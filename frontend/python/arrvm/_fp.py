@@ -29,9 +29,9 @@ _PACKAGE = _os.path.dirname(_os.path.abspath(__file__))
 # into one kernel holds several operations). Bytecode names that are not
 # NumPy's ufunc names are translated.
 _TIERS = {
-    1: ({'divide', 'floor_divide', 'log', 'log2', 'log10', 'log1p', 'reciprocal', 'power', 'arctanh', 'mod'},),
-    2: ({'exp', 'exp2', 'expm1', 'power', 'sinh', 'cosh', 'ldexp', 'hypot', 'cast'},
-        {'multiply', 'add', 'subtract', 'divide', 'square', 'reciprocal'},
+    1: ({'divide', 'floor_divide', 'log', 'log2', 'log10', 'log1p', 'power', 'arctanh', 'mod'},),
+    2: ({'exp', 'exp2', 'expm1', 'power', 'sinh', 'cosh', 'hypot', 'cast'},
+        {'multiply', 'add', 'subtract', 'divide'},
         {'add_reduce', 'multiply_reduce', 'add_accumulate', 'multiply_accumulate'}),
     4: ({'exp', 'exp2', 'expm1', 'power'}, {'multiply', 'divide', 'cast'}),
     8: ({'sqrt', 'log', 'log2', 'log10', 'log1p', 'arcsin', 'arccos', 'arccosh', 'arctanh', 'sin', 'cos', 'tan',
