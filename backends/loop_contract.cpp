@@ -16,7 +16,7 @@ namespace {
 // A write that covers every element of a base of `nelem` elements exactly
 // once, in row-major order, so that loop index <-> element is a bijection.
 // Axes of stride 0 are left out: only a row-fused statement's output has
-// them (lower_rows widens it to the nest; it runs once per row), since an
+// them (lower_nest widens it to the nest; it runs once per row), since an
 // instruction's output never repeats an element.
 bool is_full_write(const View& v, int64_t nelem) {
   Dims shape;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "vm/error.hpp"
+#include "vm/row_nest.hpp"
 
 namespace arrvm::codegen {
 
@@ -464,6 +465,8 @@ bool launches(const LoweredBlock& b) {
 }
 
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target) {
+  std::vector<uint32_t> rows, rest;
+  if (row_nest_split(batch, block, &rows, &rest)) return lower_nest(batch, block, rows, target);
   verify_block(batch, block);
   return stride_classes(schedule(contract(build(batch, block), batch, block), target));
 }

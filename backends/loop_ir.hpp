@@ -49,7 +49,7 @@ struct Stmt {
   // (-1: every index of the loop). A compress owns counter `counter`.
   int domain = -1;
   int counter = -1;
-  // Row fusion (lower_rows): 1 for a statement that runs once per index of
+  // A row nest (lower_nest): 1 for a statement that runs once per index of
   // the outermost loop, before the loops inside it; 0 for every index of
   // the nest.
   int depth = 0;
@@ -178,6 +178,7 @@ struct LoweredBlock {
 //                                     the reads of one view share a slot
 //   schedule      (loop_schedule.cpp) the loop nest for the target
 //   stride_classes(loop_ir.cpp)       unit / zero strides along the innermost loop as constants
+// A row nest (vm/row_nest.hpp) is lowered by lower_nest (loop_nest.cpp) instead.
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target);
 
 // The passes, for tests and for backends that re-schedule.
@@ -190,23 +191,12 @@ LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
 LoweredBlock stride_classes(LoweredBlock b);
 LoweredBlock schedule(LoweredBlock b, Target target);
 
-// ---- Row fusion (cpu) ---------------------------------------------------------
-// Two consecutive blocks of a partition, X of elementwise instructions over
-// (m) and Y of elementwise instructions over (m, ...), run as one loop nest
-// when every conflicting access between them stays in its row: X's
-// statements run once per row, before the row's inner loops (Stmt::depth
-// 1), as a hand-written loop computes Gauss elimination's factor
-// `a[i, k] / a[k, k]` and then updates row i. The fusion rules keep the two
-// apart (one iteration shape per block); the cpu backend merges them after
-// fusion (backends/loop_rows.cpp has the legality proof).
-//
-// Whether blocks X and Y (batch indices; their frees and syncs aside) may
-// run as one nest.
-bool rows_fusible(std::span<const Instruction> batch, std::span<const uint32_t> x,
-                  std::span<const uint32_t> y);
-// lower() for X then Y: block[0, nx) is X, the rest Y with any blocks of
-// frees before and after it (they run after the nest).
-LoweredBlock lower_rows(std::span<const Instruction> batch, std::span<const uint32_t> block, std::size_t nx);
+// A row nest (vm/row_nest.hpp): `block` lists its rows' instructions
+// (`rows`, over (m)) first, then the rest (over (m, ...), and the frees and
+// syncs). lower() calls it for a block that is one; a target other than
+// Cpu, a block not in that order or an illegal nest raise InternalError.
+LoweredBlock lower_nest(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                        std::span<const uint32_t> rows, Target target);
 
 // Whether a block has an instruction that is not free or sync.
 bool has_work(std::span<const Instruction> batch, std::span<const uint32_t> block);

@@ -177,7 +177,7 @@ MergeKeyBuilder::MergeKeyBuilder(const std::string& fuser, const std::string& co
   put_string(header_, fuser);
   put_string(header_, cost);
   header_.push_back(std::bit_cast<uint64_t>(time_limit));
-  header_.push_back(rules.sweeps_alone ? 1 : 0);
+  header_.push_back((rules.sweeps_alone ? 1 : 0) | (rules.row_nests ? 2 : 0));
 }
 
 inline uint32_t MergeKeyBuilder::rename(BaseId id) {

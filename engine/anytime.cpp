@@ -6,6 +6,7 @@
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "fusion/row_nests.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm::fusion {
@@ -92,7 +93,7 @@ AnytimeResult AnytimeWorker::solve(const AnytimeJob& job) const {
     const Graph graph(job.batch, rules_);
     Options options;
     options.time_limit = time_limit_;
-    Partition p = algorithm->fuse(graph, *cost, options);
+    Partition p = run_algorithm(*algorithm, graph, *cost, options);
     // Checked in every build: this partition replaces one that is known good.
     if (const std::string problem = check_partition(graph, p); !problem.empty()) {
       r.error = "fuser '" + fuser_ + "' returned an illegal partition (" + problem + "); greedy's is kept";

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <span>
 #include <string>
 
 #include "vm/error.hpp"
+#include "vm/row_nest.hpp"
 
 namespace arrvm::fusion {
 
@@ -336,6 +338,7 @@ Partition ordered_partition(const Graph& g, std::vector<Block> blocks) {
 
 std::string check_partition(const Graph& g, const Partition& p) {
   std::vector<uint32_t> block_of(g.size(), kNone);
+  std::vector<uint32_t> rows, rest;
   for (uint32_t k = 0; k < p.blocks.size(); ++k) {
     const Block& b = p.blocks[k];
     if (b.empty()) return "block " + std::to_string(k) + " is empty";
@@ -346,27 +349,39 @@ std::string check_partition(const Graph& g, const Partition& p) {
       if (block_of[i] != kNone) return "instruction " + std::to_string(i) + " is in two blocks";
       block_of[i] = k;
     }
-    // Each instruction against the summary of those before it (block
-    // fusibility equals pairwise fusibility: fusion/block.hpp), so a block of
-    // n instructions costs O(n) summary checks, not n^2 / 2 pairs; the pair
-    // is looked up only to name it.
-    BlockSummary before = BlockSummary::of(g, b[0]);
-    for (std::size_t m = 1; m < b.size(); ++m) {
-      const BlockSummary one = BlockSummary::of(g, b[m]);
-      if (!blocks_fusible(g, before, one)) {
-        for (std::size_t q = 0; q < m; ++q) {
-          if (!g.fusible(b[q], b[m])) {
-            return "block " + std::to_string(k) + " holds the fuse-preventing pair " + std::to_string(b[q]) +
-                   ", " + std::to_string(b[m]);
+    // A row nest (FusionRules::row_nests): its rows and the rest are each
+    // fusible, and the nest is legal (vm/row_nest.hpp).
+    std::span<const uint32_t> parts[2] = {b, {}};
+    if (g.rules().row_nests && row_nest_split(g.batch(), b, &rows, &rest)) {
+      if (!row_nest_legal(g.batch(), rows, rest))
+        return "block " + std::to_string(k) + " is a row nest whose accesses leave their rows";
+      parts[0] = rows;
+      parts[1] = rest;
+    }
+    for (std::span<const uint32_t> part : parts) {
+      if (part.empty()) continue;
+      // Each instruction against the summary of those before it (block
+      // fusibility equals pairwise fusibility: fusion/block.hpp), so a block of
+      // n instructions costs O(n) summary checks, not n^2 / 2 pairs; the pair
+      // is looked up only to name it.
+      BlockSummary before = BlockSummary::of(g, part[0]);
+      for (std::size_t m = 1; m < part.size(); ++m) {
+        const BlockSummary one = BlockSummary::of(g, part[m]);
+        if (!blocks_fusible(g, before, one)) {
+          for (std::size_t q = 0; q < m; ++q) {
+            if (!g.fusible(part[q], part[m])) {
+              return "block " + std::to_string(k) + " holds the fuse-preventing pair " +
+                     std::to_string(part[q]) + ", " + std::to_string(part[m]);
+            }
           }
+          if (!transducers_closed(before, one)) {
+            return "block " + std::to_string(k) + " iterates over instruction " + std::to_string(part[m]) +
+                   "'s length class without the compress that makes it (the transducer rule)";
+          }
+          return "block " + std::to_string(k) + " is not fusible at instruction " + std::to_string(part[m]);
         }
-        if (!transducers_closed(before, one)) {
-          return "block " + std::to_string(k) + " iterates over instruction " + std::to_string(b[m]) +
-                 "'s length class without the compress that makes it (the transducer rule)";
-        }
-        return "block " + std::to_string(k) + " is not fusible at instruction " + std::to_string(b[m]);
+        before.absorb(one);
       }
-      before.absorb(one);
     }
   }
   for (uint32_t i = 0; i < g.size(); ++i) {

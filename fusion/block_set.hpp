@@ -112,7 +112,9 @@ Partition ordered_partition(const Graph& g, std::vector<Block> blocks);
 
 // Checks Def. 5 and the ordering contract: every instruction in exactly one
 // block, members ascending, no fuse-preventing pair inside a block, every
-// dependency edge going from an earlier or the same block. Returns an empty
+// dependency edge going from an earlier or the same block; with
+// FusionRules::row_nests a block may be a legal row nest (vm/row_nest.hpp)
+// whose rows and rest are each fusible. Returns an empty
 // string if the partition is legal, else what is wrong. O(E) plus one block
 // summary check per instruction (a fuse-preventing pair is searched for only
 // to name it).

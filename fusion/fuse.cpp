@@ -6,6 +6,7 @@
 #include "fusion/block_set.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "fusion/row_nests.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm {
@@ -33,7 +34,7 @@ Partition fuse_graph(const std::string& fuser, const fusion::Graph& graph, const
   const std::unique_ptr<fusion::CostModel> cost = fusion::make_cost_model(config.cost);
   fusion::Options options;
   options.time_limit = config.fuse_time_limit;
-  Partition p = algorithm->fuse(graph, *cost, options);
+  Partition p = fusion::run_algorithm(*algorithm, graph, *cost, options);
 #ifndef NDEBUG
   const std::string problem = fusion::check_partition(graph, p);
   if (!problem.empty())

@@ -70,6 +70,7 @@ class Graph {
 
   std::size_t size() const { return access_.size(); }
   const Instruction& instruction(uint32_t i) const { return batch_[i]; }
+  std::span<const Instruction> batch() const { return batch_; }
   const Access& access(uint32_t i) const { return access_[i]; }
   // Whether the batch has a compress (length classes: the transducer rule).
   bool has_filters() const { return filters_; }

@@ -24,9 +24,11 @@
 #include "fusion/algorithms.hpp"
 #include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "fusion/row_nests.hpp"
 #include "testing/random_program.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/opencl_test_util.hpp"
+#include "vm/row_nest.hpp"
 
 using namespace arrvm;  // tests only
 
@@ -122,7 +124,8 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
   const Config config =
       backend == "opencl" ? opencltest::config("opencl") : cputest::config(backend, dir.path());
 
-  uint64_t runs = 0, sweep_blocks = 0, gather_blocks = 0, filter_blocks = 0, contracted = 0;
+  uint64_t runs = 0, sweep_blocks = 0, gather_blocks = 0, filter_blocks = 0, contracted = 0, nests = 0;
+  std::vector<uint32_t> rows, rest;
   int inexact = 0;
   for (const char* fuser : {"singleton", "linear", "greedy", "unintrusive", "optimal", "ilp"}) {
     const std::unique_ptr<Backend> be = make_backend(config);
@@ -135,9 +138,12 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
       const testing::RandomProgram& prog = progs[seed];
       INFO(backend << ", fuser " << fuser << ", seed " << first_seed + seed << ", " << prog.batch.size()
                    << " instructions");
-      const fusion::Graph g(prog.batch);
-      const Partition p = algo->fuse(g, *cost, options);
+      // Under the backend's rules, as the VM fuses (cpu: row nests).
+      const fusion::Graph g(prog.batch, be->fusion_rules());
+      const Partition p = fusion::run_algorithm(*algo, g, *cost, options);
+      REQUIRE(fusion::check_partition(g, p) == "");
       for (const Block& b : p.blocks) {
+        nests += row_nest_split(prog.batch, b, &rows, &rest);
         sweep_blocks += mixes(prog.batch, b, OpKind::Reduce);
         gather_blocks += mixes(prog.batch, b, OpKind::Gather);
         filter_blocks += mixes(prog.batch, b, OpKind::Compress);
@@ -160,7 +166,7 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
     // that its compress (in an earlier block) left empty runs none.
     CHECK(profile.kernels_launched <= kernel_blocks);
     CHECK(profile.kernels_launched + class_blocks >= kernel_blocks);
-    MESSAGE(backend << " " << fuser << ": " << profile.kernels_launched << " kernels launched, "
+    MESSAGE(backend << " " << std::string(fuser) << ": " << profile.kernels_launched << " kernels launched, "
                     << profile.kernels_compiled << " compiled, " << profile.kernel_cache_hits
                     << " cache hits, " << profile.arrays_contracted << " arrays contracted");
   }
@@ -168,7 +174,7 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
   MESSAGE(backend << ": " << runs << " program runs (" << programs << " programs x 6 fusers) in " << seconds
                   << " s; " << sweep_blocks << " blocks fuse a reduction or scan with other work, "
                   << gather_blocks << " a gather, " << filter_blocks
-                  << " a compress (its class inside its loop); " << inexact
+                  << " a compress (its class inside its loop); " << nests << " are row nests; " << inexact
                   << " float elements not bit-identical");
   CHECK(sweep_blocks > 0);  // the fused sweeps are exercised, not only one kernel per reduction
   CHECK(gather_blocks > 0);

@@ -30,6 +30,9 @@ struct FusionRules {
   // (with free/sync only): the mpi backend runs them with collectives
   // between its node kernels, and fuses only elementwise instructions.
   bool sweeps_alone = false;
+  // A block over (m) and the next over (m, ...) may become one row nest
+  // (vm/row_nest.hpp; fusion/row_nests.hpp): the cpu backend lowers them.
+  bool row_nests = false;
 
   bool operator==(const FusionRules&) const = default;
 };

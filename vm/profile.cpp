@@ -35,8 +35,7 @@ std::string Profile::to_text() const {
       "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile (compiler runs, kernel "
       "loads and lookups, waits) %.6f"
       " + execution %.6f + unaccounted %.6f\n"
-      "  kernels: %llu compiled (compiler runs; %.6f s of compiling in the background), %llu launched (%llu "
-      "blocks row-fused into one), "
+      "  kernels: %llu compiled (compiler runs; %.6f s of compiling in the background), %llu launched, "
       "%llu blocks interpreted while compiling; kernel cache %llu hits (%llu from disk), %llu misses\n"
       "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
@@ -46,11 +45,10 @@ std::string Profile::to_text() const {
       u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(overlap_copies),
       u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
       execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s, u(kernels_launched),
-      u(rows_fused), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
-      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
-      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
-      u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct), u(bytes_to_device),
-      u(bytes_from_device));
+      u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses),
+      u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s,
+      u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host),
+      u(reads_direct), u(writes_direct), u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   std::string passes;
   for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
@@ -91,7 +89,6 @@ std::string Profile::to_json() const {
       {"kernels",
        {{"compiled", kernels_compiled},
         {"launched", kernels_launched},
-        {"rows_fused", rows_fused},
         {"blocks_interpreted", blocks_interpreted},
         {"cache_hits", kernel_cache_hits},
         {"cache_disk_hits", kernel_cache_disk_hits},

@@ -55,7 +55,6 @@ struct Profile {
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;  // compiler runs
   uint64_t kernels_launched = 0;  // generated kernels run
-  uint64_t rows_fused = 0;        // blocks run inside the previous block's kernel (row fusion)
   uint64_t blocks_interpreted =
       0;  // tiered: blocks run instruction by instruction (kernel not ready or failed)
   uint64_t kernel_cache_hits = 0;  // in memory or on disk

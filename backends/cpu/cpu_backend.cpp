@@ -21,6 +21,7 @@
 #include "vm/fp_flags.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/log.hpp"
+#include "vm/row_nest.hpp"
 #include "vm/timeline.hpp"
 
 namespace arrvm {
@@ -127,65 +128,31 @@ class CpuBackend final : public Backend {
   void leave_unfilled(BaseId id) override { memory_.find(id).unfilled = true; }
 
   // Each block runs as one kernel (fusibility guarantees that one loop nest
-  // runs it: fusion/README.md); its frees are applied after the kernel. A
-  // block over (m) and the next over (m, ...) run as one kernel when their
-  // accesses stay in their rows (row fusion: codegen::rows_fusible).
+  // runs it: fusion/README.md), a row nest too (FusionRules::row_nests); its
+  // frees are applied after the kernel.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
     progress_ = {};
-    const std::size_t n = partition.blocks.size();
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = 0; k < partition.blocks.size(); ++k) {
       check_interrupt();  // (between kernels: a stop leaves no kernel half run)
       const Block& block = partition.blocks[k];
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
-      std::size_t blocks = 1;
-      // Y: the next block with work (blocks of frees between them run after
-      // both: freeing later is always legal; from Python, the free of the
-      // previous step's factor lands between the two).
-      std::size_t y = k + 1;
-      while (y < n && frees_only(batch, partition.blocks[y])) ++y;
-      if (row_fusion_ && y < n && codegen::has_work(batch, block) &&
-          codegen::rows_fusible(batch, block, partition.blocks[y])) {
-        rows_.clear();
-        for (std::size_t b = k; b <= y; ++b) {
-          for (uint32_t i : partition.blocks[b]) ARRVM_ASSERT(i < batch.size());
-          rows_.insert(rows_.end(), partition.blocks[b].begin(), partition.blocks[b].end());
-        }
-        blocks = y - k + 1;
-        // A block of frees right after them joins: a base X creates for Y
-        // (Gauss's factor) and frees there is then a temporary.
-        if (y + 1 < n && frees_only(batch, partition.blocks[y + 1])) {
-          rows_.insert(rows_.end(), partition.blocks[y + 1].begin(), partition.blocks[y + 1].end());
-          ++blocks;
-        }
-        // (Kept under index n + k: the lowering of block k alone is another.)
-        try {
-          run_block(batch, rows_, partition.structure, n + k, block.size());
-        } catch (InstructionsFailed& f) {
-          f.span = blocks;  // the kernel ran blocks k .. k + blocks - 1
-          throw;
-        }
-        ++profile().rows_fused;
-        profile().count_pass("row-fusion", 1);
-      } else {
-        run_block(batch, block, partition.structure, k, 0);
+      run_block(batch, block, partition.structure, k);
+      for (uint32_t i : block) {
+        if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
       }
-      for (std::size_t b = k; b < k + blocks; ++b) {
-        for (uint32_t i : partition.blocks[b]) {
-          if (opcode_kind(batch[i].op) == OpKind::Free) release(batch[i].out.base);
-        }
-      }
-      progress_.done += blocks;
-      k += blocks - 1;
+      ++progress_.done;
     }
   }
+
+  FusionRules fusion_rules() const override { return {.row_nests = row_fusion_}; }
 
   // The eager path: ref's loops on this backend's memory (the interpreted
   // tier's); a large enough elementwise instruction, its compiled kernel.
   bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {
     memory_.track(&profile());
     if (block.size() == 1 && kernels_.tiered() && eager_kernel_pays(batch[block[0]])) {
-      run_block(batch, block, 0, 0, 0);  // (interpreted while its kernel compiles)
+      run_block(batch, block, 0, 0);  // (interpreted while its kernel compiles)
       return true;
     }
     ref::run_block(batch, block, memory_, lengths_);
@@ -198,12 +165,6 @@ class CpuBackend final : public Backend {
     const int team = team_since_flags_;
     team_since_flags_ = 1;
     return fp_flags_take_team(team);
-  }
-
-  static bool frees_only(std::span<const Instruction> batch, const Block& block) {
-    return std::all_of(block.begin(), block.end(), [&](uint32_t i) {
-      return i < batch.size() && opcode_kind(batch[i].op) == OpKind::Free;
-    });
   }
 
   BackendStats stats() const override {
@@ -233,16 +194,22 @@ class CpuBackend final : public Backend {
   int team_since_flags_ = 1;  // the largest team a launch ran on since take_fp_flags
   static constexpr std::size_t kMaxLowered = 4096;
 
-  // `rows` > 0: block[0, rows) and the rest are two blocks row-fused (lower_rows).
+  // A row nest (vm/row_nest.hpp) runs its rows' instructions first: the
+  // order its lowering, key and binding see.
   void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
-                 std::size_t index, std::size_t rows) {
+                 std::size_t index) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
+    if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) {
+      nest_rows_.insert(nest_rows_.end(), nest_rest_.begin(), nest_rest_.end());
+      block = nest_rows_;
+      profile().count_pass("row-fusion", 1);
+    }
     batch = resolve_classes(batch, block);
     codegen::check_empty_axes(batch, block);
     Lowered* e = nullptr;
     {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
-      e = lowered_for(batch, block, structure, index, rows);
+      e = lowered_for(batch, block, structure, index);
     }
     if (!codegen::launches(e->b)) {  // nothing to do (ref writes nothing either)
       for (BaseId c : e->b.kept) lengths_[c] = 0;
@@ -268,11 +235,8 @@ class CpuBackend final : public Backend {
   // constants and instructions (found by structure id and index, else by the
   // block's BlockKey), else lowered now and kept under both.
   Lowered* lowered_for(std::span<const Instruction> batch, std::span<const uint32_t> block,
-                       uint64_t structure, std::size_t index, std::size_t rows) {
-    auto lower = [&] {
-      return rows > 0 ? codegen::lower_rows(batch, block, rows)
-                      : codegen::lower(batch, block, codegen::Target::Cpu);
-    };
+                       uint64_t structure, std::size_t index) {
+    auto lower = [&] { return codegen::lower(batch, block, codegen::Target::Cpu); };
     // ARRVM_CACHE=off: nothing is reused (every block lowered and looked up again).
     if (!memoize_) {
       scratch_.b = lower();
@@ -318,8 +282,7 @@ class CpuBackend final : public Backend {
   }
 
   // `*fn_cache`: the block's compiled form, once fetched. `index`, `size`:
-  // the block's in the partition (n + k for blocks k, k+1 row-fused), for
-  // the timeline.
+  // the block's in the partition, for the timeline.
   // Runs the block's kernel and returns true; false, with nothing done, when
   // the kernel is not compiled yet (tiered: the caller interprets the block).
   bool launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache,
@@ -437,8 +400,8 @@ class CpuBackend final : public Backend {
   Threads threads_;     // (before kernels_: sets libgomp's spin count before a kernel loads it)
   CpuKernels kernels_;  // (after threads_)
   bool memoize_;
-  bool row_fusion_;             // the row-fusion pass (ARRVM_PASSES)
-  std::vector<uint32_t> rows_;  // scratch: blocks row-fused
+  bool row_fusion_;                              // the row-fusion pass (ARRVM_PASSES)
+  std::vector<uint32_t> nest_rows_, nest_rest_;  // scratch: a row nest's order
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_, counts_;

@@ -1,0 +1,68 @@
+// Pass `nest` of codegen::lower (backends/loop_ir.hpp): a row nest
+// (vm/row_nest.hpp, where the legality proof is) lowered as one loop nest
+// over the nest's shape, the rows' statements once per index of the outer
+// loop (Stmt::depth 1) before the loops inside it.
+#include <algorithm>
+#include <vector>
+
+#include "backends/loop_ir.hpp"
+#include "vm/error.hpp"
+#include "vm/row_nest.hpp"
+
+namespace arrvm::codegen {
+
+namespace {
+
+// `v` with the nest's inner axes appended at stride 0: a row's operand seen from the nest.
+View widened(const View& v, const Dims& shape) {
+  View w = v;
+  for (int d = 1; d < shape.size(); ++d) {
+    w.shape.push_back(shape[d]);
+    w.stride.push_back(0);
+  }
+  return w;
+}
+
+}  // namespace
+
+LoweredBlock lower_nest(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                        std::span<const uint32_t> rows, Target target) {
+  const std::size_t nx = rows.size();
+  if (target != Target::Cpu) throw InternalError("a row nest reached a backend that does not allow them");
+  if (!std::equal(rows.begin(), rows.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(nx)))
+    throw InternalError("a row nest must list its rows' instructions first");
+  if (!row_nest_legal(batch, block.first(nx), block.subspan(nx)))
+    throw InternalError("a row nest whose accesses leave their rows: `" + to_string(batch[block[0]]) + "`");
+  const Dims* shape = nullptr;
+  for (std::size_t p = nx; p < block.size() && shape == nullptr; ++p) {
+    if (!is_control(batch[block[p]].op)) shape = &batch[block[p]].out.shape;
+  }
+  // The block's instructions with the rows' operands widened to the nest's shape;
+  // bases and constants are the block's, so binding_of and rebind see the
+  // real batch the same way.
+  std::vector<Instruction> shadow;
+  std::vector<uint32_t> order;
+  shadow.reserve(block.size());
+  int x_statements = 0;
+  for (std::size_t p = 0; p < block.size(); ++p) {
+    Instruction in = batch[block[p]];
+    if (p < nx && !is_control(in.op)) {
+      in.out = widened(in.out, *shape);
+      for (int k = 0; k < in.nin; ++k) {
+        if (!in.in[k].is_const) in.in[k].view = widened(in.in[k].view, *shape);
+      }
+      ++x_statements;
+    }
+    shadow.push_back(std::move(in));
+    order.push_back(static_cast<uint32_t>(p));
+  }
+  LoweredBlock b = build(shadow, order);
+  ARRVM_ASSERT(static_cast<int>(b.kernel.body.size()) >= x_statements);
+  for (int s = 0; s < x_statements; ++s) b.kernel.body[s].depth = 1;
+  b = contract(std::move(b), shadow, order);
+  b = schedule(std::move(b), target);
+  ARRVM_ASSERT(!b.kernel.loops.empty() && b.kernel.loops[0].axis == 0);
+  return stride_classes(std::move(b));
+}
+
+}  // namespace arrvm::codegen

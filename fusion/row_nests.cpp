@@ -1,0 +1,71 @@
+#include "fusion/row_nests.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "vm/row_nest.hpp"
+
+namespace arrvm::fusion {
+
+namespace {
+
+bool frees_only(const Graph& g, const Block& b) {
+  return std::all_of(b.begin(), b.end(), [&](uint32_t i) { return g.access(i).kind == OpKind::Free; });
+}
+
+bool has_work(const Graph& g, const Block& b) {
+  return std::any_of(b.begin(), b.end(), [&](uint32_t i) { return !g.access(i).is_control(); });
+}
+
+BlockSummary summary(const Graph& g, const Block& b) {
+  BlockSummary s;
+  for (uint32_t i : b) s.add(g, i);
+  return s;
+}
+
+}  // namespace
+
+std::size_t nest_rows(const Graph& g, const CostModel& cost, Partition* p) {
+  std::vector<Block>& blocks = p->blocks;
+  const std::size_t n = blocks.size();
+  std::vector<Block> out;
+  out.reserve(n);
+  std::size_t nests = 0;
+  const std::span<const Instruction> batch = g.batch();
+  Block merged;
+  std::vector<uint32_t> rows, rest;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t y = k + 1;
+    while (y < n && frees_only(g, blocks[y])) ++y;
+    if (y < n && has_work(g, blocks[k])) {
+      merged.clear();
+      for (std::size_t b = k; b <= y; ++b) merged.insert(merged.end(), blocks[b].begin(), blocks[b].end());
+      const bool frees_after = y + 1 < n && frees_only(g, blocks[y + 1]);
+      if (frees_after) merged.insert(merged.end(), blocks[y + 1].begin(), blocks[y + 1].end());
+      std::sort(merged.begin(), merged.end());
+      if (row_nest_split(batch, merged, &rows, &rest) && row_nest_legal(batch, rows, rest)) {
+        Block x;
+        for (std::size_t b = k; b < y; ++b) x.insert(x.end(), blocks[b].begin(), blocks[b].end());
+        if (cost.saving(g, summary(g, x), summary(g, blocks[y])) >= 0) {
+          out.push_back(std::move(merged));
+          merged = Block();
+          ++nests;
+          k = frees_after ? y + 1 : y;
+          continue;
+        }
+      }
+    }
+    out.push_back(std::move(blocks[k]));
+  }
+  blocks = std::move(out);
+  return nests;
+}
+
+Partition run_algorithm(const Algorithm& a, const Graph& g, const CostModel& cost, const Options& options) {
+  Partition p = a.fuse(g, cost, options);
+  if (g.rules().row_nests && std::string_view(a.name) != "singleton" && g.size() > 0) nest_rows(g, cost, &p);
+  return p;
+}
+
+}  // namespace arrvm::fusion
