@@ -18,8 +18,11 @@ fi
 # A private kernel/merge cache, so the run neither depends on nor pollutes ~/.cache.
 export ARRVM_CACHE_DIR=${ARRVM_CACHE_DIR:-$PWD/$build_dir/test-cache}
 ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
-# A short fuzzing smoke run (tests/fuzz/run.sh: 2 x 20 s, ASan + UBSan, in
-# build-fuzz/) when clang is installed; ARRVM_FUZZ_SMOKE=0 skips it.
-if [ "${ARRVM_FUZZ_SMOKE:-1}" = "1" ] && command -v clang++ >/dev/null; then
-  tests/fuzz/run.sh 20
+# The docs' shell commands (scripts/doc_commands.py): the install and its
+# pkg-config consumers, the Python one-liners, and the README's fuzz runs
+# (tests/fuzz/run.sh, clang, build-fuzz/) capped at 10 s each.
+# ARRVM_DOC_COMMANDS=0 skips them; under ARRVM_SANITIZE they do not run (they
+# name build/).
+if [ "${ARRVM_SANITIZE:-0}" != "1" ] && [ "${ARRVM_DOC_COMMANDS:-1}" = "1" ]; then
+  /usr/bin/python3 scripts/doc_commands.py
 fi

@@ -13,10 +13,12 @@
 # ARRVM_FUZZ_BUILD_DIR changes the build directory. Extra libFuzzer flags can
 # be passed in FUZZ_FLAGS. FUZZ_KEEP_GOING=1 (long runs) goes on past crashes
 # and hangs, collecting each in the artifacts directory; the script then fails
-# if any was collected.
+# if any was collected. FUZZ_MAX_SECONDS caps SECONDS (scripts/doc_commands.py
+# runs the docs' long runs so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-30}
+if [ -n "${FUZZ_MAX_SECONDS:-}" ] && [ "$seconds" -gt "$FUZZ_MAX_SECONDS" ]; then seconds=$FUZZ_MAX_SECONDS; fi
 [ $# -gt 0 ] && shift
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(trace c_api)

@@ -1,14 +1,12 @@
 """The code examples of README.md and docs/*.md run: every ```cpp and ```c
 block is compiled against the built library and run (a fragment without
 main() runs as main's body), every ```python block and every
-`python3 -c '...'` command of a shell block runs with the built package. The
-other lines of shell blocks name scripts and files that must exist; the
-commands themselves run elsewhere in CI: the README's two (.ci/run runs
-both), the install and its find_package and pkg-config consumers
-(install_consumers), the fuzz script (scripts/test.sh, 20 s); the hour-long
-fuzz run and an install into /opt are not run. Blocks of other languages (text, cmake, trace
-lines, diagrams) are formats and outputs, not programs."""
-import glob
+`python3 -c '...'` command of a shell block runs with the built package, and
+the scripts and files the shell blocks name exist. The shell blocks
+themselves run in scripts/doc_commands.py, which scripts/test.sh runs after
+ctest (the install, its pkg-config consumers, the fuzz runs capped at 10 s;
+the README's two commands are .ci/run). Blocks of other languages (text,
+cmake, trace lines, diagrams) are formats and outputs, not programs."""
 import os
 import re
 import shlex
@@ -20,24 +18,10 @@ import pytest
 import arrvm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+from doc_blocks import as_program, blocks, is_shell  # noqa: E402 (the scripts' folder, just above)
+
 BUILD = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(arrvm.__file__))))
-DOCS = [os.path.join(ROOT, 'README.md')] + sorted(glob.glob(os.path.join(ROOT, 'docs', '*.md')))
-SHELL_START = ('./', 'PYTHONPATH=', 'cmake ', 'tests/', 'FUZZ_JOBS=', 'export ', 'cc ', 'c++ ', 'ARRVM_')
-
-
-def blocks():
-    out = []
-    for path in DOCS:
-        text = open(path).read()
-        for m in re.finditer(r'^```(\w*)\n(.*?)^```', text, re.M | re.S):
-            line = text.count('\n', 0, m.start()) + 1
-            out.append(('%s:%d' % (os.path.relpath(path, ROOT), line), m.group(1), m.group(2)))
-    return out
-
-
-def is_shell(lang, code):
-    lines = [ln for ln in code.splitlines() if ln.strip()]
-    return lang in ('sh', 'bash') or (lang == '' and lines and all(ln.startswith(SHELL_START) for ln in lines))
 
 
 def run(cmd, **kw):
@@ -45,10 +29,7 @@ def run(cmd, **kw):
 
 
 def compile_and_run(tmp_path, lang, code):
-    if 'main(' not in code:
-        includes = [ln for ln in code.splitlines() if ln.startswith('#include')]
-        body = [ln for ln in code.splitlines() if not ln.startswith('#include')]
-        code = '\n'.join(includes) + '\nint main() {\n' + '\n'.join(body) + '\n  return 0;\n}\n'
+    code = as_program(lang, code)
     src = tmp_path / ('example.' + ('cpp' if lang == 'cpp' else 'c'))
     src.write_text(code)
     exe = tmp_path / 'example'
