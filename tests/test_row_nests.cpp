@@ -56,7 +56,8 @@ Batch gauss_step(int64_t m, int64_t n, int64_t shift) {
 
 }  // namespace
 
-TEST_CASE("row nests: a Gauss step is one block under every fuser but singleton, only where the rules allow") {
+TEST_CASE(
+    "row nests: a Gauss step is one block under every fuser but singleton, only where the rules allow") {
   const auto cost = arrvm::fusion::make_cost_model("bohrium");
   arrvm::fusion::Options options;
   for (int64_t shift : {0, 1}) {

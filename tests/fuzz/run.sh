@@ -40,22 +40,27 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 status=0
+root=$PWD
+build_abs=$(cd "$build" && pwd)
 for h in "${harnesses[@]}"; do
   corpus=$build/corpus/$h
   artifacts=$build/artifacts/$h
-  mkdir -p "$corpus" "$artifacts"
-  seeds=(tests/data/fuzz/$h)
-  [ -d tests/fuzz/corpus/$h ] && seeds+=(tests/fuzz/corpus/$h)
-  echo "fuzz: $h for ${seconds}s (corpus $corpus, artifacts $artifacts)"
+  # The fuzzer runs in logs/: with FUZZ_JOBS, libFuzzer writes fuzz-N.log
+  # into its working directory.
+  logs=$build/logs/$h
+  mkdir -p "$corpus" "$artifacts" "$logs"
+  seeds=("$root/tests/data/fuzz/$h")
+  [ -d tests/fuzz/corpus/$h ] && seeds+=("$root/tests/fuzz/corpus/$h")
+  echo "fuzz: $h for ${seconds}s (corpus $corpus, artifacts $artifacts, logs $logs)"
   extra=()
   [ "${FUZZ_JOBS:-1}" -gt 1 ] && extra+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
-  [ -f tests/fuzz/$h.dict ] && extra+=(-dict=tests/fuzz/$h.dict)
+  [ -f tests/fuzz/$h.dict ] && extra+=(-dict="$root/tests/fuzz/$h.dict")
   # Long runs: go on past a crash, hang or OOM (each one still lands in $artifacts).
   [ "${FUZZ_KEEP_GOING:-0}" = "1" ] && extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   # -max_len: small inputs run fast (longer seeds are cut); -timeout: a hang is a bug.
-  if ! "$build/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+  if ! (cd "$logs" && "$build_abs/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
       -max_len=16384 -print_final_stats=1 "${extra[@]}" \
-      -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} "$corpus" "${seeds[@]}"; then
+      -artifact_prefix="$build_abs/artifacts/$h/" ${FUZZ_FLAGS:-} "$build_abs/corpus/$h" "${seeds[@]}"); then
     echo "fuzz: $h FAILED; inputs in $artifacts" >&2
     status=1
   fi
