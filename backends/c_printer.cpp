@@ -93,7 +93,7 @@ std::string indexed_offset(int j, int r, const std::string& x) {
 }
 
 bool is_sweep_loop(LoopKind kind) {
-  return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep;
+  return kind == LoopKind::Sweep || kind == LoopKind::ParallelSweep || kind == LoopKind::GroupTree;
 }
 
 // Whether the sweep's reductions may combine in SIMD lanes (`omp simd
@@ -347,6 +347,8 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
     case LoopKind::OuterSweep:
       break;
     case LoopKind::WorkItems:
+    case LoopKind::GroupTree:
+    case LoopKind::ChunkedScan:
       throw InternalError("c printer: work-item loops need a device printer");
   }
   if (blocked) {

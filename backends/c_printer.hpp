@@ -44,7 +44,7 @@ class CPrinter {
   virtual ~CPrinter() = default;
 
   // The whole translation unit of `k`, with its kernel function named `name`.
-  std::string print(const LoopKernel& k, const std::string& name) const;
+  virtual std::string print(const LoopKernel& k, const std::string& name) const;
 
  protected:
   // What precedes the kernel: the prelude and every helper it calls.

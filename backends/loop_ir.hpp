@@ -83,6 +83,23 @@ enum class LoopKind : uint8_t {
   // OpenMP parallel region around the nest, each thread its own contiguous
   // share of this axis (whole cache lines), `omp simd` within it.
   SharedSimd,
+  // OpenCl: a kernel of one full reduction to a scalar and nothing else
+  // (schedule(); also the second pass over a ParallelSweep's partials,
+  // opencl::tree_kernel). Work-groups of a fixed size share the sweep: each
+  // work item folds the elements at its global id and every global size
+  // after it into its accumulator, the group combines its items'
+  // accumulators in a tree in local memory, and item 0 writes the result at
+  // the output slot's offset plus the group's index times the slot's stride
+  // along the sweep (the launch gives a stride: a partial per group into a
+  // scratch buffer, then one group over the partials).
+  GroupTree,
+  // OpenCl: a kernel of one 1-D scan and nothing else (schedule()), run in
+  // chunks: the work items fold chunks of the input into totals, one
+  // work-group turns the totals into exclusive prefixes, the work items
+  // rescan their chunks from their prefixes (three kernel functions of one
+  // source: opencl_printer.hpp). With one chunk only the last runs: a
+  // sequential scan in ref's order.
+  ChunkedScan,
 };
 
 struct Loop {

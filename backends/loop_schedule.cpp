@@ -114,7 +114,15 @@ LoweredBlock schedule(LoweredBlock b, Target target) {
   if (k.counters > 0) return b;
   const bool scan = k.has(OpKind::Accumulate);
   if (target == Target::OpenCl) {
-    if (A >= 0 && R == 1 && !scan && !k.has(OpKind::Scatter)) k.loops[0].kind = LoopKind::ParallelSweep;
+    // A reduction alone: a work-group tree; with other work, partials.
+    const bool alone = k.body.size() == 1 && opcode_kind(k.body[0].op) == OpKind::Reduce &&
+                       k.body[0].in[0].kind == ArgKind::View && k.body[0].out.kind == ArgKind::View;
+    if (A >= 0 && R == 1 && !scan && !k.has(OpKind::Scatter))
+      k.loops[0].kind = alone ? LoopKind::GroupTree : LoopKind::ParallelSweep;
+    // A 1-D scan alone: in chunks.
+    const bool lone_scan = k.body.size() == 1 && opcode_kind(k.body[0].op) == OpKind::Accumulate &&
+                           k.body[0].in[0].kind == ArgKind::View && k.body[0].out.kind == ArgKind::View;
+    if (R == 1 && lone_scan) k.loops[0].kind = LoopKind::ChunkedScan;
     return b;
   }
   const bool omp = !k.has(OpKind::Scatter);

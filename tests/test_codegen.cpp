@@ -282,29 +282,39 @@ TEST_CASE("lower: a reduction is the innermost sequential sweep") {
 }
 
 TEST_CASE(
-    "lower: a full reduction splits its sweep: an OpenMP reduction on cpu, partials per work item on "
-    "OpenCL") {
+    "lower: a full reduction with its producer splits its sweep: an OpenMP reduction on cpu, partials per "
+    "work item on OpenCL") {
   Batch b;
-  const BaseId x = b.base(DType::Int32, 9), s = b.base(DType::Int32, 1);
+  const BaseId x = b.base(DType::Int32, 9), t = b.base(DType::Int32, 9), s = b.base(DType::Int32, 1);
   View out = whole(s, {});
-  b.add(make(Opcode::AddReduce, out, {v(whole(x, {9}))}, 0));
+  b.add(make(Opcode::Multiply, whole(t, {9}), {v(whole(x, {9})), c(DType::Int32, 2)}));
+  b.add(make(Opcode::AddReduce, out, {v(whole(t, {9}))}, 0));
+  b.add(control(Opcode::Free, t));
   const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
   CHECK(loops(cpu) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
   const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
   CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
-  CHECK(opencl::partial_reductions(ocl.kernel) == std::vector<int>{0});
-  const std::string src = opencl::OpenClPrinter(true, true).print(ocl.kernel, "k");
+  CHECK(opencl::partial_reductions(ocl.kernel) == std::vector<int>{1});  // (statement 1: after the multiply)
+  const std::string src = opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "k");
   CHECK(src.find("__global int32_t* R0, ") != std::string::npos);
   CHECK(src.find("R0[get_global_id(0)] = acc0;") != std::string::npos);
-  // With a scan in the block, one work item sweeps (in ref's order).
+  // With a scan and its producer in the block, one work item sweeps (in
+  // ref's order); a scan alone runs in chunks.
   Batch c;
-  const BaseId y = c.base(DType::Int32, 9), cs = c.base(DType::Int32, 9);
-  c.add(make(Opcode::AddAccumulate, whole(cs, {9}), {v(whole(y, {9}))}, 0));
+  const BaseId y = c.base(DType::Int32, 9), ys = c.base(DType::Int32, 9), cs = c.base(DType::Int32, 9);
+  c.add(make(Opcode::Multiply, whole(ys, {9}), {v(whole(y, {9})), v(whole(y, {9}))}));
+  c.add(make(Opcode::AddAccumulate, whole(cs, {9}), {v(whole(ys, {9}))}, 0));
+  c.add(control(Opcode::Free, ys));
   const codegen::LoweredBlock scan = codegen::lower(c.instrs, all(c), Target::OpenCl);
   CHECK(loops(scan) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::Sweep}});
-  CHECK(
-      opencl::OpenClPrinter(true, true).print(scan.kernel, "k").find("if (get_global_id(0) != 0) return;") !=
-      std::string::npos);
+  Batch alone;
+  const BaseId z = alone.base(DType::Int32, 9), zs = alone.base(DType::Int32, 9);
+  alone.add(make(Opcode::AddAccumulate, whole(zs, {9}), {v(whole(z, {9}))}, 0));
+  CHECK(loops(codegen::lower(alone.instrs, all(alone), Target::OpenCl)) ==
+        std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ChunkedScan}});
+  CHECK(opencl::OpenClPrinter(true, true, 64)
+            .print(scan.kernel, "k")
+            .find("if (get_global_id(0) != 0) return;") != std::string::npos);
 }
 
 TEST_CASE("lower: a gather reads an indexed slot, checked, and keeps its source an array") {
@@ -396,9 +406,10 @@ TEST_CASE(
     const codegen::LoweredBlock ocl = codegen::lower(c.batch.instrs, all(c.batch), Target::OpenCl);
     const std::string prelude = opencl::dialect(true).prelude;
     check_golden(std::string(c.name) + ".gpu.cl",
-                 without_prelude(opencl::OpenClPrinter(true, true).print(ocl.kernel, "kernel"), prelude));
-    check_golden(std::string(c.name) + ".cpu.cl",
-                 without_prelude(opencl::OpenClPrinter(true, false).print(ocl.kernel, "kernel"), prelude));
+                 without_prelude(opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel"), prelude));
+    check_golden(
+        std::string(c.name) + ".cpu.cl",
+        without_prelude(opencl::OpenClPrinter(true, false, 64).print(ocl.kernel, "kernel"), prelude));
   }
 }
 
@@ -417,17 +428,43 @@ TEST_CASE("golden: a row nest (cpu only: C, parallel and serial)") {
   CHECK_THROWS_AS(codegen::lower(b.instrs, all(b), Target::OpenCl), InternalError);
 }
 
-TEST_CASE("golden: OpenCL's work-group tree reduction and its three-kernel scan") {
-  const codegen::CDialect d = opencl::dialect(true);
-  check_golden(
-      "tree_add_reduce.cl",
-      without_prelude(opencl::reduce_tree_source(Opcode::AddReduce,
-                                                 {DType::Float32, DType::Float64, DType::Float32}, 64, d),
-                      d.prelude));
+// max(x) over 50 int32: a reduction alone
+Batch lone_max() {
+  Batch b;
+  const BaseId x = b.base(DType::Int32, 50), m = b.base(DType::Int32, 1);
+  b.add(make(Opcode::MaximumReduce, whole(m, {}), {v(whole(x, {50}))}, 0));
+  return b;
+}
+
+TEST_CASE("golden: OpenCL's work-group trees come from the IR (a reduction alone; a pass over partials)") {
+  // A reduction alone is scheduled as a GroupTree on OpenCl (and as an
+  // OpenMP reduction on cpu).
+  const Batch b = lone_max();
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::GroupTree}});
+  CHECK(loops(codegen::lower(b.instrs, all(b), Target::Cpu)) ==
+        std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
+  const std::string prelude = opencl::dialect(true).prelude;
   check_golden("tree_maximum_reduce.cl",
-               without_prelude(opencl::reduce_tree_source(Opcode::MaximumReduce,
-                                                          {DType::Int32, DType::Int32, DType::Int32}, 64, d),
-                               d.prelude));
-  check_golden("scan_add_accumulate.cl",
-               without_prelude(opencl::scan_source(Opcode::AddAccumulate, DType::Float64, 64, d), d.prelude));
+               without_prelude(opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel"), prelude));
+  // The second pass of a float32 sum: float64 partials to the float32 result.
+  const codegen::LoopKernel pass =
+      opencl::tree_kernel(Opcode::AddReduce, DType::Float64, DType::Float64, DType::Float32);
+  check_golden("tree_add_reduce.cl",
+               without_prelude(opencl::OpenClPrinter(true, true, 64).print(pass, "kernel"), prelude));
+  // A work-group tree has no C form.
+  CHECK_THROWS_AS(codegen::CPrinter().print(ocl.kernel, "kernel"), InternalError);
+}
+
+TEST_CASE("golden: OpenCL's chunked scan comes from the IR (three kernels of one source)") {
+  Batch b;
+  const BaseId x = b.base(DType::Float64, 40), s = b.base(DType::Float64, 40);
+  b.add(make(Opcode::AddAccumulate, whole(s, {40}), {v(whole(x, {40}))}, 0));
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  REQUIRE(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ChunkedScan}});
+  const std::string src = opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel");
+  for (const char* part : {"kernel_totals(", "kernel_prefix(", "kernel_apply("})
+    CHECK(src.find(part) != std::string::npos);
+  check_golden("scan_add_accumulate.cl", without_prelude(src, opencl::dialect(true).prelude));
+  CHECK_THROWS_AS(codegen::CPrinter().print(ocl.kernel, "kernel"), InternalError);
 }

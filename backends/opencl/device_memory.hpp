@@ -1,8 +1,7 @@
 // The device buffers of the opencl backend's bases (what
 // backends/host_memory.hpp is to the cpu backend): declared with a dtype
 // and size, allocated on first use and zero-filled unless the first use
-// writes every byte, released, renamed; a small zero buffer that stands in
-// for a never-written input of a tree or scan; the buffers of a launch's
+// writes every byte, released, renamed; the buffers of a launch's
 // arguments and a kernel's scratch. Allocations and releases update the
 // profile that `profile` returns (bytes of the bases).
 #pragma once
@@ -32,15 +31,13 @@ class DeviceMemory {
   };
 
   // Binds the memory to a context and queue (`device`: its name, for
-  // messages) and makes the zero buffer.
+  // messages).
   void attach(cl_context context, cl_command_queue queue, std::string device,
               std::function<Profile&()> profile) {
     context_ = context;
     queue_ = queue;
     device_ = std::move(device);
     profile_ = std::move(profile);
-    zeros_ = new_buffer(64, "zero buffer");
-    fill(zeros_.get(), 0, 64);
   }
 
   void declare(BaseId id, DType dtype, int64_t nelem) {
@@ -88,21 +85,11 @@ class DeviceMemory {
   }
 
   // The base's device buffer, allocated zero-filled if never written (a
-  // kernel's stride classes forbid re-pointing its view at the zero buffer).
+  // kernel's stride classes forbid re-pointing its view at a small zero
+  // buffer with stride 0).
   cl_mem for_read(BaseId id) {
     Buffer& b = find(id);
     return b.mem ? b.mem.get() : for_write(id);
-  }
-
-  // The base's device buffer, or, for the input of a tree or scan whose
-  // base was never written, the zero buffer with `v` re-pointed at it
-  // (offset and strides 0).
-  cl_mem for_read(View* v) {
-    Buffer& b = find(v->base);
-    if (b.mem) return b.mem.get();
-    v->offset = 0;
-    for (int d = 0; d < v->rank(); ++d) v->stride[d] = 0;
-    return zeros_.get();
   }
 
   // A read-write buffer of `bytes` (a kernel's scratch: `what`, for the
@@ -138,7 +125,6 @@ class DeviceMemory {
   cl_command_queue queue_ = nullptr;
   std::string device_;
   std::function<Profile&()> profile_;
-  Mem zeros_;
   std::unordered_map<BaseId, Buffer> buffers_;
 };
 

@@ -49,11 +49,16 @@ std::size_t floor_pow2(std::size_t n) {
   return p;
 }
 
+// The work-group size of tree kernels on `d`.
+std::size_t group_size(const opencl::DeviceInfo& d) {
+  return floor_pow2(std::min(kLocalSize, d.max_work_group_size));
+}
+
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(const Config& config)
       : device_(opencl::select_device(config.opencl_device)),
-        printer_(device_.fp64, device_.gpu),
+        printer_(device_.fp64, device_.gpu, static_cast<int>(group_size(device_))),
         reuse_(config.cache != CacheMode::Off) {
     cl_int err = CL_SUCCESS;
     // One VM at a time creates its context (as discovery, opencl::list_devices,
@@ -68,7 +73,7 @@ class OpenClBackend final : public Backend {
     dialect_ = opencl::dialect(device_.fp64);
     programs_ = std::make_unique<opencl::ProgramCache>(
         config, context_.get(), device_, opencl::build_options(device_.correctly_rounded_fp32_div));
-    local_size_ = floor_pow2(std::min(kLocalSize, device_.max_work_group_size));
+    local_size_ = group_size(device_);
     max_groups_ = static_cast<std::size_t>(device_.compute_units) * kGroupsPerComputeUnit;
     memory_.attach(context_.get(), queue_.get(), device_.name, [this]() -> Profile& { return profile(); });
   }
@@ -119,10 +124,10 @@ class OpenClBackend final : public Backend {
   void rename(BaseId from, BaseId to) override { memory_.rename(from, to); }
 
   // The pipeline of a batch: plan (each block is one kernel: lowered by
-  // codegen::lower and printed by OpenClPrinter, or, for a block that is a
-  // single full reduction or a single long 1-D scan, the device's own
-  // lowering of it: a work-group tree, chunks in three passes), build the
-  // kernels not built yet as one program, launch. Nothing runs on the host.
+  // codegen::lower and printed by OpenClPrinter; a block that is a single
+  // full reduction or a single 1-D scan is scheduled as a work-group tree or
+  // in chunks, launched in passes), build the kernels not built yet as one
+  // program, launch. Nothing runs on the host.
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     progress_ = {};
     std::vector<Step> plan = plan_batch(batch, partition);
@@ -251,26 +256,32 @@ class OpenClBackend final : public Backend {
   // What one block does, planned before anything runs.
   struct Step {
     enum class Kind { Loop, Tree, Scan, Fail, Release } kind = Kind::Release;
-    const Instruction* instr = nullptr;  // Tree, Scan
-    codegen::LoweredBlock lowered;       // Loop
-    std::vector<BaseId> frees;           // Release: the block's frees, after its kernel
-    std::string error;                   // Fail: ref's Error, raised when the block's turn comes
-    std::vector<Kernel> kernels;         // Loop, Tree: 1; Scan: 3
-    std::size_t block_index = 0;         // the partition block it belongs to
-    std::vector<uint32_t> block;         // Loop with compresses: its instructions (check_empty_classes)
-    BaseId klass = -1;  // Loop: a length class whose compress ran before: the loop's length (1-D)
+    codegen::LoweredBlock lowered;  // Loop
+    std::vector<BaseId> frees;      // Release: the block's frees, after its kernel
+    std::string error;              // Fail: ref's Error, raised when the block's turn comes
+    std::vector<Kernel> kernels;    // Loop: 1 (+1 per ParallelSweep reduction); Tree: 1 or 3; Scan: 3
+    std::size_t block_index = 0;    // the partition block it belongs to
+    std::vector<uint32_t> block;    // Loop with compresses: its instructions (check_empty_classes)
+    BaseId klass = -1;              // Loop: a length class whose compress ran before: the loop's length (1-D)
   };
 
-  // A single 1-D reduction's tree kernels: [0] input to output in one group,
-  // [1] input to partials, [2] partials to output (one kernel when all agree).
-  void tree_kernels(Step* st, Opcode op, DType t) const {
-    const DType acc = acc_type(op, t);
-    for (opencl::TreeTypes types :
-         {opencl::TreeTypes{t, acc, t}, opencl::TreeTypes{t, acc, acc}, opencl::TreeTypes{acc, acc, t}}) {
-      st->kernels.push_back({opencl::reduce_tree_source(op, types, static_cast<int>(local_size_), dialect_),
-                             opencl::reduce_tree_name(op, types)});
-      if (acc == t) break;
-    }
+  // A reduction alone (GroupTree): [0] input to output in one group, and
+  // with several groups [1] input to partials, [2] partials to output; one
+  // kernel does all three when the types agree and the input, like the
+  // partials, has unit stride.
+  void tree_kernels(Step* st) const {
+    const codegen::LoopKernel& k = st->lowered.kernel;
+    const codegen::Stmt& red = k.body[0];
+    const DType in = k.views[red.in[0].index], acc = k.accs[red.acc], out = k.views[red.out.index];
+    const bool unit = !k.inner.empty() && k.inner[red.in[0].index] == codegen::kUnitInner;
+    auto add = [&](const codegen::LoopKernel& pass) {
+      const std::string name = "arrvm_k_" + sha256_hex(pass.signature()).substr(0, 16);
+      st->kernels.push_back({printer_.print(pass, name), name});
+    };
+    add(k);
+    if (acc == in && acc == out && unit) return;
+    add(opencl::partials_pass(k, acc));
+    add(opencl::combine_pass(k, acc));
   }
 
   std::vector<Step> plan_batch(std::span<const Instruction> batch, const Partition& partition) {
@@ -299,14 +310,7 @@ class OpenClBackend final : public Backend {
   // nothing to iterate over).
   bool plan_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
                   std::size_t index, Step* st) {
-    const Instruction* single = nullptr;
-    int work = 0;
-    for (uint32_t i : block) {
-      if (is_control(batch[i].op)) continue;
-      single = &batch[i];
-      ++work;
-    }
-    if (work == 0) return false;
+    if (!codegen::has_work(batch, block)) return false;
     batch = resolve_classes(batch, block, &st->klass);
     try {
       codegen::check_empty_axes(batch, block);
@@ -314,30 +318,6 @@ class OpenClBackend final : public Backend {
       st->kind = Step::Kind::Fail;
       st->error = e.what();
       return true;
-    }
-    if (work == 1 && st->klass < 0) {
-      const Instruction& in = *single;
-      const OpKind k = opcode_kind(in.op);
-      const View& src = in.in[0].view;
-      const bool one_d = (k == OpKind::Reduce || k == OpKind::Accumulate) && src.rank() == 1;
-      if (one_d && k == OpKind::Reduce && src.shape[0] > 0) {
-        require(src.dtype, "`" + to_string(in) + "`");
-        st->kind = Step::Kind::Tree;
-        st->instr = &in;
-        tree_kernels(st, in.op, src.dtype);
-        return true;
-      }
-      if (one_d && k == OpKind::Accumulate && src.shape[0] >= kParallelScanLength) {
-        require(src.dtype, "`" + to_string(in) + "`");
-        st->kind = Step::Kind::Scan;
-        st->instr = &in;
-        const std::string source =
-            opencl::scan_source(in.op, src.dtype, static_cast<int>(local_size_), dialect_);
-        st->kernels.push_back({source, opencl::scan_totals_name(in.op, src.dtype)});
-        st->kernels.push_back({source, opencl::scan_prefix_name(in.op, src.dtype)});
-        st->kernels.push_back({source, opencl::scan_apply_name(in.op, src.dtype)});
-        return true;
-      }
     }
     st->kind = Step::Kind::Loop;
     // A block of a structure lowered before (the cpu backend's reuse,
@@ -350,6 +330,7 @@ class OpenClBackend final : public Backend {
         st->lowered = kept.lowered;
         if (codegen::rebind(&st->lowered, kept.binding, batch, block)) {
           st->kernels = kept.kernels;
+          st->kind = kind_of(st->lowered.kernel);
           ++lowerings_reused_;
           return true;
         }
@@ -366,16 +347,25 @@ class OpenClBackend final : public Backend {
     for (DType t : k.consts) require(t, "a kernel's constant");
     for (DType t : k.accs) require(t, "a kernel's accumulator");
     for (const codegen::IndexedSlot& x : k.indexed) require(x.dtype, "a kernel's indexed array");
-    // Named after its structure: kernels of one batch share a program.
-    const std::string name = "arrvm_k_" + sha256_hex(k.signature()).substr(0, 16);
-    st->kernels.push_back({printer_.print(k, name), name});
+    st->kind = kind_of(k);
+    if (st->kind == Step::Kind::Tree) {
+      tree_kernels(st);
+    } else if (st->kind == Step::Kind::Scan) {
+      const std::string name = "arrvm_k_" + sha256_hex(k.signature()).substr(0, 16);
+      const std::string source = printer_.print(k, name);
+      for (const char* part : {"_totals", "_prefix", "_apply"}) st->kernels.push_back({source, name + part});
+    } else {
+      // Named after its structure: kernels of one batch share a program.
+      const std::string name = "arrvm_k_" + sha256_hex(k.signature()).substr(0, 16);
+      st->kernels.push_back({printer_.print(k, name), name});
+    }
     // A full reduction's second pass: a tree over each reduction's partials.
     for (int s : opencl::partial_reductions(k)) {
-      const Opcode op = k.body[s].op;
       const DType acc = k.accs[k.body[s].acc];
-      const opencl::TreeTypes types{acc, acc, k.views[k.body[s].out.index]};
-      st->kernels.push_back({opencl::reduce_tree_source(op, types, static_cast<int>(local_size_), dialect_),
-                             opencl::reduce_tree_name(op, types)});
+      const codegen::LoopKernel tree =
+          opencl::tree_kernel(k.body[s].op, acc, acc, k.views[k.body[s].out.index]);
+      const std::string name = "arrvm_k_" + sha256_hex(tree.signature()).substr(0, 16);
+      st->kernels.push_back({printer_.print(tree, name), name});
     }
     if (by_index != nullptr) {
       if (kept_.size() >= kMaxKept) {
@@ -390,6 +380,14 @@ class OpenClBackend final : public Backend {
       (*by_index)[index] = std::move(kept);
     }
     return true;
+  }
+
+  // How the backend runs a lowered kernel (its schedule's loop kind).
+  static Step::Kind kind_of(const codegen::LoopKernel& k) {
+    if (k.loops.size() != 1) return Step::Kind::Loop;
+    if (k.loops[0].kind == codegen::LoopKind::GroupTree) return Step::Kind::Tree;
+    if (k.loops[0].kind == codegen::LoopKind::ChunkedScan) return Step::Kind::Scan;
+    return Step::Kind::Loop;
   }
 
   // A Loop step kept by partition structure id and block index.
@@ -407,9 +405,9 @@ class OpenClBackend final : public Backend {
       case Step::Kind::Loop:
         return run_loop(batch, st);
       case Step::Kind::Tree:
-        return run_tree(st);
+        return run_tree(batch, st);
       case Step::Kind::Scan:
-        return run_scan(st);
+        return run_scan(batch, st);
       case Step::Kind::Fail:
         throw Error(st.error);
       case Step::Kind::Release:
@@ -508,7 +506,7 @@ class OpenClBackend final : public Backend {
       cl_kernel tree = kernel(st.kernels[1 + r]);
       const int64_t n = static_cast<int64_t>(g.global);
       const cl_mem pass[2] = {mems[red.out.index], partial_mems[r].get()};
-      launch(tree, pass, {n, 0, 1, b.views[red.out.index].offset, 0}, {}, geometry(tree, n, false, 1), n,
+      launch(tree, pass, {n, 0, b.views[red.out.index].offset, 0, 0, 1}, {}, geometry(tree, n, false, 1), n,
              false);
     }
     if (failed) std::rethrow_exception(failed);
@@ -547,64 +545,106 @@ class OpenClBackend final : public Backend {
     if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
   }
 
-  // A full reduction of `len` > 0 elements: one partial per work-group,
-  // then (if there are several) one group over the partials. Every group
-  // gets at least one element, so no identity enters a min/max.
-  void run_tree(Step& st) {
-    const Instruction& in = *st.instr;
-    const View& src = in.in[0].view;
-    const int64_t len = src.shape[0];
+  // A reduction alone (GroupTree): one partial per work-group, then (if
+  // there are several) one group over the partials. Each work item starts
+  // from the reduction's start value, which no combine changes (-0.0 for a
+  // float sum, +-infinity for a float min/max, NaN still propagating), so an
+  // item or group with no elements adds nothing; an empty input gives ref's
+  // identity (a min/max of nothing is ref's error before this runs).
+  void run_tree(std::span<const Instruction> batch, Step& st) {
+    const codegen::LoweredBlock& b = st.lowered;
+    const codegen::Stmt& red = b.kernel.body[0];
+    const int o = red.out.index, i = red.in[0].index;
+    int64_t len = b.shape[0];
+    if (st.klass >= 0) {  // over the length its compress kept
+      const auto it = lengths_.find(st.klass);
+      if (it == lengths_.end()) throw InternalError("opencl backend: a length class before its compress ran");
+      len = it->second;
+      if (len == 0) check_empty_classes(batch, st.block);  // (a minimum of nothing: ref's error)
+    }
     ++profile().kernels_launched;
-    cl_mem out = memory_.for_write(in.out.base);
-    View iv = src;
-    cl_mem inp = memory_.for_read(&iv);
+    cl_mem mems[2];
+    mems[o] = memory_.for_write(b.views[o].base);
+    mems[i] = memory_.for_read(b.views[i].base);
+    // The launch arguments (loop_ir.hpp's layout for rank 1: n0, threads,
+    // then per view slot its offset and stride).
+    auto args = [&](int64_t n, int64_t out_offset, int64_t out_stride, int64_t in_offset, int64_t in_stride) {
+      std::vector<int64_t> a(6);
+      a[0] = n;
+      a[codegen::view_arg_index(1, o)] = out_offset;
+      a[codegen::view_arg_index(1, o) + 1] = out_stride;
+      a[codegen::view_arg_index(1, i)] = in_offset;
+      a[codegen::view_arg_index(1, i) + 1] = in_stride;
+      return a;
+    };
+    const View& out = b.views[o];
+    const View& in = b.views[i];
     const std::size_t last = st.kernels.size() - 1;  // (one kernel when the types agree)
     const std::size_t groups = std::clamp<std::size_t>(
         (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
     if (groups == 1) {
       cl_kernel k = kernel(st.kernels[0]);
-      const cl_mem mems[2] = {out, inp};
-      launch(k, mems, {len, iv.offset, iv.stride[0], in.out.offset, 0}, {}, geometry(k, len, false, 1), len,
+      launch(k, mems, args(len, out.offset, 0, in.offset, in.stride[0]), {}, geometry(k, len, false, 1), len,
              false);
       return;
     }
-    Mem partials = memory_.new_buffer(groups * dtype_size(acc_type(in.op, src.dtype)), "reduction partials");
+    Mem partials = memory_.new_buffer(groups * dtype_size(b.kernel.accs[red.acc]), "reduction partials");
     cl_kernel k = kernel(st.kernels[std::min<std::size_t>(1, last)]);
-    const cl_mem first[2] = {partials.get(), inp};
-    launch(k, first, {len, iv.offset, iv.stride[0], 0, 1}, {}, geometry(k, len, false, groups), len, false);
+    cl_mem first[2];
+    first[o] = partials.get();
+    first[i] = mems[i];
+    launch(k, first, args(len, 0, 1, in.offset, in.stride[0]), {}, geometry(k, len, false, groups), len,
+           false);
     k = kernel(st.kernels[last]);
-    const cl_mem second[2] = {out, partials.get()};
-    launch(k, second, {static_cast<int64_t>(groups), 0, 1, in.out.offset, 0}, {},
-           geometry(k, static_cast<int64_t>(groups), false, 1), static_cast<int64_t>(groups), false);
+    cl_mem second[2];
+    second[o] = mems[o];
+    second[i] = partials.get();
+    const int64_t n = static_cast<int64_t>(groups);
+    launch(k, second, args(n, out.offset, 0, 0, 1), {}, geometry(k, n, false, 1), n, false);
   }
 
-  // A long 1-D scan in chunks: their totals, exclusive prefixes of those
-  // (one work-group), each chunk rescanned from its prefix. The combining
-  // order differs from ref's (floats: within rounding, like a reduction).
-  void run_scan(Step& st) {
-    const Instruction& in = *st.instr;
-    const View& src = in.in[0].view;
-    const int64_t len = src.shape[0];
+  // A 1-D scan alone (ChunkedScan): its chunks' totals, exclusive prefixes
+  // of those (one work-group), each chunk rescanned from its prefix; the
+  // combining order differs from ref's (floats: within rounding, like a
+  // reduction). Shorter than kParallelScanLength: one chunk, the last
+  // kernel alone, in ref's order.
+  void run_scan(std::span<const Instruction> batch, Step& st) {
+    const codegen::LoweredBlock& b = st.lowered;
+    const codegen::Stmt& sc = b.kernel.body[0];
+    const int o = sc.out.index, i = sc.in[0].index;
+    int64_t len = b.shape[0];
+    if (st.klass >= 0) {  // over the length its compress kept
+      const auto it = lengths_.find(st.klass);
+      if (it == lengths_.end()) throw InternalError("opencl backend: a length class before its compress ran");
+      len = it->second;
+      if (len == 0) check_empty_classes(batch, st.block);
+    }
+    if (len == 0) return;  // (ref writes nothing either)
     ++profile().kernels_launched;
-    cl_mem out = memory_.for_write(in.out.base);
-    View iv = src;
-    cl_mem inp = memory_.for_read(&iv);
     const int64_t items = static_cast<int64_t>(max_groups_ * local_size_);
-    const int64_t chunk = std::max<int64_t>((len + items - 1) / items, kScanChunkMin);
+    const int64_t chunk =
+        len < kParallelScanLength ? len : std::max<int64_t>((len + items - 1) / items, kScanChunkMin);
     const int64_t chunks = (len + chunk - 1) / chunk;
     ARRVM_ASSERT(chunks >= 1);
-    const std::size_t bytes = static_cast<std::size_t>(chunks) * dtype_size(src.dtype);
+    const std::size_t bytes = static_cast<std::size_t>(chunks) * dtype_size(b.kernel.accs[sc.acc]);
     Mem totals = memory_.new_buffer(bytes, "scan totals"),
         prefixes = memory_.new_buffer(bytes, "scan prefixes");
-    const std::vector<int64_t> a = {len,   iv.offset, iv.stride[0], in.out.offset, in.out.stride[0],
-                                    chunk, chunks};
-    const cl_mem first[2] = {totals.get(), inp};
-    cl_kernel k0 = kernel(st.kernels[0]), k1 = kernel(st.kernels[1]), k2 = kernel(st.kernels[2]);
-    launch(k0, first, a, {}, geometry(k0, chunks, false), chunks, false);
-    const cl_mem second[2] = {prefixes.get(), totals.get()};
-    launch(k1, second, a, {}, geometry(k1, chunks, false, 1), chunks, false);
-    const cl_mem third[3] = {out, inp, prefixes.get()};
-    launch(k2, third, a, {}, geometry(k2, chunks, false), chunks, false);
+    std::vector<cl_mem> mems(4);
+    mems[o] = memory_.for_write(b.views[o].base);
+    mems[i] = memory_.for_read(b.views[i].base);
+    mems[2] = totals.get();
+    mems[3] = prefixes.get();
+    std::vector<int64_t> a = codegen::pack_args(b, 0);
+    a[0] = len;
+    a.push_back(chunk);
+    a.push_back(chunks);
+    cl_kernel totals_k = kernel(st.kernels[0]), prefix_k = kernel(st.kernels[1]),
+              apply_k = kernel(st.kernels[2]);
+    if (chunks > 1) {
+      launch(totals_k, mems, a, {}, geometry(totals_k, chunks, false), chunks, false);
+      launch(prefix_k, mems, a, {}, geometry(prefix_k, chunks, false, 1), chunks, false);
+    }
+    launch(apply_k, mems, a, {}, geometry(apply_k, chunks, false), chunks, false);
   }
 
   opencl::DeviceInfo device_;

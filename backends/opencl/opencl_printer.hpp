@@ -11,7 +11,16 @@
 //  - a full reduction (ParallelSweep) splits its sweep among the work items
 //    like the WorkItems loops; each work item writes its partial of each
 //    reduction to `R<acc>[work item]` (parameters after E), and the backend
-//    combines the partials with a work-group tree into the output;
+//    combines the partials with a work-group tree into the output
+//    (tree_kernel);
+//  - a reduction alone (GroupTree, loop_ir.hpp) runs in work-groups of the
+//    printer's group size: the items' accumulators meet in a tree in local
+//    memory, and each group writes one result;
+//  - a 1-D scan alone (ChunkedScan) is three kernel functions, NAME_totals,
+//    NAME_prefix (one work-group) and NAME_apply, with one parameter list:
+//    the view slots, the chunks' totals S and exclusive prefixes X (of the
+//    accumulator's type), then `a` (loop_ir.hpp's layout, followed by the
+//    chunk length and the number of chunks) and `c`;
 //  - a bad index is recorded per work item (E holds, per work item and error
 //    slot, the smallest flat position and its index; no atomics), the host
 //    takes the smallest over all work items.
@@ -28,9 +37,23 @@ namespace arrvm::opencl {
 // writes (in parameter order); empty for other kernels.
 std::vector<int> partial_reductions(const codegen::LoopKernel& k);
 
+// The IR of one GroupTree pass over a buffer of `in` (the partials of a
+// ParallelSweep, or of an earlier tree pass): view slot 0 the output
+// (`out`), slot 1 the input, unit stride.
+codegen::LoopKernel tree_kernel(Opcode op, DType in, DType acc, DType out);
+
+// The two passes of GroupTree kernel `k` over several groups, its slots
+// kept: input to partials of `acc` (one per group), then the partials (at
+// unit stride) to the output.
+codegen::LoopKernel partials_pass(const codegen::LoopKernel& k, DType acc);
+codegen::LoopKernel combine_pass(const codegen::LoopKernel& k, DType acc);
+
 class OpenClPrinter final : public codegen::CPrinter {
  public:
-  OpenClPrinter(bool fp64, bool gpu);
+  // `group_size`: the work-group size of GroupTree kernels (a power of two).
+  OpenClPrinter(bool fp64, bool gpu, int group_size);
+
+  std::string print(const codegen::LoopKernel& k, const std::string& name) const override;
 
  protected:
   void signature(codegen::Writer& w, const codegen::LoopKernel& k, const std::string& name) const override;
@@ -44,7 +67,10 @@ class OpenClPrinter final : public codegen::CPrinter {
                         const std::string& acc) const override;
 
  private:
+  std::string chunked_scan(const codegen::LoopKernel& k, const std::string& name) const;
+
   bool gpu_;
+  int group_size_;
 };
 
 }  // namespace arrvm::opencl

@@ -2,29 +2,26 @@
 #define ARRVM_HELPER_f_add_float64
 static inline double f_add_float64(double a, double b) { return a + b; }
 #endif
-__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
-void arrvm_reduce_add_reduce_float32_float64_float32(__global float* P0, __global float* P1, __global const int64_t* a, __global const uint64_t* c) {
-  const int64_t len = a[0], oi = a[1], si = a[2], oo = a[3], so = a[4];
-  __local double part[64];
-  __local uchar has[64];
-  const int lid = (int)get_local_id(0);
-  const int64_t step = (int64_t)get_global_size(0);
-  double acc = (double)0;
-  uchar h = 0;
-  for (int64_t k = (int64_t)get_global_id(0); k < len; k += step) {
-    const double x = (double)P1[oi + k * si];
-    acc = h ? (double)f_add_float64(acc, x) : x;
-    h = 1;
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void kernel(__global float* P0, __global double* P1, __global const int64_t* a, __global const uint64_t* c) {
+  const int64_t n0 = a[0];
+  const int64_t o0_0 = a[2];
+  const int64_t s0_0 = a[3];
+  const int64_t o1_0 = a[4];
+  const int64_t s1_0 = a[5];
+  double acc0 = -0.0;
+  for (int64_t i0 = (int64_t)get_global_id(0); i0 < n0; i0 += (int64_t)get_global_size(0)) {
+    const int64_t o0_1 = o0_0;
+    const int64_t o1_1 = o1_0 + i0;
+    acc0 = (double)f_add_float64(acc0, P1[o1_1]);
   }
-  part[lid] = acc;
-  has[lid] = h;
+  if (n0 == 0) acc0 = 0;
+  __local double arrvm_part[64];
+  const int arrvm_lid = (int)get_local_id(0);
+  arrvm_part[arrvm_lid] = acc0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = 64 / 2; s > 0; s >>= 1) {
-    if (lid < s && has[lid + s]) {
-      part[lid] = has[lid] ? (double)f_add_float64(part[lid], part[lid + s]) : part[lid + s];
-      has[lid] = 1;
-    }
+  for (int arrvm_s = 64 / 2; arrvm_s > 0; arrvm_s >>= 1) {
+    if (arrvm_lid < arrvm_s) arrvm_part[arrvm_lid] = (double)f_add_float64(arrvm_part[arrvm_lid], arrvm_part[arrvm_lid + arrvm_s]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0) P0[oo + (int64_t)get_group_id(0) * so] = (float)(has[0] ? part[0] : (double)0);
+  if (arrvm_lid == 0) P0[o0_0 + (int64_t)get_group_id(0) * s0_0] = (float)arrvm_part[0];
 }
