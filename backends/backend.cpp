@@ -88,4 +88,26 @@ void Backend::rename(BaseId from, BaseId to) {
                       std::to_string(to));
 }
 
+int64_t index_limit(const Instruction& in) {
+  return in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
+}
+
+Error index_error(const Instruction& in, int64_t index) {
+  return Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(index) + " out of range [0, " +
+               std::to_string(index_limit(in)) + ") in `" + to_string(in) + "`");
+}
+
+void throw_index_failures(std::span<const Instruction> batch,
+                          std::span<const std::pair<uint32_t, int64_t>> bad) {
+  if (bad.empty()) return;
+  std::vector<InstructionsFailed::Failure> failures;
+  std::string first;
+  for (const auto& [i, index] : bad) {
+    const Error error = index_error(batch[i], index);
+    if (first.empty()) first = error.what();
+    failures.push_back({i, std::make_exception_ptr(error)});
+  }
+  throw InstructionsFailed(std::move(failures), 1, first);
+}
+
 }  // namespace arrvm

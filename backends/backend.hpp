@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vm/config.hpp"
+#include "vm/error.hpp"
 #include "vm/instruction.hpp"
 #include "vm/partition.hpp"
 #include "vm/profile.hpp"
@@ -173,6 +174,16 @@ class Backend {
   Profile own_profile_;
   Profile* profile_ = &own_profile_;
 };
+
+// ref's error for gather or scatter `in` with index `index` outside
+// [0, index_limit(in)): the same message on every backend.
+int64_t index_limit(const Instruction& in);  // a gather's source's elements, a scatter's target's
+Error index_error(const Instruction& in, int64_t index);
+// For a kernel that ran to its end with bad indices: InstructionsFailed
+// (vm/error.hpp) naming each (batch index, bad index) of `bad`, the first
+// one's message its own. Returns if `bad` is empty.
+void throw_index_failures(std::span<const Instruction> batch,
+                          std::span<const std::pair<uint32_t, int64_t>> bad);
 
 // The backend named by config.backend. Throws Error listing the known names.
 std::unique_ptr<Backend> make_backend(const Config& config);

@@ -3,9 +3,9 @@
 // outer axis, before that row's inner loops, as a hand-written loop
 // computes Gauss elimination's factor `a[i, k] / a[k, k]` and then updates
 // row i. The fusion engine makes them (fusion/row_nests.hpp) for backends
-// whose FusionRules allow it; the code generator lowers them
-// (backends/loop_ir.hpp); both ask this file whether a block is one and
-// whether it is legal.
+// whose FusionRules allow it, and the code generator lowers them (its
+// lower_nest); both ask this file whether a block is one and whether it is
+// legal.
 //
 // Legality. The rows' instructions X (elementwise over (m)) and the nest's
 // Y (elementwise over (m, n1, ...)) run, for each row i (rows in any order,

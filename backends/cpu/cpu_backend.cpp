@@ -350,18 +350,11 @@ class CpuBackend final : public Backend {
     for (int c = 0; c < k.counters; ++c) lengths_[b->kept[c]] = counts_[c];
     // The kernel ran to its end: every failed slot is reported, the rest of
     // the block is computed (vm/error.hpp, InstructionsFailed).
-    std::vector<InstructionsFailed::Failure> failures;
-    std::string first;
+    bad_.clear();
     for (int e = 0; e < k.errors; ++e) {
-      if (errors[2 * e] == kNoError) continue;
-      const Instruction& in = batch[b->error_instr[e]];
-      const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
-      const Error error(std::string(opcode_name(in.op)) + ": index " + std::to_string(errors[2 * e + 1]) +
-                        " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
-      if (first.empty()) first = error.what();
-      failures.push_back({static_cast<uint32_t>(b->error_instr[e]), std::make_exception_ptr(error)});
+      if (errors[2 * e] != kNoError) bad_.emplace_back(b->error_instr[e], errors[2 * e + 1]);
     }
-    if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
+    throw_index_failures(batch, bad_);
     return true;
   }
 
@@ -405,6 +398,7 @@ class CpuBackend final : public Backend {
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_, counts_;
+  std::vector<std::pair<uint32_t, int64_t>> bad_;  // scratch: (instruction, bad index)
   // Kept lowerings by BlockKey hash (a collision replaces the entry) and by
   // partition structure id and block index; both cleared when either holds
   // kMaxLowered.

@@ -971,7 +971,7 @@ class MpiBackend final : public Backend {
       where[i] = {q, static_cast<int64_t>(want[q].size())};
       want[q].push_back(e);
     }
-    exchange_lists(&want, bad, in, limit);
+    exchange_lists(&want, bad, in);
     // want[q] now holds what q asks of me; serve it with a node gather.
     const std::size_t size = dtype_size(o.dtype);
     std::vector<std::vector<uint8_t>> reply(P()), got(P());
@@ -1041,8 +1041,7 @@ class MpiBackend final : public Backend {
   // Swaps the lists of element numbers: on return (*lists)[q] holds what q
   // sent me. If any rank found a bad index, every rank throws the same Error,
   // naming the bad index that comes first in row-major order (as ref does).
-  void exchange_lists(std::vector<std::vector<int64_t>>* lists, const BadIndex& bad, const Instruction& in,
-                      int64_t limit) {
+  void exchange_lists(std::vector<std::vector<int64_t>>* lists, const BadIndex& bad, const Instruction& in) {
     std::vector<int64_t> counts(P());
     for (int q = 0; q < P(); ++q)
       counts[q] = bad.found() ? kBadIndex : static_cast<int64_t>((*lists)[q].size());
@@ -1055,8 +1054,7 @@ class MpiBackend final : public Backend {
       comm_.allreduce(&first, 1, DType::Int64, Opcode::MinimumReduce);
       int64_t value = bad.found() && bad.position == first ? bad.value : std::numeric_limits<int64_t>::min();
       comm_.allreduce(&value, 1, DType::Int64, Opcode::MaximumReduce);
-      agreed(Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
-                   " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`"));
+      agreed(index_error(in, value));
     }
     std::vector<std::vector<uint8_t>> send(P()), recv(P());
     for (int q = 0; q < P(); ++q) {
@@ -1123,7 +1121,7 @@ class MpiBackend final : public Backend {
       to[q].push_back(e);
       payload[q].insert(payload[q].end(), vraw.begin() + i * size, vraw.begin() + (i + 1) * size);
     }
-    exchange_lists(&to, bad, in, limit);
+    exchange_lists(&to, bad, in);
     std::vector<std::vector<uint8_t>> got(P());
     for (int q = 0; q < P(); ++q) got[q].resize(to[q].size() * size);
     comm_.alltoallv(payload, &got);

@@ -1,16 +1,18 @@
 // The device buffers of the opencl backend's bases (what
 // backends/host_memory.hpp is to the cpu backend): declared with a dtype
 // and size, allocated on first use and zero-filled unless the first use
-// writes every byte, released, renamed; the buffers of a launch's
-// arguments and a kernel's scratch. Allocations and releases update the
+// writes every byte, released, renamed, written from and read to the host
+// whole; the buffers of a launch's arguments and a kernel's scratch. Allocations and releases update the
 // profile that `profile` returns (bytes of the bases).
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "backends/opencl/opencl_runtime.hpp"
 #include "vm/dtype.hpp"
@@ -90,6 +92,38 @@ class DeviceMemory {
   cl_mem for_read(BaseId id) {
     Buffer& b = find(id);
     return b.mem ? b.mem.get() : for_write(id);
+  }
+
+  // The whole base from the host (bools normalized to 0/1: kernels treat
+  // them as bytes) and to the host (a base never written reads as zeros),
+  // counted in the profile's bytes to and from the device.
+  void write_all(BaseId id, const void* src) {
+    Buffer& b = find(id);
+    const std::size_t bytes = b.bytes();
+    if (bytes == 0) return;
+    if (!b.mem) allocate(id, b);  // no fill: every byte is written now
+    std::vector<unsigned char> normalized;
+    if (b.dtype == DType::Bool) {
+      const auto* in = static_cast<const unsigned char*>(src);
+      normalized.resize(bytes);
+      for (std::size_t i = 0; i < bytes; ++i) normalized[i] = in[i] != 0;
+      src = normalized.data();
+    }
+    check(clEnqueueWriteBuffer(queue_, b.mem.get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+          "writing b" + std::to_string(id) + " to the device");
+    profile_().bytes_to_device += bytes;
+  }
+  void read_all(BaseId id, void* dst) {
+    Buffer& b = find(id);
+    const std::size_t bytes = b.bytes();
+    if (bytes == 0) return;
+    if (!b.mem) {
+      std::memset(dst, 0, bytes);  // never written: zeros, nothing to move
+      return;
+    }
+    check(clEnqueueReadBuffer(queue_, b.mem.get(), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
+          "reading b" + std::to_string(id) + " from the device");
+    profile_().bytes_from_device += bytes;
   }
 
   // A read-write buffer of `bytes` (a kernel's scratch: `what`, for the

@@ -13,6 +13,7 @@
 #include "backends/c_emitter.hpp"
 #include "backends/loop_ir.hpp"
 #include "backends/opencl/device_memory.hpp"
+#include "backends/opencl/launcher.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
 #include "backends/opencl/opencl_printer.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
@@ -29,36 +30,16 @@ namespace {
 using opencl::check;
 using opencl::Mem;
 
-// Work-items per group (a power of two; fewer if the device allows fewer)
-// and work-groups per compute unit at most: a kernel's work-item loop
-// strides over anything larger.
-constexpr std::size_t kLocalSize = 256;
-constexpr std::size_t kGroupsPerComputeUnit = 16;
-// On a CPU device: work items per compute unit at most, and the fewest
-// elements worth a work item of its own.
-constexpr std::size_t kCpuItemsPerUnit = 8;
-constexpr int64_t kCpuChunkMin = 4096;
 // 1-D scans at least this long run in parallel chunks of at least
 // kScanChunkMin elements; shorter ones on one work item, in ref's order.
 constexpr int64_t kParallelScanLength = 1 << 16;
 constexpr int64_t kScanChunkMin = 16;
 
-std::size_t floor_pow2(std::size_t n) {
-  std::size_t p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
-
-// The work-group size of tree kernels on `d`.
-std::size_t group_size(const opencl::DeviceInfo& d) {
-  return floor_pow2(std::min(kLocalSize, d.max_work_group_size));
-}
-
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(const Config& config)
       : device_(opencl::select_device(config.opencl_device)),
-        printer_(device_.fp64, device_.gpu, static_cast<int>(group_size(device_))),
+        printer_(device_.fp64, device_.gpu, static_cast<int>(opencl::Launcher::group_size(device_))),
         reuse_(config.cache != CacheMode::Off) {
     cl_int err = CL_SUCCESS;
     // One VM at a time creates its context (as discovery, opencl::list_devices,
@@ -73,9 +54,8 @@ class OpenClBackend final : public Backend {
     dialect_ = opencl::dialect(device_.fp64);
     programs_ = std::make_unique<opencl::ProgramCache>(
         config, context_.get(), device_, opencl::build_options(device_.correctly_rounded_fp32_div));
-    local_size_ = group_size(device_);
-    max_groups_ = static_cast<std::size_t>(device_.compute_units) * kGroupsPerComputeUnit;
     memory_.attach(context_.get(), queue_.get(), device_.name, [this]() -> Profile& { return profile(); });
+    launcher_.attach(device_, queue_.get(), &memory_);
   }
 
   ~OpenClBackend() override {
@@ -87,36 +67,8 @@ class OpenClBackend final : public Backend {
 
   void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 
-  void copy_from_host(BaseId id, const void* src) override {
-    Buffer& b = memory_.find(id);
-    const std::size_t bytes = b.bytes();
-    if (bytes == 0) return;
-    if (!b.mem) memory_.allocate(id, b);  // no fill: every byte is written now
-    std::vector<unsigned char> normalized;
-    if (b.dtype == DType::Bool) {
-      // Kernels treat bools as bytes 0/1: normalize (any non-zero byte is true).
-      const auto* in = static_cast<const unsigned char*>(src);
-      normalized.resize(bytes);
-      for (std::size_t i = 0; i < bytes; ++i) normalized[i] = in[i] != 0;
-      src = normalized.data();
-    }
-    check(clEnqueueWriteBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
-          "writing b" + std::to_string(id) + " to the device");
-    profile().bytes_to_device += bytes;
-  }
-
-  void copy_to_host(BaseId id, void* dst) override {
-    Buffer& b = memory_.find(id);
-    const std::size_t bytes = b.bytes();
-    if (bytes == 0) return;
-    if (!b.mem) {
-      std::memset(dst, 0, bytes);  // never written: zeros, nothing to move
-      return;
-    }
-    check(clEnqueueReadBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
-          "reading b" + std::to_string(id) + " from the device");
-    profile().bytes_from_device += bytes;
-  }
+  void copy_from_host(BaseId id, const void* src) override { memory_.write_all(id, src); }
+  void copy_to_host(BaseId id, void* dst) override { memory_.read_all(id, dst); }
 
   void release(BaseId id) override { memory_.release(id); }
 
@@ -157,8 +109,8 @@ class OpenClBackend final : public Backend {
              {"program_cache_memory_hits", programs_->stats().memory_hits},
              {"program_cache_disk_hits", programs_->stats().disk_hits},
              {"program_cache_corrupt", programs_->stats().corrupt},
-             {"kernels_launched", launched_},
-             {"sequential_launches", sequential_},
+             {"kernels_launched", launcher_.launched()},
+             {"sequential_launches", launcher_.sequential()},
              {"lowerings_reused", lowerings_reused_}},
             {{"device", device_.name}}};
   }
@@ -181,71 +133,15 @@ class OpenClBackend final : public Backend {
     }
   }
 
-  // The work-group size for `kernel`: the device's (capped), or less if the
-  // kernel cannot run that many work items (a GPU's registers), a power of two.
-  std::size_t kernel_local_size(cl_kernel kernel) {
-    auto it = kernel_local_.find(kernel);
-    if (it != kernel_local_.end()) return it->second;
-    std::size_t max = 0;
-    if (clGetKernelWorkGroupInfo(kernel, device_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max,
-                                 nullptr) != CL_SUCCESS ||
-        max == 0) {
-      max = local_size_;
-    }
-    return kernel_local_[kernel] = floor_pow2(std::min(max, local_size_));
-  }
-
-  struct Geometry {
-    std::size_t global = 1, local = 1;
-  };
-
-  // How to launch `kernel` over `total` iterations of its work-item loop
-  // (`work` elements in all, if an iteration is more than one). groups ==
-  // 0: as many groups of local_size_ as cover `total` (capped: the
-  // work-item loop strides over the rest), or on a CPU device a few single
-  // work items with long chunks; sequential: one work item.
+  using Geometry = opencl::Launcher::Geometry;
   Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0,
                     int64_t work = -1) {
-    std::size_t local = sequential ? 1 : std::min(local_size_, kernel_local_size(kernel));
-    if (groups == 0 && !sequential && !device_.gpu) {
-      // A CPU device: a few work items per core, each a long contiguous
-      // chunk (the printer's chunked loops), one per work-group.
-      local = 1;
-      const std::size_t most = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(total, 1)),
-                                                     device_.compute_units * kCpuItemsPerUnit);
-      groups = std::clamp<std::size_t>(static_cast<std::size_t>((work < 0 ? total : work) / kCpuChunkMin) + 1,
-                                       1, most);
-    } else if (groups == 0) {
-      const std::size_t need = (static_cast<std::size_t>(std::max<int64_t>(total, 1)) + local - 1) / local;
-      groups = sequential ? 1 : std::clamp<std::size_t>(need, 1, max_groups_);
-    }
-    return {groups * local, local};
+    return launcher_.geometry(kernel, total, sequential, groups, work);
   }
-
-  // Launches `kernel` with buffers `mems`, then the argument buffers a and
-  // c, with geometry `g` (`total`: the iterations, for the profile).
   void launch(cl_kernel kernel, std::span<const cl_mem> mems, const std::vector<int64_t>& a,
               const std::vector<uint64_t>& c, Geometry g, int64_t total, bool sequential) {
-    Mem abuf = memory_.arg_buffer(a.data(), a.size() * sizeof(int64_t));
-    Mem cbuf = c.empty() ? Mem() : memory_.arg_buffer(c.data(), c.size() * sizeof(uint64_t));
-    cl_uint arg = 0;
-    for (cl_mem m : mems) check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &m), "clSetKernelArg");
-    cl_mem am = abuf.get(), cm = c.empty() ? abuf.get() : cbuf.get();
-    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &am), "clSetKernelArg");
-    check(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &cm), "clSetKernelArg");
-    {
-      // Launches are asynchronous: the span is the enqueue; the device's
-      // time shows in the batch's `execute` span, which waits for the queue.
-      ScopedSpan span(profile(), nullptr, "kernel (enqueue)", "kernel",
-                      {{"block", static_cast<int64_t>(progress_.done)},
-                       {"instructions", static_cast<int64_t>(block_instructions_)},
-                       {"elements", total}});
-      check(
-          clEnqueueNDRangeKernel(queue_.get(), kernel, 1, nullptr, &g.global, &g.local, 0, nullptr, nullptr),
-          "clEnqueueNDRangeKernel");
-    }
-    ++launched_;
-    if (sequential) ++sequential_;
+    launcher_.launch(kernel, mems, a, c, g, total, sequential, profile(),
+                     static_cast<int64_t>(progress_.done), static_cast<int64_t>(block_instructions_));
   }
 
   // A kernel of a step: its source and name.
@@ -523,8 +419,7 @@ class OpenClBackend final : public Backend {
           "reading the index error records");
     // The kernel ran to its end: every failed slot is reported, the rest of
     // the block is computed (vm/error.hpp, InstructionsFailed).
-    std::vector<InstructionsFailed::Failure> failures;
-    std::string first;
+    std::vector<std::pair<uint32_t, int64_t>> bad;
     for (int e = 0; e < n; ++e) {
       int64_t pos = std::numeric_limits<int64_t>::max(), value = 0;
       for (std::size_t w = 0; w < items; ++w) {
@@ -534,15 +429,9 @@ class OpenClBackend final : public Backend {
           value = words[at + 1];
         }
       }
-      if (pos == std::numeric_limits<int64_t>::max()) continue;
-      const Instruction& in = batch[b.error_instr[e]];
-      const int64_t limit = in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
-      const Error error(std::string(opcode_name(in.op)) + ": index " + std::to_string(value) +
-                        " out of range [0, " + std::to_string(limit) + ") in `" + to_string(in) + "`");
-      if (first.empty()) first = error.what();
-      failures.push_back({static_cast<uint32_t>(b.error_instr[e]), std::make_exception_ptr(error)});
+      if (pos != std::numeric_limits<int64_t>::max()) bad.emplace_back(b.error_instr[e], value);
     }
-    if (!failures.empty()) throw InstructionsFailed(std::move(failures), 1, first);
+    throw_index_failures(batch, bad);
   }
 
   // A reduction alone (GroupTree): one partial per work-group, then (if
@@ -581,7 +470,8 @@ class OpenClBackend final : public Backend {
     const View& in = b.views[i];
     const std::size_t last = st.kernels.size() - 1;  // (one kernel when the types agree)
     const std::size_t groups = std::clamp<std::size_t>(
-        (static_cast<std::size_t>(len) + local_size_ - 1) / local_size_, 1, max_groups_);
+        (static_cast<std::size_t>(len) + launcher_.local_size() - 1) / launcher_.local_size(), 1,
+        launcher_.max_groups());
     if (groups == 1) {
       cl_kernel k = kernel(st.kernels[0]);
       launch(k, mems, args(len, out.offset, 0, in.offset, in.stride[0]), {}, geometry(k, len, false, 1), len,
@@ -621,7 +511,7 @@ class OpenClBackend final : public Backend {
     }
     if (len == 0) return;  // (ref writes nothing either)
     ++profile().kernels_launched;
-    const int64_t items = static_cast<int64_t>(max_groups_ * local_size_);
+    const int64_t items = static_cast<int64_t>(launcher_.max_groups() * launcher_.local_size());
     const int64_t chunk =
         len < kParallelScanLength ? len : std::max<int64_t>((len + items - 1) / items, kScanChunkMin);
     const int64_t chunks = (len + chunk - 1) / chunk;
@@ -656,10 +546,8 @@ class OpenClBackend final : public Backend {
   bool reuse_;  // keep Loop steps (ARRVM_CACHE other than off)
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<KeptLoop>>> kept_;  // structure id -> per block
   uint64_t lowerings_reused_ = 0;
-  std::size_t local_size_ = 1, max_groups_ = 1;
   opencl::DeviceMemory memory_;
-  std::unordered_map<cl_kernel, std::size_t> kernel_local_;  // kernels live as long as programs_
-  uint64_t launched_ = 0, sequential_ = 0;
+  opencl::Launcher launcher_;
   std::size_t block_instructions_ = 0;  // of the block whose kernels are enqueued (the timeline's spans)
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/backend.hpp"
 #include "backends/philox.hpp"
 #include "backends/ref/scalar_ops.hpp"
 #include "vm/error.hpp"
@@ -368,10 +369,7 @@ struct Kernel<OpKind::Accumulate> {
 void check_indices(const Instruction& instr, const In<int64_t>& idx, const Dims& shape, int64_t limit) {
   for_each_index<1>(shape, {idx.offset}, {&idx.stride}, [&](const std::array<int64_t, 1>& x) {
     const int64_t v = idx.at(x[0]);
-    if (v < 0 || v >= limit) {
-      throw Error(std::string(opcode_name(instr.op)) + ": index " + std::to_string(v) + " out of range [0, " +
-                  std::to_string(limit) + ") in `" + to_string(instr) + "`");
-    }
+    if (v < 0 || v >= limit) throw index_error(instr, v);
   });
 }
 
