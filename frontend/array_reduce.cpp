@@ -119,7 +119,12 @@ Array Array::cummax(std::optional<int> axis) const {
 
 Array Array::take(const Array& indices) const {
   frontend::common_runtime(*this, indices);
-  const Array idx = frontend::flat_indices(indices, size());
+  return take_in_range(frontend::flat_indices(indices, size()));
+}
+
+Array Array::take_in_range(const Array& indices) const {
+  frontend::common_runtime(*this, indices);
+  const Array idx = frontend::cast_to(indices, DType::Int64);
   const View src = frontend::view_of(*this);
   Array r = frontend::new_array(frontend::runtime_ptr(*this), src.dtype, frontend::view_of(idx).shape);
   frontend::issue(frontend::runtime_of(*this), Opcode::Gather, frontend::view_of(r),

@@ -151,6 +151,11 @@ TEST_CASE("array_api: take and put") {
   const Array bad = a.take(host<int64_t>({10}, vm));
   CHECK_THROWS_AS(bad.to_vector<int64_t>(), arrvm::Error);
   check_values<int64_t>(a.take(host<int64_t>({-10}, vm)), {0});
+  // take_in_range: the same values for indices in [0, size()); a negative
+  // one is not wrapped but out of range, take()'s Error.
+  check_values<int64_t>(a.take_in_range(host<int32_t>({3, 9, 0}, vm)), {30, 90, 0});
+  CHECK_THROWS_AS(a.take_in_range(host<int64_t>({-1}, vm)).to_vector<int64_t>(), arrvm::Error);
+  CHECK_THROWS_AS(a.take_in_range(host<int64_t>({10}, vm)).to_vector<int64_t>(), arrvm::Error);
 
   Array z = Array::zeros({5}, DType::Int32, vm);
   z.put(host<int64_t>({1, 3}, vm), host<int64_t>({7, 9}, vm));  // values cast to int32

@@ -556,7 +556,7 @@ PYBIND11_MODULE(_core, m) {
       const Array* idx = exact_array(key.ptr());
       if (idx != nullptr && a->ndim() == 1 && idx->dtype() == DType::Int64 && idx->ndim() == 1 &&
           index_bounds(*idx, a->shape()[0]) == 1)
-        return wrap(a->take(*idx));
+        return wrap(a->take_in_range(*idx));
       if (!g_getitem_slow) throw py::type_error("import the arrvm package, not arrvm._core alone");
       return g_getitem_slow(self, key);
     }
@@ -605,6 +605,7 @@ PYBIND11_MODULE(_core, m) {
   cls.def("_expand_dims", &Array::expand_dims);
   cls.def("_squeeze", [](const Array& a, const std::vector<int>& axes) { return a.squeeze(axes); });
   cls.def("_take", [](const Array& a, const Array& idx) { return a.take(idx); });
+  cls.def("_take_in_range", [](const Array& a, const Array& idx) { return a.take_in_range(idx); });
   cls.def("_index_bounds", &index_bounds);  // (see index_bounds)
   cls.def("_put", [](Array& a, const Array& idx, const Array& v) { a.put(idx, v); });
   cls.def("_assign", [](Array& a, py::handle v) {

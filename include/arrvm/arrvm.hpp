@@ -373,6 +373,10 @@ class ARRVM_API Array {
   // out[i...] = flat(self)[indices[i...]]; indices are cast to int64, negative
   // ones count from the end; out of range is an Error (raised at run time).
   Array take(const Array& indices) const;
+  // take() for int64 indices the caller has read and found in [0, size())
+  // (as NumPy checks them before it gathers): one gather, no wrapping of
+  // negative ones; an index out of range is still take()'s Error.
+  Array take_in_range(const Array& indices) const;
   // flat(self)[indices[i...]] = values[i...] (values cast to this dtype and
   // broadcast to the indices' shape). With repeated indices, which value lands
   // is unspecified.

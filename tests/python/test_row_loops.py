@@ -58,6 +58,23 @@ def test_gather_by_an_index_array_is_numpys():
     assert outcome(lambda: X[C.astype(np.int32)]) == outcome(lambda: x[cols.astype(np.int32)])
 
 
+def test_a_gather_by_indices_read_in_range_is_one_instruction():
+    # The indices were read and found in [0, n) (NumPy's check): the gather
+    # alone, with no wrapping of negative ones; negative ones are wrapped.
+    X = arrvm.linspace(-1.0, 1.0, 50)
+    C = arrvm.array(np.array([3, 0, 49, 7, 7]))
+    N = arrvm.array(np.array([-1, 0, -50]))
+    float(X.sum()), int(C.sum()), int(N.sum())
+    before = arrvm.profile()['instructions']
+    g = X[C]
+    assert arrvm.profile()['instructions'] - before == 1
+    np.testing.assert_array_equal(np.asarray(g), np.linspace(-1.0, 1.0, 50)[[3, 0, 49, 7, 7]])
+    before = arrvm.profile()['instructions']
+    h = X[N]
+    assert arrvm.profile()['instructions'] - before > 1  # (the wrap: less, add, where)
+    np.testing.assert_array_equal(np.asarray(h), np.linspace(-1.0, 1.0, 50)[[-1, 0, -50]])
+
+
 def test_a_csr_row_loop_equals_numpy():
     rng = np.random.default_rng(3)
     n, per = 60, 4

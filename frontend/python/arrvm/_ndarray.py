@@ -578,11 +578,10 @@ def _take(self, key):
     # (IndexError here), then a gather; negative ones wrapped.
     if self.ndim == 1 and isinstance(key, ndarray) and key.dtype.kind in 'iu':
         bounds = key._index_bounds(self.shape[0])
-        if bounds:
-            idx = key if key.dtype == _np.int64 else key._astype(_CODE[_np.dtype(_np.int64)])
-            if bounds == 2:
-                idx = F.where(idx < 0, idx + self.shape[0], idx)
-            return self._take(idx)
+        if bounds == 1:  # all in [0, n): the gather alone
+            return self._take_in_range(key)
+        if bounds == 2:
+            return self._take(key)
     # a[mask] with a mask of a's shape: the flat positions of its true elements.
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
         return self.reshape(-1)._take(asarray(_np.flatnonzero(to_numpy(key))))
