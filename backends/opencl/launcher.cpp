@@ -42,8 +42,8 @@ std::size_t Launcher::kernel_local_size(cl_kernel kernel) {
   auto it = kernel_local_.find(kernel);
   if (it != kernel_local_.end()) return it->second;
   std::size_t max = 0;
-  if (clGetKernelWorkGroupInfo(kernel, device_->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, nullptr) !=
-          CL_SUCCESS ||
+  if (clGetKernelWorkGroupInfo(kernel, device_->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max,
+                               nullptr) != CL_SUCCESS ||
       max == 0) {
     max = local_size_;
   }
@@ -59,8 +59,8 @@ Launcher::Geometry Launcher::geometry(cl_kernel kernel, int64_t total, bool sequ
     local = 1;
     const std::size_t most = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(total, 1)),
                                                    device_->compute_units * kCpuItemsPerUnit);
-    groups = std::clamp<std::size_t>(static_cast<std::size_t>((work < 0 ? total : work) / kCpuChunkMin) + 1, 1,
-                                     most);
+    groups = std::clamp<std::size_t>(static_cast<std::size_t>((work < 0 ? total : work) / kCpuChunkMin) + 1,
+                                     1, most);
   } else if (groups == 0) {
     const std::size_t need = (static_cast<std::size_t>(std::max<int64_t>(total, 1)) + local - 1) / local;
     groups = sequential ? 1 : std::clamp<std::size_t>(need, 1, max_groups_);
@@ -69,8 +69,8 @@ Launcher::Geometry Launcher::geometry(cl_kernel kernel, int64_t total, bool sequ
 }
 
 void Launcher::launch(cl_kernel kernel, std::span<const cl_mem> mems, const std::vector<int64_t>& a,
-                      const std::vector<uint64_t>& c, Geometry g, int64_t total, bool sequential, Profile& profile,
-                      int64_t block, int64_t instructions) {
+                      const std::vector<uint64_t>& c, Geometry g, int64_t total, bool sequential,
+                      Profile& profile, int64_t block, int64_t instructions) {
   Mem abuf = memory_->arg_buffer(a.data(), a.size() * sizeof(int64_t));
   Mem cbuf = c.empty() ? Mem() : memory_->arg_buffer(c.data(), c.size() * sizeof(uint64_t));
   cl_uint arg = 0;

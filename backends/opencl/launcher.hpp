@@ -39,7 +39,8 @@ class Launcher {
   // 0: as many groups of local_size() as cover `total` (capped: the
   // work-item loop strides over the rest), or on a CPU device a few single
   // work items with long chunks; sequential: one work item.
-  Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0, int64_t work = -1);
+  Geometry geometry(cl_kernel kernel, int64_t total, bool sequential, std::size_t groups = 0,
+                    int64_t work = -1);
 
   // Launches `kernel` with buffers `mems`, then the argument buffers a and
   // c, with geometry `g`; the span in `profile`'s timeline names the block
