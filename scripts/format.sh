@@ -2,10 +2,13 @@
 # clang-format (.clang-format) over the project's C and C++ sources.
 #   scripts/format.sh          rewrites the files in place
 #   scripts/format.sh --check  lists the files that are not formatted, exit 1 if any
-# tests/golden/ holds generated code compared byte for byte: not formatted.
+# The files git tracks or would add (new ones too, so that a file is
+# formatted before its first commit); tests/golden/ holds generated code
+# compared byte for byte: not formatted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.c' '*.h' '*.cpp' '*.hpp' | grep -v '^tests/golden/')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cpp' '*.hpp' |
+  grep -v '^tests/golden/')
 if [ "${1:-}" = "--check" ]; then
   bad=()
   for f in "${files[@]}"; do
