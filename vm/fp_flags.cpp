@@ -24,8 +24,9 @@ constexpr uint32_t kAll = 0x3f;  // (with denormal and precision, which are not 
 uint32_t fp_flags_read() {
   const uint32_t m = _mm_getcsr();
   if ((m & (kInvalid | kDivide | kOverflow | kUnderflow)) == 0) return 0;
-  return ((m & kDivide) ? kFpDivide : 0) | ((m & kOverflow) ? kFpOverflow : 0) |
-         ((m & kUnderflow) ? kFpUnderflow : 0) | ((m & kInvalid) ? kFpInvalid : 0);
+  auto bit = [m](uint32_t mxcsr, uint32_t flag) { return (m & mxcsr) != 0 ? flag : 0u; };
+  return bit(kDivide, kFpDivide) | bit(kOverflow, kFpOverflow) | bit(kUnderflow, kFpUnderflow) |
+         bit(kInvalid, kFpInvalid);
 }
 
 void fp_flags_clear() {
