@@ -40,6 +40,9 @@ bool weak_ok(const HostScalar& s, DType d);  // taken weakly next to dtype d as 
 bool number_operand(py::handle h, DType d, HostScalar* s);
 bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>* out);
 py::object wrap(Array a);  // a new Python ndarray owning `a`
+// Integers, slices, None and `...` (NumPy's basic indexing) as indices into
+// *out; false for any other key (arrays, lists: the Python slow path).
+bool basic_key(py::handle key, std::vector<arrvm::Index>* out);
 py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::handle out);
 PyObject* new_numpy_scalar(DType t, const void* p);
 void translate(const arrvm::Error& e);  // a C++ error as the Python exception NumPy raises

@@ -327,12 +327,35 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
   return g_ass_subscript_method(self, key, value);
 }
 
-// mp_subscript: element_now without pybind11's dispatch (a third of a
-// read's time), else the __getitem__ method's slot.
+// Whether `key` is a slice or a tuple holding one: a basic key whose view
+// keeps an axis (never NumPy's scalar).
+bool has_slice(PyObject* key) {
+  if (PySlice_Check(key)) return true;
+  if (!PyTuple_CheckExact(key)) return false;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+    if (PySlice_Check(PyTuple_GET_ITEM(key, k))) return true;
+  }
+  return false;
+}
+
+// mp_subscript: element_now, and a view by a basic key with a slice (a
+// loop's `values[lo:hi]`, a stencil's `a[1:-1]`), without pybind11's
+// dispatch; else the __getitem__ method's slot.
 binaryfunc g_subscript_method = nullptr;
 PyObject* mp_subscript(PyObject* self, PyObject* key) {
   if (PyObject* e = element_now(self, key)) return e;
   if (PyErr_Occurred()) return nullptr;
+  if (has_slice(key)) {
+    thread_local std::vector<arrvm::Index> ix;
+    ix.clear();
+    bool basic = false;
+    PyObject* r = run_slot([&]() -> py::object {
+      basic = basic_key(key, &ix);
+      return basic ? wrap(as_array(self)->index(ix)) : py::none();
+    });
+    if (r == nullptr || basic) return r;
+    Py_DECREF(r);  // (an advanced key: the method below)
+  }
   return g_subscript_method(self, key);
 }
 

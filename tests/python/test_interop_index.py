@@ -367,3 +367,21 @@ def test_fallback_results_are_wrapped_not_copied():
         v = arrvm.wrap_numpy('squeeze', np.squeeze)(x)
     x[0, 0] = 42.0
     same(v, np.arange(4.0))
+
+
+@pytest.mark.parametrize('key', [
+    slice(1, -1), slice(None, None, -2), slice(5, 2), (slice(None), 0), (0, slice(1, 3)),
+    (slice(None), None, slice(1, 3)), (Ellipsis, slice(1, None)), (slice(0, 2), [0, 1]),
+    slice(None, None, 0), (slice(0, 2), 5), (slice(None), slice(None), slice(None)),
+    (slice(np.int64(1), np.int64(3)), np.int64(-1)),
+])
+def test_keys_with_a_slice_index_as_numpy_does(key):
+    # (a key with a slice takes the type's C slot, not the __getitem__ method)
+    a, A = np.arange(12.0).reshape(3, 4), arrvm.arange(12.0).reshape(3, 4)
+
+    def outcome(x):
+        try:
+            return ('ok', np.asarray(x[key]).tolist())
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return ('raises', type(e).__name__)
+    assert outcome(A) == outcome(a)
