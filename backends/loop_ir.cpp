@@ -95,7 +95,7 @@ std::string LoopKernel::signature() const {
   s += " l";
   for (const Loop& l : loops) {
     s += std::to_string(l.axis);
-    s += "SPQDWXIOH"[static_cast<int>(l.kind)];
+    s += "SPQDWXIOHGC"[static_cast<int>(l.kind)];  // (one letter per LoopKind, in order)
   }
   return s;
 }

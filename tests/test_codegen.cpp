@@ -442,6 +442,7 @@ TEST_CASE("golden: OpenCL's work-group trees come from the IR (a reduction alone
   const Batch b = lone_max();
   const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
   CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::GroupTree}});
+  CHECK(ocl.kernel.signature().find(" l0G") != std::string::npos);  // (each loop kind has its letter)
   CHECK(loops(codegen::lower(b.instrs, all(b), Target::Cpu)) ==
         std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ParallelSweep}});
   const std::string prelude = opencl::dialect(true).prelude;
@@ -462,6 +463,7 @@ TEST_CASE("golden: OpenCL's chunked scan comes from the IR (three kernels of one
   b.add(make(Opcode::AddAccumulate, whole(s, {40}), {v(whole(x, {40}))}, 0));
   const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
   REQUIRE(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::ChunkedScan}});
+  CHECK(ocl.kernel.signature().find(" l0C") != std::string::npos);
   const std::string src = opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel");
   for (const char* part : {"kernel_totals(", "kernel_prefix(", "kernel_apply("})
     CHECK(src.find(part) != std::string::npos);
