@@ -708,6 +708,21 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("random_uniform",
         [](py::handle shape, uint64_t seed) { return Array::random_uniform(to_shape(shape), seed, vm()); });
+  // NumPy's MT19937 and PCG64 doubles (_random.cpp) into `out` (a
+  // contiguous 1-d float64 buffer), from and advancing the bit generator's
+  // state at `state` (its ctypes.state_address, whose layout arrvm/random.py
+  // checks against the generator's .state first); `scaled`: low + range * u.
+  m.def("stream_doubles", [](const std::string& generator, uintptr_t state, py::buffer out, double low,
+                             double range, bool scaled) {
+    py::buffer_info info = out.request(true);
+    if (info.format != py::format_descriptor<double>::format() || info.ndim != 1 ||
+        (info.size > 1 && info.strides[0] != static_cast<py::ssize_t>(sizeof(double))))
+      throw arrvm::Error("stream_doubles: out must be a contiguous 1-d float64 buffer");
+    auto fill = generator == "MT19937" ? mt19937_doubles : generator == "PCG64" ? pcg64_doubles : nullptr;
+    if (!fill) throw arrvm::Error("stream_doubles: no generator " + generator);
+    py::gil_scoped_release unlocked;
+    fill(reinterpret_cast<void*>(state), static_cast<double*>(info.ptr), info.size, low, range, scaled);
+  });
   m.def("from_buffer", [](py::buffer b, int dt, py::handle shape) {
     py::buffer_info info = b.request();
     return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize),

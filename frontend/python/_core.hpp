@@ -56,4 +56,11 @@ py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
 
+// _random.cpp: n of NumPy's MT19937 doubles (low + range * u when scaled)
+// from the mt19937_state at `state`, advancing it.
+void mt19937_doubles(void* state, double* out, std::ptrdiff_t n, double low, double range, bool scaled);
+// n of NumPy's PCG64 doubles (Generator.random, or uniform's low + range * u
+// when scaled) from the pcg64_state at `state`, advancing it.
+void pcg64_doubles(void* state, double* out, std::ptrdiff_t n, double low, double range, bool scaled);
+
 }  // namespace arrvm_python

@@ -71,3 +71,88 @@ def test_arrvm_random_philox_env_selects_philox():
     p = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == 'True'
+
+
+def large_draws(xp, rs=None):
+    """Draws of the sizes arrvm generates itself (>= 4096), between NumPy's
+    own draws, from positions of the 624-word state that are odd, even and
+    one short of a regeneration: every value equal to NumPy's, and the
+    state after them too."""
+    r = rs if rs is not None else xp.random
+    out = []
+    for v in (r.rand(4097), r.randn(1), r.random_sample((64, 65)), r.rand(3), r.uniform(-2.5, 7, 5000),
+              r.random(10**5 + 1), r.randint(0, 2**40, 311), r.uniform(numpy.float32(1), 3, size=(70, 70)),
+              r.rand(623, 7), r.uniform(5, -5, 4096), r.random_sample(4100)):
+        out.append(numpy.asarray(v).tolist())
+    return out, r.random_sample(5).tolist()
+
+
+@pytest.mark.parametrize('seed', SEEDS)
+def test_large_draws_made_by_arrvm_are_numpy_stream(seed):
+    numpy.random.seed(seed)
+    want = large_draws(numpy)
+    arrvm.random.seed(seed)
+    assert large_draws(arrvm) == want
+    assert isinstance(arrvm.random.rand(5000), arrvm.ndarray)
+    assert isinstance(arrvm.random.uniform(0, 1, (100, 50)), arrvm.ndarray)
+
+
+@pytest.mark.parametrize('seed', SEEDS)
+def test_random_state_large_draws_are_numpy_stream(seed):
+    mine, theirs = arrvm.random.RandomState(seed), numpy.random.RandomState(seed)
+    assert isinstance(mine, numpy.random.RandomState)
+    assert large_draws(arrvm, mine) == large_draws(numpy, theirs)
+    assert isinstance(mine.random_sample(10**4), arrvm.ndarray)
+    theirs.random_sample(10**4)
+    assert mine.get_state()[2] == theirs.get_state()[2]
+    assert (mine.get_state()[1] == theirs.get_state()[1]).all()
+
+
+def test_large_draws_keep_numpy_errors_and_fallbacks():
+    for bad in (lambda r: r.uniform(0, numpy.inf, 5000), lambda r: r.random_sample(size='x'),
+                lambda r: r.rand(5000, -1), lambda r: r.uniform(0, 1, 5000, 7)):
+        errors = []
+        for r in (numpy.random.RandomState(1), arrvm.random.RandomState(1)):
+            with pytest.raises(Exception) as e:
+                bad(r)
+            errors.append(type(e.value))
+        assert errors[0] is errors[1]
+    # array bounds: NumPy's broadcasting draw, same numbers
+    a, b = numpy.random.RandomState(2), arrvm.random.RandomState(2)
+    lo = numpy.arange(5000.0)
+    assert numpy.asarray(b.uniform(lo, lo + 1)).tolist() == a.uniform(lo, lo + 1).tolist()
+    assert arrvm.random._layout_ok('MT19937') and arrvm.random._layout_ok('PCG64')
+
+
+@pytest.mark.parametrize('seed', SEEDS)
+def test_generator_large_draws_are_numpy_stream(seed):
+    def run(xp):
+        g = xp.random.default_rng(seed)
+        out = []
+        for v in (g.random(4097), g.normal(size=3), g.random((65, 64)), g.integers(0, 100, 5), g.random(3),
+                  g.uniform(-1.5, 2, 5001), g.random(10**5 + 3, dtype='f8'), g.random(5000, dtype=numpy.float32),
+                  g.uniform(size=(70, 70)), g.uniform(numpy.arange(4096.0), 5000.0)):
+            out.append(numpy.asarray(v).tolist())
+        return out, g.bit_generator.state
+    mine, theirs = run(arrvm), run(numpy)
+    assert mine == theirs
+    g = arrvm.random.default_rng(seed)
+    assert isinstance(g, numpy.random.Generator) and isinstance(g.random(5000), arrvm.ndarray)
+    assert isinstance(arrvm.random.Generator(numpy.random.PCG64(seed)).uniform(0, 2, 5000), arrvm.ndarray)
+    n = numpy.random.default_rng(seed)
+    assert arrvm.random.default_rng(n) is n
+    with pytest.raises(OverflowError):
+        g.uniform(0, numpy.inf, 5000)
+
+
+def test_generators_give_libraries_numpy_arrays():
+    """A generator handed to SciPy gives it NumPy's arrays (the same
+    numbers); the user's own calls get arrvm arrays."""
+    from scipy import stats
+    for make in (arrvm.random.default_rng, arrvm.random.RandomState):
+        mine, theirs = make(5), (numpy.random.default_rng if make is arrvm.random.default_rng
+                                 else numpy.random.RandomState)(5)
+        got = stats.uniform.rvs(loc=1.0, scale=2.0, size=5000, random_state=mine)
+        assert type(got) is numpy.ndarray
+        assert got.tolist() == stats.uniform.rvs(loc=1.0, scale=2.0, size=5000, random_state=theirs).tolist()
+        assert isinstance(mine.uniform(0, 1, 5000), arrvm.ndarray)

@@ -15,27 +15,12 @@ import code
 import os
 import runpy
 import sys
-import sysconfig
 import types
 
 import numpy as _np
 
 import arrvm
-
-
-def _library_dirs():
-    """Directories whose modules get the real NumPy: installed packages, the
-    standard library, and arrvm itself."""
-    dirs = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}  # arrvm's parent: arrvm is a library
-    for key in ('stdlib', 'platstdlib', 'purelib', 'platlib'):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            dirs.add(path)
-    for path in sys.path:
-        if os.path.basename(path.rstrip(os.sep)) in ('site-packages', 'dist-packages'):
-            dirs.add(path)
-    dirs.add(os.path.dirname(os.path.dirname(os.path.abspath(_np.__file__))))
-    return tuple(os.path.join(os.path.abspath(d), '') for d in dirs)
+from arrvm import _scope
 
 
 def facade(arrvm):
@@ -61,8 +46,6 @@ class ScopedImport:
         # Submodules arrvm provides itself; others (linalg, fft, ...) are
         # NumPy's own, reached through the facade's __getattr__ as before.
         self.submodules = {'numpy.random': arrvm.random}
-        self.library_dirs = _library_dirs()
-        self.user_files = {}  # file -> is user code (cached: import statements repeat)
 
     def is_user(self, globals_):
         if not globals_:
@@ -73,11 +56,7 @@ class ScopedImport:
         path = globals_.get('__file__')
         if not path:
             return False
-        user = self.user_files.get(path)
-        if user is None:
-            user = not os.path.abspath(path).startswith(self.library_dirs)
-            self.user_files[path] = user
-        return user
+        return not _scope.is_library_file(path)
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == 'numpy' or name.startswith('numpy.')) and self.is_user(globals):
