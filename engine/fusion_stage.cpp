@@ -72,7 +72,7 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
         // an illegal partition, which must never run. Checked once per
         // process and entry (from then on the entry is in memory); a legal
         // foreign one is stamped with these rules.
-        const fusion::Graph graph(batch, rules_);
+        const fusion::Graph graph(batch, rules_, fusion::Graph::NoDependencies{});
         if (const std::string problem = fusion::check_partition(graph, e->partition); !problem.empty()) {
           logger().warn("merge cache: ignoring an illegal partition in {} ({}); recomputing it",
                         cache_.file_of(key_), problem);

@@ -387,15 +387,7 @@ std::string check_partition(const Graph& g, const Partition& p) {
   for (uint32_t i = 0; i < g.size(); ++i) {
     if (block_of[i] == kNone) return "instruction " + std::to_string(i) + " is in no block";
   }
-  for (uint32_t i = 0; i < g.size(); ++i) {
-    for (uint32_t j : g.successors(i)) {
-      if (block_of[i] > block_of[j]) {
-        return "dependency " + std::to_string(i) + " -> " + std::to_string(j) + " goes from block " +
-               std::to_string(block_of[i]) + " back to block " + std::to_string(block_of[j]);
-      }
-    }
-  }
-  return {};
+  return g.order_violation(block_of);
 }
 
 }  // namespace arrvm::fusion

@@ -44,12 +44,21 @@ bool covers(const View& w, const View& x) {
 
 }  // namespace
 
-Graph::Graph(std::span<const Instruction> batch, FusionRules rules) : batch_(batch), rules_(rules) {
-  static std::atomic<uint64_t> next_serial{1};
+namespace {
+std::atomic<uint64_t> next_serial{1};
+}  // namespace
+
+Graph::Graph(std::span<const Instruction> batch, FusionRules rules) : Graph(batch, rules, NoDependencies{}) {
+  build_dependencies();
+}
+
+Graph::Graph(std::span<const Instruction> batch, FusionRules rules, NoDependencies)
+    : batch_(batch), rules_(rules) {
   serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   build_accesses();
   find_new_bases();
-  build_dependencies();
+  succ_.assign(batch_.size(), {});
+  pred_.assign(batch_.size(), {});
 }
 
 void Graph::build_accesses() {
@@ -176,6 +185,73 @@ void Graph::find_new_bases() {
 // Per base, the accesses a later access may conflict with. A write that
 // covers an earlier access replaces it: anything that conflicts with the
 // earlier access overlaps the write, so it is ordered after it anyway.
+template <typename F>
+void Graph::for_each_access(uint32_t i, F&& f) const {
+  const Access& a = access_[i];
+  if (a.kind == OpKind::Sync) {
+    f(a.control_base, batch_[i].out, false);
+  } else if (a.kind == OpKind::Free) {
+    f(a.control_base, batch_[i].out, true);
+  } else {
+    for (ArrayId r : a.read_ids()) f(arrays_[r].base, arrays_[r].view, false);
+    f(arrays_[a.write].base, arrays_[a.write].view, true);
+  }
+}
+
+std::string Graph::order_violation(std::span<const uint32_t> block_of) const {
+  struct Seen {
+    uint32_t block;
+    uint32_t instr;
+    const View* view;
+    bool write;
+  };
+  // Per base, the accesses a later one may conflict with, as
+  // build_dependencies keeps them (a covering write replaces what it
+  // covers), sorted by block (stable). Blocks mostly grow with the batch
+  // index, so an insertion lands near the end and a lookup stops after the
+  // few accesses of later blocks.
+  std::vector<std::vector<Seen>> seen(base_ids_.size());
+  auto insert = [&](uint32_t base, Seen e) {
+    std::vector<Seen>& s = seen[base];
+    s.insert(
+        std::upper_bound(s.begin(), s.end(), e.block, [](uint32_t b, const Seen& x) { return b < x.block; }),
+        e);
+  };
+  for (uint32_t j = 0; j < access_.size(); ++j) {
+    const uint32_t b = block_of[j];
+    std::string problem;
+    for_each_access(j, [&](uint32_t base, const View& v, bool write) {
+      const std::vector<Seen>& s = seen[base];
+      for (auto it = s.rbegin(); problem.empty() && it != s.rend() && it->block > b; ++it) {
+        if ((write || it->write) && may_overlap(v, *it->view)) {
+          problem = "dependency " + std::to_string(it->instr) + " -> " + std::to_string(j) +
+                    " goes from block " + std::to_string(it->block) + " back to block " + std::to_string(b);
+        }
+      }
+    });
+    if (!problem.empty()) return problem;
+    const Access& a = access_[j];
+    const bool covering = a.kind != OpKind::Scatter && a.kind != OpKind::Sync;
+    const View* written = nullptr;
+    uint32_t written_base = kNone;
+    for_each_access(j, [&](uint32_t base, const View& v, bool write) {
+      if (write) {
+        written = &v;
+        written_base = base;
+      }
+    });
+    if (written != nullptr && covering) {
+      std::erase_if(seen[written_base], [&](const Seen& e) { return covers(*written, *e.view); });
+    }
+    for_each_access(j, [&](uint32_t base, const View& v, bool write) {
+      if (v.nelem() == 0 || (write && a.kind == OpKind::Free)) return;
+      if (!write && written != nullptr && covering && base == written_base && covers(*written, v)) return;
+      insert(base, Seen{b, j, &v, write});
+    });
+  }
+  return {};
+}
+
 void Graph::build_dependencies() {
   const std::size_t n = batch_.size();
   succ_.assign(n, {});

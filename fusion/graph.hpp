@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,12 @@ class Graph {
   // a base is accessed through many disjoint slices). `rules`: what the
   // backend that runs the partition adds to the fusibility rules (rule 8).
   explicit Graph(std::span<const Instruction> batch, FusionRules rules = {});
+  // Without the dependency edges (successors, predecessors and
+  // dependency_edges stay empty): what checking a given partition needs
+  // (check_partition orders blocks with order_violation), in O(n * a') where
+  // a' counts only the earlier accesses of a base placed in a later block.
+  struct NoDependencies {};
+  Graph(std::span<const Instruction> batch, FusionRules rules, NoDependencies);
 
   const FusionRules& rules() const { return rules_; }
   // Distinct for every graph the process builds (a cache key for what a
@@ -93,6 +100,14 @@ class Graph {
   const std::vector<uint32_t>& predecessors(uint32_t i) const { return pred_[i]; }
   std::vector<std::pair<uint32_t, uint32_t>> dependency_edges() const;
 
+  // Whether running the blocks in order (block_of[i]: instruction i's
+  // block; within a block, batch order) keeps every dependency: a
+  // conflicting pair (the accesses of successors()) whose later instruction
+  // sits in an earlier block, named, or "". Needs no edges: one sweep keeps,
+  // per base, the accesses seen so far sorted by block and compares an
+  // access only with those of later blocks.
+  std::string order_violation(std::span<const uint32_t> block_of) const;
+
   // Instructions that touch a base (any view, free and sync included), ascending.
   const std::vector<uint32_t>& users_of_base(uint32_t base) const { return base_users_[base]; }
   // The instruction whose new[f] / del[f] is `base`, or kNone.
@@ -115,6 +130,10 @@ class Graph {
   void build_accesses();
   void find_new_bases();
   void build_dependencies();
+  // Calls f(base, view, is_write) for each access of instruction i, as the
+  // dependency edges see them (sync reads its base, free writes it).
+  template <typename F>
+  void for_each_access(uint32_t i, F&& f) const;
 
   std::span<const Instruction> batch_;
   FusionRules rules_;

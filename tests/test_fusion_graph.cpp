@@ -7,7 +7,10 @@
 #include "fusion/cost.hpp"
 #include "fusion/fuse.hpp"
 #include "fusion/graph.hpp"
+#include "testing/random_program.hpp"
 #include "tests/fusion_test_util.hpp"
+
+#include <random>
 
 using namespace arrvm;          // tests only
 using namespace arrvm::fusion;  // tests only
@@ -245,4 +248,47 @@ TEST_CASE("a broadcast view costs its distinct elements; a loop-invariant produc
       CHECK(block_of(p, pm_at[step]) == block_of(p, use_at[step]));
     }
   }
+}
+
+TEST_CASE("order_violation: the same verdict as the dependency edges, on random batches and block orders") {
+  // Expected: some edge i -> j of successors() with block_of[i] > block_of[j].
+  // Random block numbers put instructions in any order, and the permuted
+  // blocks of a legal partition (greedy's) mostly keep it; both kinds must
+  // agree, with and without the graph's edges built.
+  int violations = 0, kept = 0;
+  for (uint64_t seed = 0; seed < 600; ++seed) {
+    testing::RandomProgramOptions po;
+    po.max_instructions = 18;
+    po.persistent_bases = 1 + static_cast<int>(seed % 3);
+    const testing::RandomProgram prog = testing::random_program(seed, po);
+    const Graph g(prog.batch);
+    const Graph bare(prog.batch, {}, Graph::NoDependencies{});
+    std::mt19937_64 rng(seed);
+    const Partition greedy = fuse_graph("greedy", g, Config{});
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<uint32_t> blocks(g.size());
+      if (trial < 3) {
+        for (uint32_t& b : blocks) b = static_cast<uint32_t>(rng() % (2 + trial * 3));
+      } else {
+        std::vector<uint32_t> order(greedy.blocks.size());
+        for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+        if (trial > 3) std::shuffle(order.begin(), order.end(), rng);
+        for (uint32_t k = 0; k < greedy.blocks.size(); ++k)
+          for (uint32_t i : greedy.blocks[k]) blocks[i] = order[k];
+      }
+      bool want = false;
+      for (uint32_t i = 0; i < g.size(); ++i)
+        for (uint32_t j : g.successors(i)) want |= blocks[i] > blocks[j];
+      CAPTURE(seed);
+      CAPTURE(trial);
+      CHECK(!g.order_violation(blocks).empty() == want);
+      CHECK(!bare.order_violation(blocks).empty() == want);
+      if (trial == 3) CHECK_FALSE(want);  // greedy's own order is legal
+      (want ? violations : kept) += 1;
+    }
+    CHECK(check_partition(bare, greedy) == "");
+  }
+  MESSAGE("orders with a violation " << violations << ", without " << kept);
+  CHECK(violations > 500);
+  CHECK(kept > 500);
 }

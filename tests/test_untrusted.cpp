@@ -385,20 +385,26 @@ TEST_CASE("untrusted: a forged partition under the current rules stamp is checke
   const auto batch = mc_test::shifted_read(2);  // two instructions that must not share a kernel
   const arrvm::MergeKey k = mc_test::key_of(batch, config.fuser, config.cost);
   const uint64_t stamp = arrvm::FusionStage(config).cache().rules_id();  // this build's
-  {
-    arrvm::MergeCache cache(arrvm::CacheMode::On, dir.path(), stamp);
-    arrvm::Partition forged;
-    forged.blocks = {{0, 1}};
-    cache.put(k, forged, false);
+  // Two forgeries: the pair in one kernel (not fusible), and the two blocks
+  // in the wrong order (the read runs before the write it depends on).
+  for (const std::vector<arrvm::Block>& blocks : {std::vector<arrvm::Block>{{0, 1}}, {{1}, {0}}}) {
+    CAPTURE(blocks.size());
+    {
+      arrvm::MergeCache cache(arrvm::CacheMode::On, dir.path(), stamp);
+      arrvm::Partition forged;
+      forged.blocks = blocks;
+      cache.put(k, forged, false);
+    }
+    mc_test::LogCapture log;
+    arrvm::FusionStage s(config);
+    arrvm::Profile p;
+    const arrvm::Partition got = s.partition(batch, p);
+    CHECK(got.blocks.size() == 2);
+    CHECK(mc_test::legality(batch, got).empty());
+    CHECK(p.merge_cache_rejected == 1);
+    CHECK(contains(log.text(), "illegal partition"));
+    CHECK(contains(log.text(), blocks.size() == 1 ? "fuse-preventing" : "goes from block 1 back to block 0"));
   }
-  mc_test::LogCapture log;
-  arrvm::FusionStage s(config);
-  arrvm::Profile p;
-  const arrvm::Partition got = s.partition(batch, p);
-  CHECK(got.blocks.size() == 2);
-  CHECK(mc_test::legality(batch, got).empty());
-  CHECK(p.merge_cache_rejected == 1);
-  CHECK(contains(log.text(), "illegal partition"));
 }
 
 // ---- 7. OpenCL VMs made in threads at once ----
