@@ -46,6 +46,12 @@ bool is_reduce(Opcode op) {
 // identity that the private copies of a parallel reduction start from.
 std::string start_value(Opcode op, DType t) {
   const bool f = is_float(t);
+  if (is_complex(t)) {  // the part type's start value for both parts, but a product's (1, +0)
+    const std::string p = c_type(real_dtype(t));
+    const std::string part = start_value(op, real_dtype(t));
+    const bool product = op == Opcode::MultiplyReduce || op == Opcode::MultiplyAccumulate;
+    return "__builtin_complex((" + p + ")" + part + ", (" + p + ")" + (product ? "0" : part) + ")";
+  }
   switch (op) {
     case Opcode::AddReduce:
     case Opcode::AddAccumulate:
@@ -107,8 +113,16 @@ bool is_sweep_loop(LoopKind kind) {
 // parallel reduction's do, so only sweeps of at least kSimdSweep elements
 // use lanes (`if(simd: ...)`): shorter ones keep ref's order bit for bit.
 constexpr int64_t kSimdSweep = 4096;
+// Whether any slot of the kernel holds a complex dtype.
+bool has_complex(const LoopKernel& k) {
+  auto any = [](const std::vector<DType>& v) { return std::any_of(v.begin(), v.end(), is_complex); };
+  return any(k.views) || any(k.temps) || any(k.accs) || any(k.consts) ||
+         std::any_of(k.indexed.begin(), k.indexed.end(),
+                     [](const IndexedSlot& s) { return is_complex(s.dtype); });
+}
+
 bool simd_sweep(const LoopKernel& k) {
-  if (k.counters > 0 || k.errors > 0 || !k.indexed.empty()) return false;
+  if (k.counters > 0 || k.errors > 0 || !k.indexed.empty() || has_complex(k)) return false;
   bool reduces = false;
   for (const Stmt& st : k.body) {
     const OpKind kind = opcode_kind(st.op);
@@ -186,7 +200,15 @@ std::string CPrinter::bad_index(const LoopKernel&, int err) const {
 }
 
 void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
-  w.raw(dialect_.prelude + scalar_helpers(k.body, dialect_));
+  w.raw(dialect_.prelude);
+  // GCC 12 vectorizes a complex product (x.re*y.re - x.im*y.im, ...) as
+  // its complex-multiply pattern, an FMA (vfmaddsub), despite
+  // -ffp-contract=off: NumPy's products round each term. A kernel with
+  // complex slots is compiled without the vectorizer (and without `omp
+  // simd`, which would force it back on).
+  if (has_complex(k) && dialect_.kernel_qualifier.empty())
+    w.raw("#pragma GCC optimize (\"no-tree-vectorize\")\n");
+  w.raw(scalar_helpers(k.body, dialect_));
   std::set<std::string> seen;  // a combine helper may be an elementwise one, e.g. f_add_float64
   for (const Stmt& st : k.body) {
     const OpKind kind = opcode_kind(st.op);
@@ -303,6 +325,19 @@ LoopKind serial_kind(LoopKind kind) {
   }
 }
 
+// The loop without `omp simd` (complex kernels: see CPrinter::print).
+LoopKind scalar_kind(LoopKind kind) {
+  switch (kind) {
+    case LoopKind::ParallelSimd:
+      return LoopKind::Parallel;
+    case LoopKind::Simd:
+    case LoopKind::SharedSimd:
+      return LoopKind::Serial;
+    default:
+      return kind;
+  }
+}
+
 }  // namespace
 
 int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces) const {
@@ -318,7 +353,9 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
       own += (own.empty() ? " firstprivate(arrvm_rm" : ", arrvm_rm") + num(slot);
     if (!own.empty()) own += ")";
   }
-  switch (dialect_.serial ? serial_kind(l.kind) : l.kind) {
+  LoopKind kind = dialect_.serial ? serial_kind(l.kind) : l.kind;
+  if (has_complex(k)) kind = scalar_kind(kind);
+  switch (kind) {
     case LoopKind::Parallel:
       w.raw("#pragma omp parallel for" + own + " if(" + nt + " > 1)" + threads + " schedule(static)\n");
       break;
@@ -573,14 +610,16 @@ void CPrinter::outputs_start(Writer& w, const LoopKernel& k, int level) const {
     w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + ";");
   }
   const Loop& last = k.loops[level + 1];
-  if (last.kind == LoopKind::Simd || last.kind == LoopKind::SharedSimd) w.raw("#pragma omp simd\n");
+  if ((last.kind == LoopKind::Simd || last.kind == LoopKind::SharedSimd) && !has_complex(k))
+    w.raw("#pragma omp simd\n");
   w.open(for_line(last));
   offsets(w, k, level + 1, last.axis);
   for (const Stmt& st : k.body) {
     if (!is_reduce(st.op)) continue;
     const DType t = k.accs[st.acc];
     std::string start = start_value(st.op, t);
-    if (st.op == Opcode::AddReduce && is_float(t)) start = "(" + nA + " == 0 ? 0.0 : " + start + ")";
+    if (st.op == Opcode::AddReduce && (is_float(t) || is_complex(t)))
+      start = "(" + nA + " == 0 ? (" + c_type(t) + ")0.0 : " + start + ")";
     w.line(operand(st.out, k.rank) + " = (" + c_type(t) + ")" + start + ";");
   }
   w.close();

@@ -15,14 +15,22 @@ namespace {
 
 // The value's bytes in the low bytes of a 64-bit word (what the kernel
 // memcpy's back into a variable of the constant's C type).
-uint64_t pack_scalar(const Scalar& s) {
-  uint64_t u = 0;
+// A constant's bytes as the kernel reads them from its constant slots: one
+// 64-bit slot, two for complex128 (real part, then imaginary part: `word`
+// 0 and 1; the second slot's dtype in LoopKernel::consts is UInt64).
+uint64_t pack_scalar(const Scalar& s, int word = 0) {
+  uint64_t u[2] = {0, 0};
   visit_dtype(s.dtype, [&](auto t) {
     using T = decltype(t);
     const T v = s.as<T>();
-    std::memcpy(&u, &v, sizeof(T));
+    static_assert(sizeof(T) <= sizeof u);
+    std::memcpy(u, &v, sizeof(T));
   });
-  return u;
+  return u[word];
+}
+
+int const_words(DType t) {
+  return dtype_size(t) > 8 ? 2 : 1;
 }
 
 // The slot among `slots` that holds constant `c` (same dtype, same bytes:
@@ -32,9 +40,11 @@ uint64_t pack_scalar(const Scalar& s) {
 // folds the two calls into one only when both read the same variable.
 int equal_const(const std::vector<DType>& dtypes, const std::vector<uint64_t>& values,
                 const std::vector<int>& slots, const Scalar& c) {
-  const uint64_t bits = pack_scalar(c);
+  const uint64_t bits = pack_scalar(c), hi = pack_scalar(c, 1);
   for (int slot : slots) {
-    if (dtypes[slot] == c.dtype && values[slot] == bits) return slot;
+    if (dtypes[slot] == c.dtype && values[slot] == bits &&
+        (const_words(c.dtype) == 1 || values[slot + 1] == hi))
+      return slot;
   }
   return -1;
 }
@@ -158,6 +168,7 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
     const int same = equal_const(k.consts, r.consts, operand_slots, c);
     if (same >= 0) return same;
     operand_slots.push_back(const_slot(c.dtype, pack_scalar(c)));
+    if (const_words(c.dtype) == 2) const_slot(DType::UInt64, pack_scalar(c, 1));
     return operand_slots.back();
   };
   bool have_shape = false;
@@ -282,14 +293,11 @@ void block_key(std::span<const Instruction> batch, std::span<const uint32_t> blo
         // Which of the block's distinct constants it is (build() shares a
         // slot between equal ones): the values stay out of the key, the
         // pattern of equal ones goes in.
-        const uint64_t bits = pack_scalar(o.constant);
+        const BlockKey::Const c{static_cast<uint8_t>(o.constant.dtype), pack_scalar(o.constant),
+                                pack_scalar(o.constant, 1)};
         std::size_t number = 0;
-        while (number < key->consts.size() &&
-               key->consts[number] != std::make_pair(static_cast<uint8_t>(o.constant.dtype), bits)) {
-          ++number;
-        }
-        if (number == key->consts.size())
-          key->consts.emplace_back(static_cast<uint8_t>(o.constant.dtype), bits);
+        while (number < key->consts.size() && !(key->consts[number] == c)) ++number;
+        if (number == key->consts.size()) key->consts.push_back(c);
         w.push_back(uint64_t{1} << 63 | static_cast<uint8_t>(o.constant.dtype) | uint64_t{number} << 8);
       } else {
         put_view(o.view);
@@ -359,7 +367,8 @@ Binding binding_of(const LoweredBlock& b, std::span<const Instruction> batch,
         r.consts.push_back({{p, k}, same, true});
       } else {
         operand_slots.push_back(slots);
-        r.consts.push_back({{p, k}, slots++, false});
+        r.consts.push_back({{p, k}, slots, false});
+        slots += const_words(in.in[k].constant.dtype);
       }
     }
     if (in.op == Opcode::Random) r.consts.push_back({{p, Binding::kSeed}, slots++, false});
@@ -386,12 +395,16 @@ bool rebind(LoweredBlock* b, const Binding& binding, std::span<const Instruction
   for (std::size_t c = 0; c < b->kept.size(); ++c) b->kept[c] = base(binding.kept[c]);
   for (const Binding::ConstUse& u : binding.consts) {
     const Instruction& in = batch[block[u.origin.pos]];
-    const uint64_t value =
-        u.origin.operand == Binding::kSeed ? in.seed : pack_scalar(in.in[u.origin.operand].constant);
-    if (!u.shared) {
-      b->consts[u.slot] = value;
-    } else if (b->consts[u.slot] != value) {
-      return false;  // constants equal in the lowered block differ in this one
+    const bool seed = u.origin.operand == Binding::kSeed;
+    const Scalar* c = seed ? nullptr : &in.in[u.origin.operand].constant;
+    const int words = seed ? 1 : const_words(c->dtype);
+    for (int w = 0; w < words; ++w) {
+      const uint64_t value = seed ? in.seed : pack_scalar(*c, w);
+      if (!u.shared) {
+        b->consts[u.slot + w] = value;
+      } else if (b->consts[u.slot + w] != value) {
+        return false;  // constants equal in the lowered block differ in this one
+      }
     }
   }
   return true;

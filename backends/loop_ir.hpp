@@ -235,8 +235,13 @@ bool launches(const LoweredBlock& b);
 struct BlockKey {
   std::vector<uint64_t> words;  // the structure; equal words: equal lowering up to the bases and constants
   std::vector<BaseId> bases;    // the block's bases in order of first appearance (words number them so)
-  std::vector<std::pair<uint8_t, uint64_t>> consts;  // its distinct constants (dtype, bytes), numbered so
-  uint64_t hash = 0;                                 // of words
+  struct Const {
+    uint8_t dtype;
+    uint64_t bits, hi;  // hi: complex128's second word, else 0
+    bool operator==(const Const&) const = default;
+  };
+  std::vector<Const> consts;  // its distinct constants (dtype, bytes), numbered so
+  uint64_t hash = 0;          // of words
   // Scratch: base id -> number, open addressing, cleared by bumping the generation.
   struct Slot {
     BaseId id = 0;

@@ -190,6 +190,8 @@ Scalar to_scalar(const HostScalar& s, DType dtype) {
       return Scalar::of_uint(dtype, s.as_uint());
     case HostScalar::Kind::Float:
       return Scalar::of_double(dtype, s.as_double());
+    case HostScalar::Kind::Complex:
+      return Scalar::of_complex(dtype, s.as_double(), s.imag());
   }
   return Scalar::of_int(dtype, 0);
 }
@@ -638,7 +640,7 @@ bool element_at(const Array& a, const int64_t* index, int n, int64_t* at) {
 // Stores `s` (of the base's dtype) into element `at` of `a`'s base at once
 // (Runtime::write_now), or returns false.
 bool store_now(const Array& a, int64_t at, const Scalar& s) {
-  alignas(8) unsigned char bytes[8];
+  alignas(16) unsigned char bytes[16];
   visit_dtype(s.dtype, [&](auto t) {
     using T = decltype(t);
     const T v = s.as<T>();

@@ -69,6 +69,9 @@ std::string scalar_text(const HostScalar& s) {
       return std::to_string(s.as_uint());
     case HostScalar::Kind::Float:
       return std::to_string(s.as_double());
+    case HostScalar::Kind::Complex:
+      return "(" + std::to_string(s.as_double()) + (s.imag() < 0 ? "" : "+") + std::to_string(s.imag()) +
+             "j)";
     default:
       return std::to_string(s.as_int());
   }
@@ -80,7 +83,11 @@ std::string scalar_text(const HostScalar& s) {
 // exactly: there the computation moves to a dtype that holds both.
 DType weak_dtype(DType d, const HostScalar& s, bool comparison, const char* what) {
   DType r = d;
-  if (s.kind() == HostScalar::Kind::Float && !is_float(d)) r = DType::Float64;
+  if (s.kind() == HostScalar::Kind::Float && !is_float(d) && !is_complex(d)) r = DType::Float64;
+  // A complex number next to a float array keeps its precision (float32 *
+  // 1j is complex64), next to an integer or bool one it is complex128.
+  if (s.kind() == HostScalar::Kind::Complex && !is_complex(d))
+    r = is_float(d) ? complex_dtype(d) : DType::Complex128;
   if (is_int_kind(s.kind()) && is_bool(d)) r = DType::Int64;
   if (is_int_kind(s.kind()) && is_integer(r) && !fits(s, r)) {
     const DType natural =
@@ -191,6 +198,8 @@ struct Plan {
 Plan plan_binary(Opcode op, Division div, DType c) {
   // (Built only for an error: this runs once per operation.)
   auto what = [&] { return div == Division::Floor ? std::string("floor_divide") : name_of(op); };
+  if (is_complex(c) && (!complex_opcode(op) || div == Division::Floor))
+    throw Error(what() + ": not supported for complex operands");
   switch (opcode_type_rule(op)) {
     case TypeRule::Arith:
       if (is_bool(c)) {
@@ -210,7 +219,7 @@ Plan plan_binary(Opcode op, Division div, DType c) {
         if (op == Opcode::Divide && div == Division::True) return {op, DType::Float64, DType::Float64};
         return {op, DType::Int8, DType::Int8};  // power, mod, floor_divide
       }
-      if (op == Opcode::Divide && div == Division::True && !is_float(c)) {
+      if (op == Opcode::Divide && div == Division::True && !is_float(c) && !is_complex(c)) {
         return {op, DType::Float64, DType::Float64};
       }
       return {op, c, c};
@@ -236,11 +245,11 @@ Array float_floor_divide(const Prepared& x, const Prepared& y, DType t, const Ar
 
 // NumPy's 'same_kind' casting of a ufunc's result into out= (and into the
 // left operand of an in-place operator): allowed when the result's kind
-// comes no later than out's in bool < unsigned < signed < float, so
+// comes no later than out's in bool < unsigned < signed < float < complex, so
 // float64 -> float32 and uint64 -> int8 pass, float -> int and int -> uint
 // raise (as numpy.can_cast(from, to, 'same_kind')).
 int kind_rank(DType t) {
-  return is_bool(t) ? 0 : is_unsigned_int(t) ? 1 : is_signed_int(t) ? 2 : 3;
+  return is_bool(t) ? 0 : is_unsigned_int(t) ? 1 : is_signed_int(t) ? 2 : is_float(t) ? 3 : 4;
 }
 
 void check_output_cast(std::string_view ufunc, DType result, DType out) {
@@ -259,8 +268,8 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
   if (target) check_output_cast(what, plan.out, target->dtype());
   // NumPy: an integer power with a negative integer exponent is an error (an
   // exponent array is checked by NumPy when it runs; a number here).
-  if (op == Opcode::Power && !is_float(plan.in) && !is_bool(plan.in) && b.scalar != nullptr &&
-      b.scalar->kind() == HostScalar::Kind::Int && b.scalar->as_int() < 0) {
+  if (op == Opcode::Power && !is_float(plan.in) && !is_complex(plan.in) && !is_bool(plan.in) &&
+      b.scalar != nullptr && b.scalar->kind() == HostScalar::Kind::Int && b.scalar->as_int() < 0) {
     throw Error("Integers to negative integer powers are not allowed.");
   }
   const Prepared ins[2] = {prepare(a, plan.in), prepare(b, plan.in)};
@@ -278,6 +287,11 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
       const HostScalar one(1.0);
       return emit(Opcode::Divide, plan.out, {prepare(Arg(one), plan.in), ins[0]}, target);
     }
+  }
+  // A complex z**2 is NumPy's cmul(z, z) (npy_cpow's n == 2), a multiply.
+  if (op == Opcode::Power && is_complex(plan.in) && !ins[0].is_const && ins[1].is_const &&
+      ins[1].constant.f == 2.0 && ins[1].constant.im == 0.0) {
+    return emit(Opcode::Multiply, plan.out, {ins[0], ins[0]}, target);
   }
   return emit(plan.op, plan.out, ins, 2, target);
 }
@@ -313,6 +327,15 @@ Array unary(Opcode op, const Array& a) {
   const DType d = a.dtype();
   const std::string what = name_of(op);
   Plan plan{op, d, d};
+  if (op == Opcode::Conjugate && !is_complex(d))
+    return emit(Opcode::Identity, d, {prepare(Arg(a), d)}, nullptr);
+  if (is_complex(d)) {
+    if (!complex_opcode(op)) throw Error(what + ": not supported for complex operands");
+    if (op == Opcode::Absolute || op == Opcode::Imag) plan.out = real_dtype(d);
+    if (opcode_type_rule(op) == TypeRule::Predicate) plan.out = DType::Bool;
+    if (opcode_type_rule(op) == TypeRule::Logical) plan = {op, DType::Bool, DType::Bool};
+    return emit(plan.op, plan.out, {prepare(Arg(a), plan.in)}, nullptr);
+  }
   switch (opcode_type_rule(op)) {
     case TypeRule::Arith:
       if (is_bool(d)) {
@@ -350,10 +373,10 @@ Array select(const Array& cond, const Arg& a, const Arg& b) {
     t = common_dtype(a, b, false, "where");
   } else {
     auto kind_rank = [](HostScalar::Kind k) {
-      return k == HostScalar::Kind::Float ? 2 : is_int_kind(k) ? 1 : 0;
+      return k == HostScalar::Kind::Complex ? 3 : k == HostScalar::Kind::Float ? 2 : is_int_kind(k) ? 1 : 0;
     };
     const int k = std::max(kind_rank(a.scalar->kind()), kind_rank(b.scalar->kind()));
-    t = k == 2 ? DType::Float64 : k == 1 ? DType::Int64 : DType::Bool;
+    t = k == 3 ? DType::Complex128 : k == 2 ? DType::Float64 : k == 1 ? DType::Int64 : DType::Bool;
   }
   return emit(Opcode::Where, t, {prepare(Arg(cond), DType::Bool), prepare(a, t), prepare(b, t)}, nullptr);
 }
@@ -443,7 +466,27 @@ ARRVM_DEFINE_UNARY(rint, Rint)
 ARRVM_DEFINE_UNARY(isnan, Isnan)
 ARRVM_DEFINE_UNARY(isinf, Isinf)
 ARRVM_DEFINE_UNARY(isfinite, Isfinite)
+ARRVM_DEFINE_UNARY(conjugate, Conjugate)
 #undef ARRVM_DEFINE_UNARY
+
+Array real(const Array& a) {
+  return is_complex(a.dtype()) ? a.astype(real_dtype(a.dtype())) : a.astype(a.dtype());
+}
+
+Array imag(const Array& a) {
+  if (is_complex(a.dtype())) return frontend::unary(Opcode::Imag, a);
+  return Array::zeros(a.shape(), a.dtype(), a.vm());
+}
+
+Array make_complex(const Array& re, const Array& im) {
+  frontend::common_runtime(re, im);
+  DType t = promote(re.dtype(), im.dtype());
+  if (is_complex(t)) throw Error("make_complex: the parts must be real, got " + std::string(dtype_name(t)));
+  if (!is_float(t)) t = DType::Float64;
+  using frontend::Arg;
+  return frontend::emit(Opcode::Complex, complex_dtype(t),
+                        {frontend::prepare(Arg(re), t), frontend::prepare(Arg(im), t)}, nullptr);
+}
 
 // ---- where ----
 
@@ -565,6 +608,8 @@ const UfuncEntry kUfuncs[] = {
     {"isnan", 1, Opcode::Isnan, Division::None, false},
     {"isinf", 1, Opcode::Isinf, Division::None, false},
     {"isfinite", 1, Opcode::Isfinite, Division::None, false},
+    {"conjugate", 1, Opcode::Conjugate, Division::None, false},
+    {"conj", 1, Opcode::Conjugate, Division::None, false},
 };
 
 const UfuncEntry* find_ufunc(std::string_view name) {
@@ -601,6 +646,7 @@ Array ufunc(std::string_view name, const std::vector<ArrayOrScalar>& args, const
   }
   if (!std::holds_alternative<Array>(args[0])) throw Error(what + ": the operand must be an array");
   Array a = std::get<Array>(args[0]);
+  if (e->floats_only && is_complex(a.dtype())) throw Error(what + ": not supported for complex operands");
   if (e->floats_only && !is_float(a.dtype())) a = a.astype(DType::Float64);
   Array r = frontend::unary(e->op, a);
   if (!out) return r;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <functional>
 #include <ostream>
@@ -286,6 +287,35 @@ std::string format_elements(const std::vector<T>& data, const Shape& shape, bool
   return Printer(shape, summarize, fmt).print();
 }
 
+// Complex elements as NumPy prints them: the real parts in one float
+// format, then the imaginary parts' sign and magnitudes in another, and
+// "j" (`[1.+2.j 3.-4.j]`); a 0-d one as Python's complex, `(1+2j)`.
+template <typename P>
+std::string format_complex(const std::vector<std::complex<P>>& data, const Shape& shape) {
+  std::vector<P> re(data.size()), im(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    re[i] = data[i].real();
+    im[i] = std::fabs(data[i].imag());
+  }
+  if (shape.empty()) {
+    const bool neg = std::signbit(data.at(0).imag()) && !std::isnan(data.at(0).imag());
+    return "(" + scalar_text(re.at(0)) + (neg ? "-" : "+") + scalar_text(im.at(0)) + "j)";
+  }
+  if (data.empty()) return "[]";
+  const bool summarize = static_cast<int64_t>(data.size()) > kThreshold;
+  Printer probe(shape, summarize, nullptr);
+  std::vector<std::size_t> shown;
+  probe.shown(0, 0, &shown);
+  const Formatter fr = float_formatter(re, shown), fi = float_formatter(im, shown);
+  Formatter fmt = [&](std::size_t i) {
+    std::string m = fi(i);
+    m.erase(0, m.find_first_not_of(' '));
+    const bool neg = std::signbit(data[i].imag()) && !std::isnan(data[i].imag());
+    return fr(i) + (neg ? "-" : "+") + m + "j";
+  };
+  return Printer(shape, summarize, fmt).print();
+}
+
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Array& a) {
@@ -324,6 +354,12 @@ std::ostream& operator<<(std::ostream& os, const Array& a) {
       break;
     case DType::Float64:
       text = format_elements(a.to_vector<double>(), a.shape(), false);
+      break;
+    case DType::Complex64:
+      text = format_complex(a.to_vector<std::complex<float>>(), a.shape());
+      break;
+    case DType::Complex128:
+      text = format_complex(a.to_vector<std::complex<double>>(), a.shape());
       break;
   }
   return os << text;

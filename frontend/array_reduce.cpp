@@ -95,7 +95,7 @@ Array Array::any(std::optional<int> axis) const {
 
 Array Array::mean(std::optional<int> axis) const {
   // NumPy: floats keep their dtype, everything else is averaged in float64.
-  const Array x = is_float(dtype()) ? *this : astype(DType::Float64);
+  const Array x = is_float(dtype()) || is_complex(dtype()) ? *this : astype(DType::Float64);
   int64_t n = size();
   if (axis) n = shape_[frontend::normalize_axis(*axis, ndim(), "mean")];
   return divide(x.sum(axis), static_cast<double>(n));

@@ -68,7 +68,7 @@ Array reduce(std::string_view name, const Array& a, const std::optional<std::vec
     if (reduced[i]) count *= a.shape()[i];
   }
   const Kind step = k == Kind::Mean ? Kind::Sum : k;
-  if (k == Kind::Mean && !is_float(x.dtype())) x = x.astype(DType::Float64);
+  if (k == Kind::Mean && !is_float(x.dtype()) && !is_complex(x.dtype())) x = x.astype(DType::Float64);
   Array r;
   if (!axes && !keepdims) {
     r = step == Kind::Sum    ? x.sum()

@@ -202,7 +202,9 @@ arrvm::Operand to_operand(const arrvm_operand& o, const arrvm_vm* vm, const std:
   if (!valid_dtype(o.dtype))
     invalid(what + " is a constant of invalid dtype value " + std::to_string(static_cast<int>(o.dtype)));
   const auto dt = static_cast<arrvm::DType>(o.dtype);
-  if (arrvm::is_float(dt)) return arrvm::Operand::of(arrvm::Scalar::of_double(dt, o.f));
+  // (A constant of a complex dtype is real here: o.f, imaginary part 0.)
+  if (arrvm::is_float(dt) || arrvm::is_complex(dt))
+    return arrvm::Operand::of(arrvm::Scalar::of_double(dt, o.f));
   if (arrvm::is_unsigned_int(dt)) return arrvm::Operand::of(arrvm::Scalar::of_uint(dt, o.u));
   return arrvm::Operand::of(arrvm::Scalar::of_int(dt, o.i));
 }

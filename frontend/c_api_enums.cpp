@@ -22,10 +22,19 @@ struct CName {
 };
 
 constexpr CName<arrvm_dtype> kCDTypes[] = {
-    {ARRVM_BOOL, "bool"},       {ARRVM_INT8, "int8"},       {ARRVM_INT16, "int16"},
-    {ARRVM_INT32, "int32"},     {ARRVM_INT64, "int64"},     {ARRVM_UINT8, "uint8"},
-    {ARRVM_UINT16, "uint16"},   {ARRVM_UINT32, "uint32"},   {ARRVM_UINT64, "uint64"},
-    {ARRVM_FLOAT32, "float32"}, {ARRVM_FLOAT64, "float64"},
+    {ARRVM_BOOL, "bool"},
+    {ARRVM_INT8, "int8"},
+    {ARRVM_INT16, "int16"},
+    {ARRVM_INT32, "int32"},
+    {ARRVM_INT64, "int64"},
+    {ARRVM_UINT8, "uint8"},
+    {ARRVM_UINT16, "uint16"},
+    {ARRVM_UINT32, "uint32"},
+    {ARRVM_UINT64, "uint64"},
+    {ARRVM_FLOAT32, "float32"},
+    {ARRVM_FLOAT64, "float64"},
+    {ARRVM_COMPLEX64, "complex64"},
+    {ARRVM_COMPLEX128, "complex128"},
 };
 
 constexpr CName<arrvm_opcode> kCOpcodes[] = {
@@ -105,6 +114,9 @@ constexpr CName<arrvm_opcode> kCOpcodes[] = {
     {ARRVM_OP_ARCCOSH, "arccosh"},
     {ARRVM_OP_ARCTANH, "arctanh"},
     {ARRVM_OP_HYPOT, "hypot"},
+    {ARRVM_OP_IMAG, "imag"},
+    {ARRVM_OP_CONJUGATE, "conjugate"},
+    {ARRVM_OP_COMPLEX, "complex"},
 };
 
 struct InternalName {

@@ -23,7 +23,29 @@ inline constexpr int64_t kN = 96;
 // Edge cases first, then pseudo-random values; `which` varies the mix so
 // that a and b differ.
 template <typename T>
+std::vector<uint8_t> make_real_values(int which);
+
+template <typename T>
 std::vector<uint8_t> make_values(int which) {
+  std::vector<T> v;
+  if constexpr (arrvm::kIsComplex<T>) {
+    // Pairs of the float values below (specials against specials and
+    // against plain values), then random pairs.
+    using P = typename T::value_type;
+    const std::vector<uint8_t> re = make_values<P>(which), im = make_values<P>(1 - which);
+    const P* r = reinterpret_cast<const P*>(re.data());
+    const P* m = reinterpret_cast<const P*>(im.data());
+    for (int64_t i = 0; i < kN; ++i) v.push_back(T(r[i], m[(i * 7 + 3) % kN]));
+    std::vector<uint8_t> bytes(v.size() * sizeof(T));
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    return bytes;
+  } else {
+    return make_real_values<T>(which);
+  }
+}
+
+template <typename T>
+std::vector<uint8_t> make_real_values(int which) {
   std::vector<T> v;
   std::mt19937_64 rng(1234 + which);
   using L = std::numeric_limits<T>;
@@ -78,10 +100,22 @@ inline std::vector<uint8_t> values(arrvm::DType t, int which) {
 
 inline arrvm::Scalar constant_of(arrvm::DType t) {
   using arrvm::Scalar;
+  if (is_complex(t)) return Scalar::of_complex(t, 2.5, -1.5);
   return is_float(t) ? Scalar::of_double(t, 2.5) : Scalar::of_int(t, is_bool(t) ? 1 : 3);
 }
 
-inline std::vector<arrvm::DType> all_dtypes() {
+// The dtypes the table's operations run on: the real ones, or the complex
+// ones (a table of their own, so that a backend without them is tested on
+// the rest); casts go to every dtype either way.
+inline std::vector<arrvm::DType> all_dtypes(bool complex = false) {
+  std::vector<arrvm::DType> v;
+  for (int i = 0; i < arrvm::kDTypeCount; ++i) {
+    if (arrvm::is_complex(static_cast<arrvm::DType>(i)) == complex) v.push_back(static_cast<arrvm::DType>(i));
+  }
+  return v;
+}
+
+inline std::vector<arrvm::DType> every_dtype() {
   std::vector<arrvm::DType> v;
   for (int i = 0; i < arrvm::kDTypeCount; ++i) v.push_back(static_cast<arrvm::DType>(i));
   return v;
@@ -97,12 +131,12 @@ struct Result {
 
 // Issues the whole table on `config`'s backend (one batch if config.batch
 // allows) and reads every output.
-inline Result run_table(const arrvm::Config& config) {
+inline Result run_table(const arrvm::Config& config, bool complex = false) {
   using namespace arrvm;
   Runtime rt(config);
   Result r;
   std::vector<BaseId> outs;
-  for (DType t : all_dtypes()) {
+  for (DType t : all_dtypes(complex)) {
     BaseId in[3];
     for (int k = 0; k < 2; ++k) {
       in[k] = rt.new_base(t, kN);
@@ -144,8 +178,10 @@ inline Result run_table(const arrvm::Config& config) {
       const TypeRule rule = opcode_type_rule(o);
       const bool bool_out =
           rule == TypeRule::Compare || rule == TypeRule::Predicate || rule == TypeRule::Logical;
-      std::vector<DType> out_types = {bool_out ? DType::Bool : t};
-      if (o == Opcode::Identity) out_types = all_dtypes();
+      if (o == Opcode::Complex) continue;  // (its inputs are floats: tests/test_complex.cpp)
+      const bool part = (o == Opcode::Absolute || o == Opcode::Imag) && is_complex(t);
+      std::vector<DType> out_types = {bool_out ? DType::Bool : part ? real_dtype(t) : t};
+      if (o == Opcode::Identity) out_types = complex ? every_dtype() : all_dtypes();
       for (DType ot : out_types) {
         for (int variant = 0; variant < (arity >= 2 ? 2 : 1); ++variant) {
           Instruction instr;

@@ -54,7 +54,7 @@ int check_stream(const arrvm::testing::RandomProgram& p, const std::string& back
       if (info != nullptr && info->nelem > 0) {
         const int64_t at = static_cast<int64_t>(rng() % static_cast<uint64_t>(info->nelem));
         const arrvm::Scalar v = arrvm::Scalar::of_int(info->dtype, static_cast<int64_t>(rng() % 100));
-        alignas(8) unsigned char bytes[8];
+        alignas(16) unsigned char bytes[16];
         arrvm::visit_dtype(info->dtype, [&](auto t) {
           using T = decltype(t);
           const T x = v.as<T>();

@@ -68,7 +68,9 @@ TEST_CASE("dtype promotion matches NumPy's result_type") {
   CHECK(accumulation_dtype(DType::UInt16) == DType::UInt64);
   CHECK(accumulation_dtype(DType::Float32) == DType::Float32);
   CHECK(dtype_from_name("uint16") == DType::UInt16);
-  CHECK_FALSE(dtype_from_name("complex64").has_value());
+  CHECK(dtype_from_name("complex64") == DType::Complex64);
+  CHECK(dtype_size(DType::Complex128) == 16);
+  CHECK_FALSE(dtype_from_name("float16").has_value());
   CHECK(dtype_size(DType::Float64) == 8);
 }
 

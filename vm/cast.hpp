@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -43,9 +44,26 @@ To float_to_int(double x) {
   }
 }
 
+template <typename T>
+inline constexpr bool kIsComplex = false;
+template <typename T>
+inline constexpr bool kIsComplex<std::complex<T>> = true;
+
+// Complex casts as NumPy's: a real value becomes (v, 0); a complex one to a
+// real type keeps its real part (NumPy warns: ComplexWarning), to bool is
+// whether either part is nonzero; complex to complex casts both parts.
 template <typename To, typename From>
 To cast_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (kIsComplex<From> && kIsComplex<To>) {
+    using P = typename To::value_type;
+    return To(static_cast<P>(v.real()), static_cast<P>(v.imag()));
+  } else if constexpr (kIsComplex<From>) {
+    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
+    return cast_value<To>(v.real());
+  } else if constexpr (kIsComplex<To>) {
+    using P = typename To::value_type;
+    return To(cast_value<P>(v), P(0));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);  // NaN is truthy, as in NumPy
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     return float_to_int<To>(static_cast<double>(v));

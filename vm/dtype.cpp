@@ -8,7 +8,7 @@ namespace {
 struct DTypeInfo {
   std::string_view name;
   std::size_t size;
-  char kind;  // B, S, U, F as in dtypes.def
+  char kind;  // B, S, U, F, C as in dtypes.def
 };
 
 constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
@@ -84,11 +84,26 @@ bool is_integer(DType t) {
 bool is_float(DType t) {
   return info(t).kind == 'F';
 }
+bool is_complex(DType t) {
+  return info(t).kind == 'C';
+}
+DType real_dtype(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+}
+DType complex_dtype(DType t) {
+  return t == DType::Float32 ? DType::Complex64 : t == DType::Float64 ? DType::Complex128 : t;
+}
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
   if (is_bool(a)) return b;
   if (is_bool(b)) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // The complex type whose part type is the float promotion of the two
+    // part types (an integer's float: as for a float of the other's size).
+    const DType pa = is_complex(a) ? real_dtype(a) : a, pb = is_complex(b) ? real_dtype(b) : b;
+    return complex_dtype(promote(pa, pb));
+  }
   const std::size_t sa = dtype_size(a), sb = dtype_size(b);
   if (is_float(a) || is_float(b)) {
     if (is_float(a) && is_float(b)) return sa >= sb ? a : b;

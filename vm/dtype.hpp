@@ -1,6 +1,7 @@
 // Element types of the bytecode (vm/dtypes.def) and NumPy's promotion rules.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,9 +27,16 @@ bool is_signed_int(DType t);
 bool is_unsigned_int(DType t);
 bool is_integer(DType t);  // signed or unsigned, not bool
 bool is_float(DType t);
+bool is_complex(DType t);
+// complex64 -> float32, complex128 -> float64 (the part type); other dtypes as they are.
+DType real_dtype(DType t);
+// float32 -> complex64, float64 -> complex128, complex as it is.
+DType complex_dtype(DType t);
 
 // NumPy's result_type for two array dtypes (e.g. int32+uint32 -> int64,
-// int64+uint64 -> float64, int16+float32 -> float32, int32+float32 -> float64).
+// int64+uint64 -> float64, int16+float32 -> float32, int32+float32 -> float64,
+// float32+complex64 -> complex64, float64+complex64 -> complex128,
+// int16+complex64 -> complex64, int32+complex64 -> complex128).
 DType promote(DType a, DType b);
 
 // The dtype NumPy's sum/prod/cumsum/cumprod accumulate in: bool and signed

@@ -13,7 +13,8 @@ namespace arrvm {
 
 // A typed scalar constant. The value is held exactly in its dtype: signed
 // integers and bool in `i`, unsigned in `u`, floats in `f` (float32 values are
-// stored already rounded to float).
+// stored already rounded to float), complex numbers as `f` (the real part)
+// and `im` (complex64's parts rounded to float).
 struct Scalar {
   DType dtype = DType::Float64;
   union {
@@ -21,12 +22,14 @@ struct Scalar {
     uint64_t u;
     double f;
   };
+  double im = 0.0;  // complex dtypes: the imaginary part; else 0
   Scalar() : i(0) {}
 
   // Converts a number to `dtype` with the same rules as the `identity` cast.
   static Scalar of_int(DType dtype, int64_t v);
   static Scalar of_uint(DType dtype, uint64_t v);
   static Scalar of_double(DType dtype, double v);
+  static Scalar of_complex(DType dtype, double re, double im);
 
   template <typename T>
   T as() const;  // the value as dtype's C++ type (T must match dtype)

@@ -52,6 +52,17 @@ enum class TypeRule : uint8_t {
   Filter,     // compress: values of the output dtype, a bool mask
 };
 
+constexpr TypeRule opcode_type_rule_constexpr(Opcode op) {
+  switch (op) {
+#define ARRVM_OPCODE(E, N, A, K, R) \
+  case Opcode::E:                   \
+    return TypeRule::R;
+#include "vm/opcodes.def"
+#undef ARRVM_OPCODE
+  }
+  return TypeRule::Control;
+}
+
 std::string_view opcode_name(Opcode op);
 std::optional<Opcode> opcode_from_name(std::string_view name);
 int opcode_arity(Opcode op);  // number of inputs
@@ -71,7 +82,40 @@ inline bool is_control(Opcode op) {
 // (docs/semantics.md). Scans (cumsum) and every other reduction accumulate
 // in their own dtype, sequentially, as NumPy does.
 constexpr DType accumulator_dtype(Opcode op, DType t) {
-  return op == Opcode::AddReduce && t == DType::Float32 ? DType::Float64 : t;
+  if (op != Opcode::AddReduce) return t;
+  return t == DType::Float32 ? DType::Float64 : t == DType::Complex64 ? DType::Complex128 : t;
+}
+
+// Whether `op` is defined on complex dtypes (NumPy's ufuncs with a complex
+// loop): arithmetic (no remainder), comparisons (lexicographic, as NumPy's),
+// maximum/minimum, the transcendental functions but arctan2, hypot, cbrt,
+// floor/ceil/trunc; absolute gives the part type; the predicates; where,
+// casts, indexing, compress, add/multiply/minimum/maximum reductions and
+// scans; not the integer ops, not range or random.
+constexpr bool complex_opcode(Opcode op) {
+  switch (op) {
+    case Opcode::Mod:
+    case Opcode::Arctan2:
+    case Opcode::Hypot:
+    case Opcode::Cbrt:
+    case Opcode::Floor:
+    case Opcode::Ceil:
+    case Opcode::Trunc:
+    case Opcode::Range:
+    case Opcode::Random:
+      return false;
+    default:
+      break;
+  }
+  switch (opcode_type_rule_constexpr(op)) {
+    case TypeRule::Logical:
+    case TypeRule::Bitwise:
+    case TypeRule::Shift:
+    case TypeRule::Numeric:
+      return false;
+    default:
+      return true;
+  }
 }
 
 }  // namespace arrvm

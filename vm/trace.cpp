@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
@@ -42,16 +43,19 @@ OJson view_json(const View& v) {
 // from them). Finite doubles are written with nlohmann's shortest round-trip
 // formatting, so every value (float32 ones are exact doubles) comes back bit
 // for bit; the sign of -0.0 survives as "-0.0".
+// A complex constant is the pair [real, imaginary], each part as a float's.
+OJson float_json(double f) {
+  if (std::isnan(f)) return "nan";
+  if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
+  return f;
+}
+
 OJson const_json(const Scalar& s) {
   OJson value;
-  if (is_float(s.dtype)) {
-    if (std::isnan(s.f)) {
-      value = "nan";
-    } else if (std::isinf(s.f)) {
-      value = s.f > 0 ? "inf" : "-inf";
-    } else {
-      value = s.f;
-    }
+  if (is_complex(s.dtype)) {
+    value = OJson::array({float_json(s.f), float_json(s.im)});
+  } else if (is_float(s.dtype)) {
+    value = float_json(s.f);
   } else if (is_unsigned_int(s.dtype)) {
     value = s.u;
   } else {
@@ -138,10 +142,32 @@ View get_view(const Json& j) {
   return v;
 }
 
+// A float part of a constant: a number, or "nan", "inf", "-inf".
+std::optional<double> float_part(const Json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
+}
+
 Scalar get_const(const Json& j) {
   check_fields(j, {"const", "dtype"}, "a constant");
   const DType t = get_dtype(field(j, "dtype"));
   const Json& v = field(j, "const");
+  if (is_complex(t)) {
+    if (v.is_array() && v.size() == 2) {
+      const std::optional<double> re = float_part(v[0]), im = float_part(v[1]);
+      if (re && im) return Scalar::of_complex(t, *re, *im);
+    }
+    throw Error(
+        "\"const\" of a complex dtype must be [real, imaginary] (numbers, or \"nan\", \"inf\", \"-inf\"), "
+        "got " +
+        v.dump());
+  }
   if (v.is_number_unsigned()) return Scalar::of_uint(t, v.get<uint64_t>());
   if (v.is_number_integer()) return Scalar::of_int(t, v.get<int64_t>());
   if (v.is_number_float()) return Scalar::of_double(t, v.get<double>());

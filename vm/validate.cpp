@@ -59,6 +59,11 @@ bool is_numeric(DType t) {
   return is_integer(t) || is_float(t);
 }
 
+// Arithmetic's outputs: numbers, complex numbers included.
+bool is_arith(DType t) {
+  return is_numeric(t) || is_complex(t);
+}
+
 // The dtype check of one elementwise/reduction type rule; returns what is
 // wrong or an empty string.
 std::string check_types(const Instruction& in, TypeRule rule) {
@@ -74,11 +79,41 @@ std::string check_types(const Instruction& in, TypeRule rule) {
     for (int i = 0; i < in.nin; ++i) got += (i ? "," : "") + std::string(dtype_name(in.in[i].dtype()));
     return "inputs must be " + need + " (got " + got + ", output " + std::string(dtype_name(out)) + ")";
   };
+  // The complex-only opcodes: imag (complex -> part), conjugate (complex ->
+  // complex), complex (two floats of one type -> complex of that part type).
+  if (in.op == Opcode::Imag || in.op == Opcode::Conjugate) {
+    const DType t = in.in[0].dtype();
+    if (!is_complex(t)) return "needs a complex input, got " + std::string(dtype_name(t));
+    const DType want = in.op == Opcode::Imag ? real_dtype(t) : t;
+    if (out != want)
+      return "of " + std::string(dtype_name(t)) + " has output " + std::string(dtype_name(want));
+    return "";
+  }
+  if (in.op == Opcode::Complex) {
+    const DType t = in.in[0].dtype();
+    if (!is_float(t) || in.in[1].dtype() != t) return inputs_msg("two of one float dtype");
+    if (out != complex_dtype(t))
+      return "of " + std::string(dtype_name(t)) + " parts has output " +
+             std::string(dtype_name(complex_dtype(t)));
+    return "";
+  }
+  bool complex_operand = is_complex(out);
+  for (int i = 0; i < in.nin; ++i) complex_operand |= is_complex(in.in[i].dtype());
+  if (complex_operand && rule != TypeRule::Cast && rule != TypeRule::Select && !complex_opcode(in.op)) {
+    return "is not defined on complex dtypes";
+  }
+  if (complex_operand && in.op == Opcode::Absolute) {  // |z| is real
+    if (!is_complex(in.in[0].dtype()) || out != real_dtype(in.in[0].dtype()))
+      return "of a complex input has its part type as output (got " +
+             std::string(dtype_name(in.in[0].dtype())) + " -> " + std::string(dtype_name(out)) + ")";
+    return "";
+  }
   switch (rule) {
     case TypeRule::Cast:
       return "";
     case TypeRule::Arith:
-      if (!is_numeric(out)) return "needs an integer or float output, got " + std::string(dtype_name(out));
+      if (!is_arith(out))
+        return "needs an integer, float or complex output, got " + std::string(dtype_name(out));
       return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
     case TypeRule::Compare:
       if (out != DType::Bool) return "output must be bool";
@@ -93,7 +128,8 @@ std::string check_types(const Instruction& in, TypeRule rule) {
       if (!is_integer(out)) return "needs an integer output";
       return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
     case TypeRule::Float:
-      if (!is_float(out)) return "needs a float output, got " + std::string(dtype_name(out));
+      if (!is_float(out) && !is_complex(out))
+        return "needs a float output, got " + std::string(dtype_name(out));
       return all_inputs_are(out) ? "" : inputs_msg("of the output dtype");
     case TypeRule::Predicate:
       return out == DType::Bool ? "" : "output must be bool";

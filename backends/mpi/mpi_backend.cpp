@@ -102,7 +102,11 @@ Scalar identity_of(Opcode reduction, DType dtype) {
       const bool min = reduction == Opcode::MinimumReduce || reduction == Opcode::MinimumAccumulate;
       return visit_dtype(dtype, [&](auto t) {
         using T = decltype(t);
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (kIsComplex<T>) {
+          const double inf =
+              min ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+          return Scalar::of_complex(dtype, inf, inf);
+        } else if constexpr (std::is_floating_point_v<T>) {
           return Scalar::of_double(dtype, min ? std::numeric_limits<double>::infinity()
                                               : -std::numeric_limits<double>::infinity());
         } else if constexpr (std::is_unsigned_v<T>) {
@@ -183,6 +187,7 @@ class MpiBackend final : public Backend {
   }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override {
+    if (is_complex(dtype)) throw unsupported_complex("mpi", dtype);
     Local b;
     b.dtype = dtype;
     b.nelem = nelem;
@@ -714,7 +719,9 @@ class MpiBackend final : public Backend {
         using T = decltype(tv);
         T* p = reinterpret_cast<T*>(host.data());
         mpi::for_each_element(index, box, [&](int64_t flat) {
-          if (in.op == Opcode::Range) {
+          if constexpr (kIsComplex<T>) {
+            throw InternalError("mpi: a generator of a complex dtype passed validation");
+          } else if (in.op == Opcode::Range) {
             p[j++] = cast_value<T>(flat);
           } else {
             p[j++] = random_value<T>(in.seed, static_cast<uint64_t>(flat));

@@ -65,7 +65,10 @@ class OpenClBackend final : public Backend {
   std::string name() const override { return "opencl"; }
   bool compiles_kernels() const override { return true; }
 
-  void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
+  void declare(BaseId id, DType dtype, int64_t nelem) override {
+    if (is_complex(dtype)) throw unsupported_complex("opencl", dtype);
+    memory_.declare(id, dtype, nelem);
+  }
 
   void copy_from_host(BaseId id, const void* src) override { memory_.write_all(id, src); }
   void copy_to_host(BaseId id, void* dst) override { memory_.read_all(id, dst); }

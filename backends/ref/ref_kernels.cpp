@@ -192,7 +192,7 @@ struct Kernel<OpKind::Elementwise> {
     } else {
       visit_dtype(instr.in[0].dtype(), [&](auto t) {
         using T = decltype(t);
-        if constexpr (!rule_accepts<R, T>()) {
+        if constexpr (!op_accepts<Op, R, T>()) {
           invalid(instr, "dtype not accepted by the opcode");
         } else if constexpr (Arity == 1) {
           using Res = decltype(unary<Op>(T{}));
@@ -261,6 +261,18 @@ struct Kernel<OpKind::Generator> {
     if (instr.out.nelem() == 0) return;
     visit_dtype(instr.out.dtype, [&](auto t) {
       using T = decltype(t);
+      if constexpr (kIsComplex<T>) {
+        invalid(instr, "dtype not accepted by the opcode");
+      } else {
+        generate<Op, T>(instr, mem);
+      }
+    });
+  }
+
+ private:
+  template <Opcode Op, typename T>
+  static void generate(const Instruction& instr, MemoryAccess& mem) {
+    {
       const Out<T> o = out_operand<T>(instr, instr.out, mem);
       int64_t i = 0;  // the row-major flat index in the output's shape
       for_each_index<1>(instr.out.shape, {o.offset}, {&o.stride}, [&](const std::array<int64_t, 1>& x) {
@@ -272,7 +284,7 @@ struct Kernel<OpKind::Generator> {
         }
         ++i;
       });
-    });
+    }
   }
 };
 
@@ -292,7 +304,7 @@ struct Kernel<OpKind::Reduce> {
     if (instr.out.nelem() == 0) return;
     visit_dtype(src.dtype, [&](auto t) {
       using T = decltype(t);
-      if constexpr (!rule_accepts<R, T>()) {
+      if constexpr (!op_accepts<Op, R, T>()) {
         invalid(instr, "dtype not accepted by the opcode");
       } else {
         using Red = Reducer<Op>;
@@ -315,7 +327,10 @@ struct Kernel<OpKind::Reduce> {
         // Start from the first element (not the identity) so that e.g. the
         // sum of [-0.0] is -0.0, as in NumPy.
         // The accumulator's dtype (accumulator_dtype: float64 for a float32 sum).
-        using Acc = std::conditional_t<Op == Opcode::AddReduce && std::is_same_v<T, float>, double, T>;
+        using Acc = std::conditional_t<
+            Op == Opcode::AddReduce && std::is_same_v<T, float>, double,
+            std::conditional_t<Op == Opcode::AddReduce && std::is_same_v<T, std::complex<float>>,
+                               std::complex<double>, T>>;
         static_assert(dtype_of<Acc>() == accumulator_dtype(Op, dtype_of<T>()));
         for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
                           [&](const std::array<int64_t, 2>& x) {
@@ -339,7 +354,7 @@ struct Kernel<OpKind::Accumulate> {
     if (instr.out.nelem() == 0) return;
     visit_dtype(src.dtype, [&](auto t) {
       using T = decltype(t);
-      if constexpr (!rule_accepts<R, T>()) {
+      if constexpr (!op_accepts<Op, R, T>()) {
         invalid(instr, "dtype not accepted by the opcode");
       } else {
         using Red = Reducer<Op>;

@@ -255,7 +255,9 @@ class Replayer {
 // trace format uses for them.
 template <typename T>
 nlohmann::json json_value(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsComplex<T>) {
+    return nlohmann::json::array({json_value(v.real()), json_value(v.imag())});
+  } else if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     return static_cast<double>(v);
@@ -281,7 +283,9 @@ std::optional<Mismatch> compare_typed(const uint8_t* expected, const uint8_t* go
     std::memcpy(&e, expected + i * sizeof(T), sizeof(T));
     std::memcpy(&g, got + i * sizeof(T), sizeof(T));
     bool same;
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (kIsComplex<T>) {
+      same = close(g.real(), e.real(), rtol, atol) && close(g.imag(), e.imag(), rtol, atol);
+    } else if constexpr (std::is_floating_point_v<T>) {
       same = close(g, e, rtol, atol);
     } else {
       same = e == g;
@@ -302,7 +306,7 @@ std::optional<Mismatch> compare_contents(DType dtype, const std::vector<uint8_t>
                                          std::optional<double> rtol, std::optional<double> atol) {
   const auto* g = static_cast<const uint8_t*>(got);
   const std::size_t n = expected.size() / dtype_size(dtype);
-  const bool f32 = dtype == DType::Float32;
+  const bool f32 = dtype == DType::Float32 || dtype == DType::Complex64;
   const double rt = rtol.value_or(f32 ? 1e-5 : 1e-12);
   const double at = atol.value_or(f32 ? 1e-6 : 1e-14);
   return visit_dtype(dtype, [&](auto t) {

@@ -568,7 +568,7 @@ PYBIND11_MODULE(_core, m) {
     // flush); else a lazy 0-d copy (no sync).
     if (r.ndim() == 0 &&
         std::none_of(ix.begin(), ix.end(), [](const arrvm::Index& i) { return i.is_ellipsis(); })) {
-      alignas(8) unsigned char element[8];
+      alignas(16) unsigned char element[16];
       if (!g_scalar_types.empty() && r.read_element_now(element)) {
         PyObject* e = new_numpy_scalar(r.dtype(), element);
         if (e == nullptr) throw py::error_already_set();

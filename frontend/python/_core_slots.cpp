@@ -118,7 +118,7 @@ PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
 // (the result of eager work: Runtime::read_now reads it with no flush),
 // else the array itself, lazy.
 py::object value_if_ready(Array r) {
-  alignas(8) unsigned char element[8];
+  alignas(16) unsigned char element[16];
   if (r.ndim() != 0 || g_scalar_types.empty() || !r.read_element_now(element)) return wrap(std::move(r));
   PyObject* e = new_numpy_scalar(r.dtype(), element);
   if (e == nullptr) throw py::error_already_set();
@@ -212,7 +212,7 @@ PyObject* element_now(PyObject* self, PyObject* key) {
   const int n = element_key(key, at);
   if (n == 0) return nullptr;
   const Array* a = as_array(self);
-  alignas(8) unsigned char element[8];
+  alignas(16) unsigned char element[16];
   if (!a->read_element_now(at, n, element)) return nullptr;
   try {
     return new_numpy_scalar(a->dtype(), element);
@@ -268,7 +268,7 @@ int index_bounds(const Array& key, int64_t n) {
   if (key.ndim() != 1 || key.size() > 4096) return 0;
   bool negative = false;
   for (int64_t i = 0; i < key.size(); ++i) {
-    alignas(8) unsigned char e[8];
+    alignas(16) unsigned char e[16];
     if (!key.read_element_now(&i, 1, e)) return 0;
     int64_t v = 0;
     switch (key.dtype()) {

@@ -58,6 +58,8 @@ typedef enum arrvm_dtype {
   ARRVM_UINT64 = 8,
   ARRVM_FLOAT32 = 9,
   ARRVM_FLOAT64 = 10,
+  ARRVM_COMPLEX64 = 11,
+  ARRVM_COMPLEX128 = 12,
   /* Not dtypes: these give the enum the range of a 32-bit int, so any int a
    * binding passes is a valid value of the type (and is rejected as
    * ARRVM_ERR_INVALID if it is not a dtype above). */
@@ -143,6 +145,9 @@ typedef enum arrvm_opcode {
   ARRVM_OP_ARCCOSH = 73,
   ARRVM_OP_ARCTANH = 74,
   ARRVM_OP_HYPOT = 75,
+  ARRVM_OP_IMAG = 76,      /* complex -> its imaginary part (the real part: a cast) */
+  ARRVM_OP_CONJUGATE = 77, /* complex -> its conjugate */
+  ARRVM_OP_COMPLEX = 78,   /* two floats (real, imaginary) -> complex */
   /* Not opcodes: the range of a 32-bit int, as for arrvm_dtype. */
   ARRVM_OP_RANGE_MIN_ = -2147483647 - 1,
   ARRVM_OP_RANGE_MAX_ = 2147483647
@@ -240,7 +245,8 @@ void arrvm_release(arrvm_array* a);
 
 /* An instruction input: an array, or (array == NULL) a constant of `dtype`.
  * The field a constant is read from depends on its dtype: bool and signed
- * integers read `i`, unsigned integers read `u`, floats read `f`. The helpers
+ * integers read `i`, unsigned integers read `u`, floats and complex dtypes read
+ * `f` (a complex constant's imaginary part is 0 through this ABI). The helpers
  * below fill all three so that the one read holds the value converted to
  * dtype like the `identity` cast (integers wrap; float -> integer truncates,
  * saturates, NaN -> 0; -> bool is "!= 0"). */

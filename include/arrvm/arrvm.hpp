@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -170,7 +171,7 @@ class Index {
 // with a bool array) or float64 (a float with an int or bool array).
 class HostScalar {
  public:
-  enum class Kind : uint8_t { Bool, Int, UInt, Float };
+  enum class Kind : uint8_t { Bool, Int, UInt, Float, Complex };
 
   template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   HostScalar(T v) {
@@ -189,16 +190,22 @@ class HostScalar {
     }
   }
 
+  template <typename T>
+  HostScalar(std::complex<T> v)
+      : kind_(Kind::Complex), f_(static_cast<double>(v.real())), im_(static_cast<double>(v.imag())) {}
+
   Kind kind() const { return kind_; }
   int64_t as_int() const { return i_; }    // Bool and Int
   uint64_t as_uint() const { return u_; }  // UInt
-  double as_double() const { return f_; }  // Float
+  double as_double() const { return f_; }  // Float (Complex: the real part)
+  double imag() const { return im_; }      // Complex
 
  private:
   Kind kind_ = Kind::Int;
   int64_t i_ = 0;
   uint64_t u_ = 0;
   double f_ = 0;
+  double im_ = 0;
 };
 
 class ARRVM_API Array {
@@ -515,7 +522,13 @@ ARRVM_DECLARE_UNARY(rint)
 ARRVM_DECLARE_UNARY(isnan)  // any dtype; bool result
 ARRVM_DECLARE_UNARY(isinf)
 ARRVM_DECLARE_UNARY(isfinite)
+ARRVM_DECLARE_UNARY(conjugate)  // complex: (re, -im); other dtypes: a copy
+ARRVM_DECLARE_UNARY(real)       // complex: the real parts; other dtypes: a copy
+ARRVM_DECLARE_UNARY(imag)       // complex: the imaginary parts; other dtypes: zeros
 #undef ARRVM_DECLARE_UNARY
+// re + im*j as complex, re and im promoted to one float dtype (integers and
+// bools to float64) and broadcast: complex64 from float32 parts, else complex128.
+ARRVM_API Array make_complex(const Array& re, const Array& im);
 
 // cond ? a : b elementwise; cond is cast to bool, a and b are promoted, all
 // three broadcast together.
@@ -640,9 +653,27 @@ std::vector<T> Array::to_vector() const {
 
 namespace detail {
 // item<T>()'s conversion of the element x (of the array's own type U) to T.
+template <typename T>
+inline constexpr bool kComplexItem = false;
+template <typename T>
+inline constexpr bool kComplexItem<std::complex<T>> = true;
+
 template <typename T, typename U>
 T convert_item(U x) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kComplexItem<U> || kComplexItem<T>) {
+    // Complex: to a complex type both parts; to a real one only a real value
+    // (as Python's float() of a complex, it refuses an imaginary part).
+    if constexpr (kComplexItem<T>) {
+      if constexpr (kComplexItem<U>)
+        return T(static_cast<typename T::value_type>(x.real()),
+                 static_cast<typename T::value_type>(x.imag()));
+      else
+        return T(static_cast<typename T::value_type>(x), 0);
+    } else {
+      if (x.imag() != 0) throw Error("item(): a complex element with an imaginary part has no real value");
+      return convert_item<T>(x.real());
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
     return x != U(0);
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(x);
@@ -691,6 +722,10 @@ T Array::item() const {
       return detail::convert_item<T>(to_vector<float>()[0]);
     case DType::Float64:
       return detail::convert_item<T>(to_vector<double>()[0]);
+    case DType::Complex64:
+      return detail::convert_item<T>(to_vector<std::complex<float>>()[0]);
+    case DType::Complex128:
+      return detail::convert_item<T>(to_vector<std::complex<double>>()[0]);
   }
   throw Error("item(): unknown dtype");
 }

@@ -4,6 +4,7 @@
 // public and the internal names are the same types.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -31,6 +32,8 @@ enum class DType : uint8_t {
   UInt64,
   Float32,
   Float64,
+  Complex64,
+  Complex128,
 };
 
 ARRVM_API std::size_t dtype_size(DType t);
@@ -59,6 +62,10 @@ constexpr DType dtype_of() {
     return DType::Float32;
   } else if constexpr (std::is_same_v<U, double>) {
     return DType::Float64;
+  } else if constexpr (std::is_same_v<U, std::complex<float>>) {
+    return DType::Complex64;
+  } else if constexpr (std::is_same_v<U, std::complex<double>>) {
+    return DType::Complex128;
   } else {
     static_assert(detail::kAlwaysFalse<T>, "no arrvm dtype for this C++ type");
   }

@@ -33,7 +33,7 @@ c_api -= set(re.findall(r"static inline \w+ \*?(arrvm_\w+)\(", header_c))
 
 header_cpp = open(f"{include}/arrvm/arrvm.hpp").read()
 free_functions = set(re.findall(r"ARRVM_DECLARE_(?:BINARY|UNARY)\((\w+)\)", header_cpp))
-free_functions |= {"where", "dtype_size", "dtype_name", "operator<<", "ufunc", "ufunc_arity", "reduce",
+free_functions |= {"where", "make_complex", "dtype_size", "dtype_name", "operator<<", "ufunc", "ufunc_arity", "reduce",
                    "set_interrupt_check"}
 cpp_ok = re.compile(
     r"^(?:(?:typeinfo|typeinfo name|vtable) for )?arrvm::(?:"
