@@ -657,7 +657,17 @@ bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
          detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
 }
 
+namespace {
+// NumPy refuses a complex number into a real array (Python's float() of it).
+void check_not_complex_into_real(const HostScalar& value, DType dtype) {
+  if (value.kind() == HostScalar::Kind::Complex && !is_complex(dtype))
+    throw Error("assign: complex numbers are not supported for " + std::string(dtype_name(dtype)) +
+                " arrays");
+}
+}  // namespace
+
 bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
+  if (value.kind() == HostScalar::Kind::Complex && !is_complex(dtype())) return false;  // (assign says why)
   int64_t at = 0;
   return writeable() && element_at(*this, index, n, &at) &&
          store_now(*this, at, frontend::to_scalar(value, dtype()));
@@ -689,6 +699,7 @@ void Array::assign(const Array& src) {
 
 void Array::assign(HostScalar value) {
   frontend::check_writeable(*this);
+  check_not_complex_into_real(value, dtype());
   const View out = frontend::view_of(*this);
   const Scalar s = frontend::to_scalar(value, out.dtype);
   // One element of a base nothing pending touches: stored at once (NumPy's

@@ -31,6 +31,7 @@ py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class, g_matmul
 // NumPy's scalar types, by DType (set_scalar_types): what x[i] returns
 // when the element can be read at once.
 std::vector<py::handle> g_scalar_types;
+bool g_complex_ok = false;
 
 // The element at `p`, of dtype `t`, as NumPy's scalar of that type.
 py::object numpy_scalar(DType t, const void* p) {
@@ -69,6 +70,16 @@ py::object numpy_scalar(DType t, const void* p) {
     case DType::Float64:
       v = py::float_(*static_cast<const double*>(p));
       break;
+    case DType::Complex64: {
+      const auto* c = static_cast<const float*>(p);
+      v = py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c[0], c[1]));
+      break;
+    }
+    case DType::Complex128: {
+      const auto* c = static_cast<const double*>(p);
+      v = py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c[0], c[1]));
+      break;
+    }
   }
   return g_scalar_types[static_cast<std::size_t>(t)](v);
 }
@@ -194,6 +205,11 @@ bool as_scalar(py::handle h, HostScalar* out) {
     *out = HostScalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
+  if (g_complex_ok && PyComplex_Check(o)) {  // also numpy.complex128, a complex subclass
+    const Py_complex c = PyComplex_AsCComplex(o);
+    *out = HostScalar(std::complex<double>(c.real, c.imag));
+    return true;
+  }
   return false;
 }
 
@@ -206,16 +222,21 @@ bool weak_ok(const HostScalar& s, DType d) {
   if (s.kind() == HostScalar::Kind::Int && d == DType::Float32)
     return s.as_int() >= -32768 && s.as_int() <= 65535;
   if (s.kind() == HostScalar::Kind::UInt) return d == DType::UInt64;  // else NumPy's promotion decides
-  if (s.kind() == HostScalar::Kind::Float && d == DType::Float32) {
-    const double v = std::fabs(s.as_double());
-    return !(std::isfinite(v) && v > FLT_MAX);
-  }
+  auto fits_float = [](double x) { return !(std::isfinite(x) && std::fabs(x) > FLT_MAX); };
+  if (s.kind() == HostScalar::Kind::Float && (d == DType::Float32 || d == DType::Complex64))
+    return fits_float(s.as_double());
+  // A complex number next to float32 or complex64 keeps single precision
+  // when both parts fit it (value-based casting), as the C++ API does.
+  if (s.kind() == HostScalar::Kind::Complex && (d == DType::Float32 || d == DType::Complex64))
+    return fits_float(s.as_double()) && fits_float(s.imag());
+  if (s.kind() == HostScalar::Kind::Int && d == DType::Complex64)
+    return s.as_int() >= -32768 && s.as_int() <= 65535;
   return true;
 }
 
 // 0 bool, 1 integer, 2 real: NumPy 1.x's kinds for value-based casting.
 int kind_rank(DType d) {
-  return d == DType::Bool ? 0 : is_int_dtype(d) ? 1 : 2;
+  return d == DType::Bool ? 0 : is_int_dtype(d) ? 1 : is_complex_dtype(d) ? 3 : 2;
 }
 
 // A number next to an array of dtype d, taken as the C++ API takes a
@@ -706,6 +727,8 @@ PYBIND11_MODULE(_core, m) {
     };
     return Array::arange<double, double, double>(num(a), num(b), num(c), d, vm());
   });
+  m.def("imag", [](const Array& a) { return arrvm::imag(a); });
+  m.def("make_complex", [](const Array& re, const Array& im) { return arrvm::make_complex(re, im); });
   m.def("random_uniform",
         [](py::handle shape, uint64_t seed) { return Array::random_uniform(to_shape(shape), seed, vm()); });
   // NumPy's MT19937 and PCG64 doubles (_random.cpp) into `out` (a
@@ -808,9 +831,13 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
-  m.def("set_scalar_types", [](py::list types) {
-    if (types.size() != static_cast<std::size_t>(DType::Float64) + 1)
+  // NumPy's scalar type of each dtype; complex_ok: the backend runs complex
+  // dtypes, so Python and NumPy complex numbers are operands (else the
+  // package computes with them in NumPy).
+  m.def("set_scalar_types", [](py::list types, bool complex_ok) {
+    if (types.size() != static_cast<std::size_t>(DType::Complex128) + 1)
       throw py::value_error("set_scalar_types: one type per dtype");
+    g_complex_ok = complex_ok;
     g_scalar_types.clear();
     for (py::handle t : types) g_scalar_types.push_back(py::reinterpret_borrow<py::object>(t).release());
     load_array_scalar();

@@ -240,6 +240,16 @@ bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
     *out = HostScalar(PyObject_IsTrue(o) == 1);
     return true;
   }
+  if (is_complex_dtype(d)) {
+    if (!g_complex_ok) return false;
+    const Py_complex c = PyComplex_AsCComplex(o);
+    if (c.real == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    *out = HostScalar(std::complex<double>(c.real, c.imag));
+    return true;
+  }
   if (d == DType::Float32 || d == DType::Float64) {
     const double x = PyFloat_AsDouble(o);
     if (x == -1.0 && PyErr_Occurred()) {

@@ -10,6 +10,7 @@ import types as _types
 import numpy as _np
 
 from . import _core
+from ._fallback import _to_np
 from ._ndarray import ndarray, asarray, to_numpy, adopt
 from ._functions import *  # noqa: F401,F403
 from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, flush, wrap_numpy as _wrap,
@@ -32,6 +33,28 @@ Inf = PINF = infty = inf
 NaN = NAN = nan
 NINF = -inf
 little_endian = _np.little_endian
+
+class _IndexTrick:
+    """NumPy's ogrid, mgrid, r_ and c_: NumPy builds the arrays (once, from
+    the key) and they come back as arrvm arrays, so that the arithmetic on
+    them (`c = x + 1j * y` of an ogrid) runs in arrvm instead of copying the
+    NumPy arrays into arrvm again at every use."""
+
+    def __init__(self, name):
+        self._np = getattr(_np, name)
+        self.__name__ = name
+
+    def __getitem__(self, key):
+        r = self._np[_to_np(key)]
+        if isinstance(r, (list, tuple)):
+            return type(r)(asarray(a) if isinstance(a, _np.ndarray) else a for a in r)
+        return asarray(r) if isinstance(r, _np.ndarray) else r
+
+    def __repr__(self):
+        return 'arrvm.' + self.__name__
+
+
+ogrid, mgrid, r_, c_ = (_IndexTrick(n) for n in ('ogrid', 'mgrid', 'r_', 'c_'))
 
 globals().update(_IMPLEMENTED)  # (asarray: _ndarray.asarray_shared)
 for _n, _u in _UFUNCS.items():

@@ -7,10 +7,12 @@ import math as _math
 import operator as _operator
 import sys as _sys
 
+import warnings as _warnings
+
 import numpy as _np
 
 from . import _core, _ndarray
-from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _int_of, _wrappable,
+from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _int_of, _wrappable, PY_NUMBERS,
                        foreign, UnsupportedDType, _proxy)
 from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
 
@@ -167,10 +169,44 @@ def positive(x, out=None):
 
 
 def conjugate(x, out=None):
-    return _into(asarray(x).copy(), out)
+    x = asarray(x)
+    if x.dtype.kind != 'c':
+        return _into(x.copy(), out)
+    return _core.ufunc('conjugate', (x,), out)
 
 
 conj = conjugate
+
+
+def real(val):
+    """numpy.real: a complex array's real parts (a new array: arrvm's views
+    keep one dtype), anything else as it is."""
+    x = asarray(val)
+    return x._astype(dtype_code(_np.float32 if x.dtype == _np.complex64 else _np.float64)) if x.dtype.kind == 'c' else x
+
+
+def imag(val):
+    """numpy.imag: a complex array's imaginary parts, zeros otherwise."""
+    x = asarray(val)
+    return _core.imag(x) if x.dtype.kind == 'c' else zeros_like(x)
+
+
+def angle(z, deg=False):
+    """numpy.angle: arctan2 of the imaginary and real parts (radians, or degrees)."""
+    z = asarray(z)
+    if z.dtype.kind == 'c':
+        a = _core.ufunc('arctan2', (imag(z), real(z)), None)
+    else:
+        a = _core.ufunc('arctan2', (zeros_like(z, dtype=_np.float64 if z.dtype.kind != 'f' else z.dtype), z), None)
+    return a * (180.0 / _np.pi) if deg else a
+
+
+def iscomplexobj(x):
+    return _np.dtype(getattr(x, 'dtype', _np.asarray(x).dtype)).kind == 'c'
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
 
 
 def _array_operand(x):
@@ -522,6 +558,9 @@ def copy(a, order='K', subok=False):
 
 
 def _m_astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+    if self.dtype.kind == 'c' and _np.dtype(dtype).kind != 'c' and _np.dtype(dtype).kind != 'b':
+        _warnings.warn("Casting complex values to real discards the imaginary part", _np.ComplexWarning,
+                       stacklevel=2)
     try:
         code = dtype_code(dtype)
     except UnsupportedDType:  # complex64, float16, ...: the NumPy array NumPy gives
@@ -539,7 +578,7 @@ def where(condition, x=None, y=None):
     cond = asarray(condition)
     ops = []
     for v in (x, y):
-        if isinstance(v, ndarray) or isinstance(v, (bool, int, float)):
+        if isinstance(v, ndarray) or isinstance(v, PY_NUMBERS):
             ops.append(v)
         elif isinstance(v, _np.generic):
             ops.append(v)
@@ -779,7 +818,8 @@ def inner(a, b):
 
 
 def vdot(a, b):
-    return (asarray(a).reshape(-1) * asarray(b).reshape(-1)).sum()
+    """numpy.vdot: the dot product of the flattened arrays, the first conjugated."""
+    return (conjugate(asarray(a).reshape(-1)) * asarray(b).reshape(-1)).sum()
 
 
 def outer(a, b, out=None):
@@ -876,14 +916,43 @@ def _contiguous(a):
 
 # ---- what arrvm cannot compute runs in NumPy ----
 
+# The functions that compute complex arrays natively (data movement, and
+# the arithmetic the VM defines on complex dtypes); the others run in NumPy
+# when an operand (or dtype=) is complex.
+COMPLEX_NATIVE = {
+    'array', 'asarray', 'asanyarray', 'ascontiguousarray', 'empty', 'zeros', 'ones', 'full', 'empty_like',
+    'zeros_like', 'ones_like', 'full_like', 'reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'squeeze',
+    'expand_dims', 'broadcast_to', 'broadcast_arrays', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'concatenate',
+    'stack', 'hstack', 'vstack', 'column_stack', 'copy', 'where', 'take', 'sum', 'prod', 'mean', 'cumsum',
+    'cumprod', 'conjugate', 'conj', 'real', 'imag', 'angle', 'square', 'positive', 'count_nonzero',
+    'array_equal', 'amin', 'amax', 'all', 'any', 'matmul', 'dot', 'vdot', 'inner', 'outer', 'eye', 'identity',
+    'iscomplexobj', 'isrealobj'}
+
+
+def _complex_operand(x):
+    if isinstance(x, complex):
+        return True
+    if isinstance(x, (ndarray, _np.ndarray, _np.generic)):
+        return x.dtype.kind == 'c'
+    if isinstance(x, (list, tuple)):
+        return builtins.any(_complex_operand(y) for y in x)
+    return False
+
+
 def _dtype_fallback(name, f):
     """`f`, running NumPy's function of the same name (with the fallback
-    warning) when an operand or dtype= is a dtype libarrvm does not have."""
+    warning) when an operand or dtype= is a dtype libarrvm does not have,
+    or complex where `name` is not in COMPLEX_NATIVE."""
     np_f = getattr(_np, name, None)
     if np_f is None or not callable(np_f) or isinstance(f, ufunc):
         return f
+    native = name in COMPLEX_NATIVE
 
     def g(*args, **kwargs):
+        if not native and (_complex_operand(args) or
+                           ('dtype' in kwargs and kwargs['dtype'] is not None and
+                            _np.dtype(kwargs['dtype']).kind == 'c')):
+            return _fallback(np_f, name, args, kwargs)
         try:
             return f(*args, **kwargs)
         except UnsupportedDType:
@@ -920,8 +989,41 @@ def _method_fallback(name):
 
 ndarray.conj = ndarray.conjugate = lambda self: conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: round_(self, decimals, out)
-ndarray.real = property(lambda self: self)
-ndarray.imag = property(lambda self: zeros_like(self))
+
+
+def _set_real(self, value):
+    if self.dtype.kind != 'c':
+        self[...] = value
+        return
+    self[...] = _core.make_complex(asarray(value, real(self).dtype), imag(self))
+
+
+def _set_imag(self, value):
+    if self.dtype.kind != 'c':
+        raise TypeError("array does not have imaginary part to set")
+    self[...] = _core.make_complex(real(self), asarray(value, real(self).dtype))
+
+
+# .real and .imag of a complex array are new arrays (an arrvm view has its
+# base's dtype), assignable: z.real = x writes z's real parts.
+ndarray.real = property(lambda self: real(self) if self.dtype.kind == 'c' else self, _set_real)
+ndarray.imag = property(imag, _set_imag)
+
+
+def _complex_method(name, method):
+    """ndarray.`name`, NumPy's on a complex array (var, std, clip, ...)."""
+    np_method = getattr(_np.ndarray, name)
+
+    def m(self, *args, **kwargs):
+        if self.dtype.kind == 'c':
+            return _fallback(np_method, 'ndarray.' + name, (self,) + args, kwargs)
+        return method(self, *args, **kwargs)
+    m.__name__ = name
+    return m
+
+
+for _name in ('var', 'std', 'clip', 'round'):
+    setattr(ndarray, _name, _complex_method(_name, getattr(ndarray, _name)))
 # Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
 # searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
 # (view, resize, tofile, flags ...) are left out: they would act on a copy.

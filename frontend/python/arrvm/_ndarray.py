@@ -3,6 +3,7 @@ with what is simpler in Python: dtype objects, conversions to and from NumPy,
 printing, and the slow paths of operators and indexing (operands the C++ fast
 path does not take, integer-array and boolean indexing)."""
 import builtins
+import os as _os
 
 import numpy as _np
 
@@ -10,10 +11,17 @@ from . import _core
 
 ndarray = _core.ndarray
 
-# dtype codes of the extension (vm/dtypes.def order) <-> NumPy dtypes.
-_NAMES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64')
-_DTYPES = tuple(_np.dtype(n) for n in _NAMES)
-_CODE = {d: i for i, d in enumerate(_DTYPES)}
+# dtype codes of the extension (vm/dtypes.def order) <-> NumPy dtypes. The
+# complex ones only where the backend runs them (ref, cpu): elsewhere a
+# complex array stays NumPy's, as every unsupported dtype does.
+_ALL_NAMES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64',
+              'complex64', 'complex128')
+# (From the environment, as the VM will read it: the VM is made at first use.)
+COMPLEX = _os.environ.get('ARRVM_BACKEND', 'cpu').strip().lower() in ('cpu', 'ref', '')
+_NAMES = _ALL_NAMES if COMPLEX else _ALL_NAMES[:11]
+_DTYPES = tuple(_np.dtype(n) for n in _ALL_NAMES)
+_CODE = {_DTYPES[i]: i for i in range(len(_NAMES))}
+PY_NUMBERS = (bool, int, float, complex) if COMPLEX else (bool, int, float)  # Python numbers the VM takes
 
 
 class UnsupportedDType(TypeError):
@@ -34,12 +42,12 @@ def foreign(x):
     """True for an operand only NumPy can compute with: a complex number, or a
     NumPy array or scalar of a dtype libarrvm does not have."""
     if isinstance(x, complex):
-        return True
+        return not COMPLEX
     return isinstance(x, (_np.ndarray, _np.generic)) and not isinstance(x, ndarray) and x.dtype not in _CODE
 
 
 def _is_scalar(x):
-    return isinstance(x, (bool, int, float, _np.generic))
+    return isinstance(x, PY_NUMBERS + (_np.generic,))
 
 
 def _int_of(x):
@@ -407,10 +415,10 @@ def _ufunc_slow(name, args, out):
         return F._fallback(getattr(_np, name), name, args, {} if out is None else {'out': out})
     ops = []
     for a in args:
-        if isinstance(a, ndarray) or isinstance(a, (bool, int, float)):
+        if isinstance(a, ndarray) or isinstance(a, PY_NUMBERS):
             ops.append(a)
         elif isinstance(a, _np.generic):
-            if a.dtype.kind not in 'biuf':
+            if a.dtype not in _CODE:
                 return NotImplemented
             ops.append(a)
         elif isinstance(a, (_np.ndarray, list, tuple)):
@@ -602,7 +610,7 @@ def _setitem_slow(self, key, value):
     if not isinstance(value, ndarray):
         if isinstance(value, _np.generic):
             value = value.item()
-        elif not isinstance(value, (bool, int, float)):
+        elif not isinstance(value, PY_NUMBERS):
             value = asarray(value)
     # a[mask] = scalar, mask of a's shape: lazily, as a where (no sync).
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape and \
@@ -635,4 +643,4 @@ def _setitem_slow(self, key, value):
 _core.set_hooks(_ufunc_slow, _getitem_slow, _setitem_slow, _np.AxisError,
                 lambda a, b: F.matmul(a, b))
 _core.set_scalar_types([_np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16,
-                        _np.uint32, _np.uint64, _np.float32, _np.float64])
+                        _np.uint32, _np.uint64, _np.float32, _np.float64, _np.complex64, _np.complex128], COMPLEX)
