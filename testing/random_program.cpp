@@ -1,6 +1,7 @@
 #include "testing/random_program.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -45,8 +46,8 @@ const Dims kShapes[] = {Dims{6}, Dims{2, 3}, Dims{3}};
 class Generator {
  public:
   Generator(uint64_t seed, const RandomProgramOptions& o) : rng_(seed), o_(o) {
-    const DType dtypes[] = {DType::Int32, DType::Float64, DType::Int8};
-    dtype_ = dtypes[pick(3)];
+    const DType dtypes[] = {DType::Int32, DType::Float64, DType::Int8, DType::Complex128, DType::Complex64};
+    dtype_ = dtypes[pick(o.complex ? 5 : 3)];
   }
 
   RandomProgram run() {
@@ -85,6 +86,12 @@ class Generator {
         std::memcpy(dst, &x, sizeof x);
       } else if (t == DType::Int8) {
         const int8_t x = static_cast<int8_t>(v);
+        std::memcpy(dst, &x, sizeof x);
+      } else if (t == DType::Complex128) {
+        const std::complex<double> x(v / 4.0, (pick(41) - 20) / 8.0);
+        std::memcpy(dst, &x, sizeof x);
+      } else if (t == DType::Complex64) {
+        const std::complex<float> x(static_cast<float>(v / 4.0), static_cast<float>((pick(41) - 20) / 8.0));
         std::memcpy(dst, &x, sizeof x);
       } else {
         const double x = v / 4.0;
@@ -147,7 +154,9 @@ class Generator {
   Instruction elementwise(const Dims& shape) {
     Instruction in;
     if (chance(0.25)) {
-      const Opcode unary[] = {Opcode::Negative, Opcode::Absolute, Opcode::Identity};
+      // (|z| of a complex one has another dtype: its conjugate instead)
+      const Opcode unary[] = {Opcode::Negative, is_complex(dtype_) ? Opcode::Conjugate : Opcode::Absolute,
+                              Opcode::Identity};
       in.op = unary[pick(3)];
       in.add_input(Operand::of(input_view(shape)));
     } else {

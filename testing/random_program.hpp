@@ -23,8 +23,9 @@ struct RandomProgramOptions {
   int max_instructions = 12;
   int persistent_bases = 3;  // 12 elements each
   double p_sync = 0.05;
-  double p_free = 0.5;  // chance a dead temporary is freed
-  bool filters = true;  // compress and its length classes (not run by the mpi backend)
+  double p_free = 0.5;   // chance a dead temporary is freed
+  bool filters = true;   // compress and its length classes (not run by the mpi backend)
+  bool complex = false;  // complex128 or complex64 among the dtypes (ref and cpu run them)
 };
 
 struct BaseSpec {

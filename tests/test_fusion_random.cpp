@@ -53,6 +53,7 @@ TEST_CASE("random batches: legal partitions, cost order, optimal = exhaustive, s
   for (int seed = 0; seed < batches; ++seed) {
     testing::RandomProgramOptions po;
     po.max_instructions = seed % 3 == 0 ? 16 : 9;
+    po.complex = true;  // (ref runs them)
     const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(seed), po);
     const Graph g(prog.batch);
     const auto cost = make_cost_model(models[seed % models.size()]);
