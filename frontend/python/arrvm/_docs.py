@@ -12,8 +12,8 @@ from ._ndarray import ndarray
 _NOTE = """arrvm's {kind}{name}: the arguments and results of NumPy's, computed by libarrvm.
 It returns at once; the VM runs it when a value is read (print, float(), if, numpy.asarray)
 or on arrvm.flush(), fused with the operations around it into compiled kernels. Where
-arrvm differs from NumPy: dtypes it does not compute (complex, float16, object,
-datetime) and arguments it does not take run in NumPy itself, on a synced copy, with
+arrvm differs from NumPy: dtypes it does not compute (float16, object, datetime;
+complex on opencl and mpi) and arguments it does not take run in NumPy itself, on a synced copy, with
 one ArrvmFallbackWarning per function; values are NumPy's within floating-point
 rounding (fused kernels may sum in another order; docs/semantics.md).
 
