@@ -454,3 +454,64 @@ TEST_CASE("replay: the programs' traces verify with ARRVM_PASSES=none and with e
   }
   CHECK(traces == 15);
 }
+
+TEST_CASE(
+    "replay: a trace with complex arrays and constants verifies on ref and cpu, opencl names the dtype") {
+  // z = [1+2j, -3+0.5j, 0.25j] (complex128); w = conj(z * (2-1j) + 0.5j);
+  // sync w; s = sum(w); sync s. The constants are written as [re, im].
+  TempDir dir;
+  const std::string trace = dir.file("complex.trace");
+  {
+    arrvm::Config config;
+    config.backend = "ref";
+    config.cache = arrvm::CacheMode::Memory;
+    config.trace = trace;
+    arrvm::Runtime rt(config);
+    const arrvm::BaseId z = rt.new_base(DType::Complex128, 3), t = rt.new_base(DType::Complex128, 3),
+                        w = rt.new_base(DType::Complex128, 3), s = rt.new_base(DType::Complex128, 1);
+    const double zv[6] = {1, 2, -3, 0.5, 0, 0.25};
+    rt.write(z, zv, sizeof zv);
+    auto instr = [](Opcode op, const View& out, std::vector<Operand> in) {
+      Instruction i;
+      i.op = op;
+      i.out = out;
+      for (const Operand& o : in) i.add_input(o);
+      return i;
+    };
+    View vz = full(z, 3), vt = full(t, 3), vw = full(w, 3);
+    vz.dtype = vt.dtype = vw.dtype = DType::Complex128;
+    rt.issue(instr(Opcode::Multiply, vt,
+                   {Operand::of(vz), Operand::of(Scalar::of_complex(DType::Complex128, 2, -1))}));
+    rt.issue(instr(Opcode::Add, vt,
+                   {Operand::of(vt), Operand::of(Scalar::of_complex(DType::Complex128, 0, 0.5))}));
+    rt.issue(instr(Opcode::Conjugate, vw, {Operand::of(vt)}));
+    double got[6];
+    rt.read(w, got, sizeof got);
+    // (1+2j)(2-1j) = 4+3j, +0.5j, conj: 4-3.5j; (-3+0.5j)(2-1j) = -5.5+4j -> -5.5-4.5j; 0.25j(2-1j) =
+    // 0.25+0.5j -> 0.25-1j
+    CHECK(std::vector<double>(got, got + 6) == std::vector<double>{4, -3.5, -5.5, -4.5, 0.25, -1});
+    View vs;
+    vs.base = s;
+    vs.dtype = DType::Complex128;
+    Instruction red = instr(Opcode::AddReduce, vs, {Operand::of(vw)});
+    red.axis = 0;
+    rt.issue(red);
+    double sum[2];
+    rt.read(s, sum, sizeof sum);
+    CHECK(sum[0] == -1.25);
+    CHECK(sum[1] == -9);
+  }
+  std::ifstream f(trace);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"const\":[2.0,-1.0]") != std::string::npos);
+  CHECK(text.find("complex128") != std::string::npos);
+  for (const char* backend : {"ref", "cpu"}) {
+    CAPTURE(backend);
+    const RunResult r = run_cli(dir, "replay --backend " + std::string(backend) + " '" + trace + "'");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("verified") != std::string::npos);
+  }
+  const RunResult r = run_cli(dir, "replay --backend opencl '" + trace + "'");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("does not run complex128") != std::string::npos);
+}
