@@ -369,7 +369,75 @@ PyObject* mp_subscript(PyObject* self, PyObject* key) {
   return g_subscript_method(self, key);
 }
 
+// Iteration (`for x in a`): an iterator object in C. Over a 1-D array each
+// step is the element's NumPy scalar, read from memory at once (Array::
+// read_element_now); where pending work writes the array, one sync runs it
+// first, so the loop's arithmetic on the elements is NumPy's on scalars, not
+// lazy (`for byte in data: crc = table[(crc ^ byte) & 0xFF] ^ ...`). Over a
+// higher-rank array each step is a[i], a view. (The Python generator this
+// replaces spent ~90 ns a step more.)
+struct ElementIter {
+  PyObject_HEAD PyObject* array;
+  Py_ssize_t next, n;
+};
+
+PyObject* element_next(PyObject* self) {
+  auto* it = reinterpret_cast<ElementIter*>(self);
+  if (it->next >= it->n) return nullptr;  // exhausted: StopIteration
+  const int64_t i = it->next++;
+  return run_slot([&]() -> py::object {
+    const Array* a = as_array(it->array);
+    if (a->ndim() == 1 && !g_scalar_types.empty()) {
+      alignas(16) unsigned char e[16];
+      if (!a->read_element_now(&i, 1, e)) {
+        a->sync();
+        if (!a->read_element_now(&i, 1, e)) return value_if_ready((*a)(arrvm::Index(i)));
+      }
+      PyObject* r = new_numpy_scalar(a->dtype(), e);
+      if (r == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(r);
+    }
+    return py::reinterpret_borrow<py::object>(it->array)[py::int_(i)];
+  });
+}
+
+void element_iter_dealloc(PyObject* self) {
+  Py_XDECREF(reinterpret_cast<ElementIter*>(self)->array);
+  PyObject_Free(self);
+}
+
+PyTypeObject* element_iter_type() {
+  static PyTypeObject* type = [] {
+    static PyType_Slot slots[] = {{Py_tp_iter, reinterpret_cast<void*>(PyObject_SelfIter)},
+                                  {Py_tp_iternext, reinterpret_cast<void*>(element_next)},
+                                  {Py_tp_dealloc, reinterpret_cast<void*>(element_iter_dealloc)},
+                                  {0, nullptr}};
+    static PyType_Spec spec = {"arrvm._core.element_iterator", sizeof(ElementIter), 0, Py_TPFLAGS_DEFAULT,
+                               slots};
+    return reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
+  }();
+  return type;
+}
+
+PyObject* array_iter(PyObject* self) {
+  const Array* a = as_array(self);
+  if (a == nullptr || a->ndim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+    return nullptr;
+  }
+  PyTypeObject* t = element_iter_type();
+  if (t == nullptr) return nullptr;
+  auto* it = PyObject_New(ElementIter, t);
+  if (it == nullptr) return nullptr;
+  Py_INCREF(self);
+  it->array = self;
+  it->next = 0;
+  it->n = static_cast<Py_ssize_t>(a->shape()[0]);
+  return reinterpret_cast<PyObject*>(it);
+}
+
 void install_slots(PyTypeObject* t) {
+  t->tp_iter = array_iter;
   g_subscript_method = t->tp_as_mapping->mp_subscript;
   t->tp_as_mapping->mp_subscript = mp_subscript;
   g_ass_subscript_method = t->tp_as_mapping->mp_ass_subscript;

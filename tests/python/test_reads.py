@@ -114,3 +114,32 @@ def test_element_read_of_a_poisoned_array_raises(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count('RuntimeError') == 2 and 'value' not in p.stdout, p.stdout
     assert 'host 2.0' in p.stdout, p.stdout
+
+
+def test_iteration_gives_numpys_scalars_and_sees_writes():
+    """`for x in a`: NumPy's scalars of a 1-D array (pending work run once),
+    views of a 2-D one, writes made during the loop seen, a 0-d array refused."""
+    import numpy as np
+    import arrvm
+    a, n = arrvm.arange(6) * 3, np.arange(6) * 3
+    got, want = list(a), list(n)
+    assert got == want and [type(x) for x in got] == [type(x) for x in want]
+    z = arrvm.array([1 + 2j, -1j]) * 2
+    assert list(z) == list(np.array([1 + 2j, -1j]) * 2) and type(list(z)[0]) is np.complex128
+    m = arrvm.arange(6.0).reshape(2, 3)
+    rows = list(m)
+    assert [r.shape for r in rows] == [(3,), (3,)] and isinstance(rows[0], arrvm.ndarray)
+    assert np.asarray(rows[1]).tolist() == [3.0, 4.0, 5.0]
+    for xp in (np, arrvm):
+        b = xp.arange(4.0)
+        seen = []
+        for x in b:
+            seen.append(float(x))
+            b[3] = 100.0
+        assert seen == [0.0, 1.0, 2.0, 100.0]
+    try:
+        iter(arrvm.array(3.0))
+        raise AssertionError("a 0-d array iterated")
+    except TypeError as e:
+        assert '0-d' in str(e)
+    assert list(arrvm.zeros(0)) == []

@@ -237,22 +237,6 @@ def _len(self):
     return self.shape[0]
 
 
-def _iter(self):
-    if self.ndim == 0:
-        raise TypeError("iteration over a 0-d array")
-    if self.ndim > 1:
-        for i in range(self.shape[0]):
-            yield self[i]
-        return
-    # NumPy's scalars, each the element's value at its step (`for byte in
-    # data:`): an element of pending work is a lazy 0-d array, which would
-    # make the loop's arithmetic lazy; syncing it once runs what is pending,
-    # and the next elements are read at once.
-    for i in range(self.shape[0]):
-        e = self[i]
-        yield e if not isinstance(e, ndarray) else _np.asarray(e)[()]
-
-
 def _item(self, *args):
     if args:
         return to_numpy(self).item(*args)
@@ -334,7 +318,6 @@ def _array(self, dtype=None):
 
 
 ndarray.__len__ = _len
-ndarray.__iter__ = _iter
 ndarray.item = _item
 ndarray.__bool__ = _bool
 ndarray.__float__ = lambda self: float(_item(self))
