@@ -6,11 +6,17 @@ namespace arrvm {
 
 namespace {
 
-// (Without the SLP vectorizer: GCC 12.2 at -O2/-O3 merged this switch's
+// (Without GCC's SLP vectorizer: GCC 12.2 at -O2/-O3 merged this switch's
 // complex64 and complex128 cases into one vector store of the double parts,
-// dropping complex64's rounding to float; test_complex checks it.)
+// dropping complex64's rounding to float; test_complex checks it. Clang
+// has no such attribute and needs none.)
+#if defined(__GNUC__) && !defined(__clang__)
+#define ARRVM_NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define ARRVM_NO_SLP
+#endif
 template <typename From>
-__attribute__((optimize("no-tree-slp-vectorize"))) Scalar scalar_from(DType dtype, From v) {
+ARRVM_NO_SLP Scalar scalar_from(DType dtype, From v) {
   Scalar s;
   s.dtype = dtype;
   visit_dtype(dtype, [&](auto t) {
