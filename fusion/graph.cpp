@@ -351,7 +351,7 @@ bool Graph::fusible(uint32_t i, uint32_t j) const {
       (b.kind == OpKind::Scatter && a.axis >= 0 && a.axis != last)) {
     return false;
   }
-  auto any_view = [this](const Access& x, auto&& pred) {
+  auto any_view = [](const Access& x, auto&& pred) {
     for (ArrayId r : x.read_ids()) {
       if (pred(r)) return true;
     }
