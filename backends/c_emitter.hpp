@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/loop_ir.hpp"
@@ -55,6 +56,15 @@ struct CDialect {
   // ref's scalar libm, not equal to them. Empty: scalar calls everywhere.
   std::vector<std::string> vector_functions;
 };
+
+// `text` with $T (the element type), $U (the wide unsigned type, as ref's
+// Wide<T>), $V (the unsigned type of T's width), $B (bits), $F (the libm
+// suffix: f or nothing) and $P (a complex dtype's part type) replaced.
+std::string subst(std::string_view text, DType t);
+
+// The body of the scalar helper of elementwise `op` on complex dtype t
+// (c_emitter_complex.cpp).
+std::string complex_op_body(Opcode op, DType t);
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).
 const char* c_type(DType t);

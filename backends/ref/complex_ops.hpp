@@ -9,6 +9,9 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
+
+#include "vm/opcode.hpp"
 
 namespace arrvm::ref::cplx {
 
@@ -146,3 +149,108 @@ C<P> log1p(C<P> x) {
 }
 
 }  // namespace arrvm::ref::cplx
+
+namespace arrvm::ref {
+
+// The scalar function of an elementwise opcode on complex T (scalar_ops.hpp
+// dispatches here).
+template <Opcode Op, typename T>
+auto complex_unary(T a) {
+  using O = Opcode;
+  using P = typename T::value_type;
+  if constexpr (Op == O::Negative)
+    return T(-a.real(), -a.imag());
+  else if constexpr (Op == O::Absolute)
+    return P(std::hypot(a.real(), a.imag()));
+  else if constexpr (Op == O::Sign)
+    return cplx::sign(a);
+  else if constexpr (Op == O::Sqrt)
+    return std::sqrt(a);
+  else if constexpr (Op == O::Exp)
+    return std::exp(a);
+  else if constexpr (Op == O::Exp2)
+    return cplx::exp2(a);
+  else if constexpr (Op == O::Expm1)
+    return cplx::expm1(a);
+  else if constexpr (Op == O::Log)
+    return std::log(a);
+  else if constexpr (Op == O::Log2)
+    return cplx::log2(a);
+  else if constexpr (Op == O::Log10)
+    return cplx::log10(a);
+  else if constexpr (Op == O::Log1p)
+    return cplx::log1p(a);
+  else if constexpr (Op == O::Sin)
+    return std::sin(a);
+  else if constexpr (Op == O::Cos)
+    return std::cos(a);
+  else if constexpr (Op == O::Tan)
+    return std::tan(a);
+  else if constexpr (Op == O::Arcsin)
+    return std::asin(a);
+  else if constexpr (Op == O::Arccos)
+    return std::acos(a);
+  else if constexpr (Op == O::Arctan)
+    return std::atan(a);
+  else if constexpr (Op == O::Sinh)
+    return std::sinh(a);
+  else if constexpr (Op == O::Cosh)
+    return std::cosh(a);
+  else if constexpr (Op == O::Tanh)
+    return std::tanh(a);
+  else if constexpr (Op == O::Arcsinh)
+    return std::asinh(a);
+  else if constexpr (Op == O::Arccosh)
+    return std::acosh(a);
+  else if constexpr (Op == O::Arctanh)
+    return std::atanh(a);
+  else if constexpr (Op == O::Rint)
+    return T(std::nearbyint(a.real()), std::nearbyint(a.imag()));
+  else if constexpr (Op == O::Imag)
+    return P(a.imag());
+  else if constexpr (Op == O::Conjugate)
+    return T(a.real(), -a.imag());
+  else if constexpr (Op == O::Isnan)
+    return std::isnan(a.real()) || std::isnan(a.imag());
+  else if constexpr (Op == O::Isinf)
+    return std::isinf(a.real()) || std::isinf(a.imag());
+  else if constexpr (Op == O::Isfinite)
+    return std::isfinite(a.real()) && std::isfinite(a.imag());
+  else
+    static_assert(Op != Op, "not a one-input opcode defined on complex dtypes");
+}
+
+template <Opcode Op, typename T>
+auto complex_binary(T a, T b) {
+  using O = Opcode;
+  if constexpr (Op == O::Add)
+    return T(a.real() + b.real(), a.imag() + b.imag());
+  else if constexpr (Op == O::Subtract)
+    return T(a.real() - b.real(), a.imag() - b.imag());
+  else if constexpr (Op == O::Multiply)
+    return cplx::mul(a, b);
+  else if constexpr (Op == O::Divide)
+    return cplx::div(a, b);
+  else if constexpr (Op == O::Power)
+    return cplx::power(a, b);
+  else if constexpr (Op == O::Maximum)
+    return cplx::maximum(a, b);
+  else if constexpr (Op == O::Minimum)
+    return cplx::minimum(a, b);
+  else if constexpr (Op == O::Equal)
+    return cplx::eq(a, b);
+  else if constexpr (Op == O::NotEqual)
+    return !cplx::eq(a, b);
+  else if constexpr (Op == O::Less)
+    return cplx::lt(a, b);
+  else if constexpr (Op == O::LessEqual)
+    return cplx::le(a, b);
+  else if constexpr (Op == O::Greater)
+    return cplx::gt(a, b);
+  else if constexpr (Op == O::GreaterEqual)
+    return cplx::ge(a, b);
+  else
+    static_assert(Op != Op, "not a two-input opcode defined on complex dtypes");
+}
+
+}  // namespace arrvm::ref
