@@ -6,7 +6,6 @@ import builtins
 import math as _math
 import operator as _operator
 import sys as _sys
-
 import warnings as _warnings
 
 import numpy as _np
