@@ -92,11 +92,6 @@ int64_t index_limit(const Instruction& in) {
   return in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
 }
 
-Error unsupported_complex(const std::string& backend, DType dtype) {
-  return Error("the " + backend + " backend does not run " + std::string(dtype_name(dtype)) +
-               " arrays yet (the ref and cpu backends do)");
-}
-
 Error index_error(const Instruction& in, int64_t index) {
   return Error(std::string(opcode_name(in.op)) + ": index " + std::to_string(index) + " out of range [0, " +
                std::to_string(index_limit(in)) + ") in `" + to_string(in) + "`");

@@ -179,9 +179,6 @@ class Backend {
 // [0, index_limit(in)): the same message on every backend.
 int64_t index_limit(const Instruction& in);  // a gather's source's elements, a scatter's target's
 Error index_error(const Instruction& in, int64_t index);
-// A backend that does not run complex dtypes (opencl, mpi: issue 44) refuses
-// their arrays where they are declared, with this Error naming itself.
-Error unsupported_complex(const std::string& backend, DType dtype);
 // For a kernel that ran to its end with bad indices: InstructionsFailed
 // (vm/error.hpp) naming each (batch index, bad index) of `bad`, the first
 // one's message its own. Returns if `bad` is empty.

@@ -48,6 +48,9 @@ std::string subst(std::string_view text, DType t) {
       case 'P':  // a complex dtype's part type
         out += c_type(real_dtype(t));
         break;
+      case 'C':  // the complex constructor (CDialect::complex_prelude)
+        out += std::string(c_type(complex_dtype(t))) + "_of";
+        break;
       default:
         out += '$';
         out += text[i];
@@ -117,10 +120,10 @@ const char* libm_name(Opcode op) {
 
 // The body of the helper for elementwise `op` on input dtype t (a, b, c are
 // the inputs). Mirrors backends/ref/scalar_ops.hpp.
-std::string op_body(Opcode op, DType t) {
+std::string op_body(Opcode op, DType t, bool library) {
   using O = Opcode;
-  if (is_complex(t) && op != O::Where) return complex_op_body(op, t);
-  if (op == O::Complex) return "return __builtin_complex(a, b);";
+  if (is_complex(t) && op != O::Where) return complex_op_body(op, t, library);
+  if (op == O::Complex) return subst("return $C(a, b);", t);
   const bool f = is_float(t), s = is_signed_int(t), b = is_bool(t);
   if (const char* m = libm_name(op)) return subst(std::string("return ") + m + "$F(a);", t);
   switch (op) {
@@ -234,7 +237,7 @@ bool returns_bool(Opcode op) {
 
 // vm/cast.hpp's float_to_int: x86-64's conversions (NumPy's on this platform),
 // every comparison made before a conversion, so no C conversion is out of range.
-std::string float_to_int_body(DType from, DType to, const CDialect& d) {
+std::string float_to_int_body(DType from, DType to, const CDialect& d, const std::string& v = "v") {
   // In the source type where the device may lack double (OpenCL): the bounds
   // are powers of two, exact in float (and no float lies in (-2^31 - 1, -2^31)).
   const bool narrow = d.saturate_in_source_type && from == DType::Float32;
@@ -248,7 +251,7 @@ std::string float_to_int_body(DType from, DType to, const CDialect& d) {
            " ? (" + i64 + ")(" + x + ") : " + min64 + ")";
   };
   const std::string as32 = "(" + lo32 + " && x < 2147483648.0" + f + " ? (" + i32 + ")x : " + min32 + ")";
-  std::string body = "const " + T + " x = (" + T + ")v; ";
+  std::string body = "const " + T + " x = (" + T + ")" + v + "; ";
   switch (to) {
     case DType::Int64:
       return body + "return " + as64("x") + ";";
@@ -266,19 +269,19 @@ std::string float_to_int_body(DType from, DType to, const CDialect& d) {
 
 // identity: vm/cast.hpp's cast_value<To>(From).
 std::string cast_body(DType from, DType to, const CDialect& d) {
-  // (C's complex conversions are NumPy's: a complex to a real type keeps its
-  // real part, to bool tests both parts, a real one gets imaginary part 0.)
+  if (is_complex(from) && is_integer(to)) return float_to_int_body(real_dtype(from), to, d, "ARRVM_RE(v)");
+  if (is_complex(from) || is_complex(to)) return complex_cast_body(from, to);
   if (is_bool(to)) return "return v != 0;";  // NaN is truthy
-  if ((is_float(from) || is_complex(from)) && (is_integer(to))) return float_to_int_body(from, to, d);
+  if (is_float(from) && is_integer(to)) return float_to_int_body(from, to, d);
   // A bool as a conditional: gcc does not vectorize a mask converted to a
   // float (`(double)(a < b)`), but does a select.
-  if (is_bool(from) && (is_float(to) || is_complex(to)))
+  if (is_bool(from) && is_float(to))
     return std::string("return v ? (") + c_type(to) + ")1 : (" + c_type(to) + ")0;";
   // An integer's float is never -0, but under -fno-trapping-math gcc folds
   // the float -> integer -> float of a fused chain (`(double)(int64_t)x`)
   // into trunc(x), which is -0 for x in (-1, 0) (NumPy: 0). The select
   // keeps +0 whatever the compiler made of the conversion, and vectorizes.
-  if (is_integer(from) && (is_float(to) || is_complex(to))) {
+  if (is_integer(from) && is_float(to)) {
     const std::string t = c_type(to);
     return "const " + t + " r = (" + t + ")v; return r == (" + t + ")0 ? (" + t + ")0 : r;";
   }
@@ -449,7 +452,7 @@ std::string helper_def(const Stmt& st, const CDialect& d) {
                           : st.op == Opcode::Complex ? c_type(complex_dtype(t))
                                                      : c_type(t);
   return vector_declaration(st, t, d) + "static inline " + ret + " " + name + "(" + params + ") { " +
-         op_body(st.op, t) + " }\n";
+         op_body(st.op, t, d.complex_library) + " }\n";
 }
 
 }  // namespace
@@ -479,9 +482,9 @@ const char* c_type(DType t) {
     case DType::Float64:
       return "double";
     case DType::Complex64:
-      return "float _Complex";
+      return "arrvm_complex64";
     case DType::Complex128:
-      return "double _Complex";
+      return "arrvm_complex128";
   }
   return "void";
 }
@@ -517,13 +520,12 @@ std::string combine_helper(Opcode op, DType t, const CDialect& d, std::string* n
   // (1, +0) before such a factor takes it as it is too.)
   if (is_complex(t) && (op == Opcode::MultiplyReduce || op == Opcode::MultiplyAccumulate)) {
     *name = "f_product_" + name_of(t);
-    const std::string text =
-        subst("static inline $T " + *name +
-                  "($T a, $T b) { if (__real__ a == 1 && __imag__ a == 0 && !signbit(__imag__ a)) return b;"
-                  " const $T x = a, y = b; return __builtin_complex(__real__ x * __real__ y - __imag__ x * "
-                  "__imag__ y,"
-                  " __real__ x * __imag__ y + __imag__ x * __real__ y); }\n",
-              t);
+    const std::string text = subst(
+        "static inline $T " + *name +
+            "($T a, $T b) { if (ARRVM_RE(a) == 1 && ARRVM_IM(a) == 0 && !signbit(ARRVM_IM(a))) return b;"
+            " return $C(ARRVM_RE(a) * ARRVM_RE(b) - ARRVM_IM(a) * ARRVM_IM(b),"
+            " ARRVM_RE(a) * ARRVM_IM(b) + ARRVM_IM(a) * ARRVM_RE(b)); }\n",
+        t);
     return d.guard_helpers ? guarded(*name, text) : text;
   }
   Stmt combine;
@@ -569,7 +571,13 @@ std::string scalar_helpers(const std::vector<Stmt>& body, const CDialect& d) {
     const OpKind k = opcode_kind(st.op);
     if (k != OpKind::Elementwise && k != OpKind::Generator) continue;
     random = random || st.op == Opcode::Random;
-    if (seen.insert(helper_name(st)).second) helpers += helper_def(st, d);
+    if (!seen.insert(helper_name(st)).second) continue;
+    const DType t = st.op == Opcode::Where ? st.in[1].dtype : st.in[0].dtype;
+    // (each library once, before the first helper that calls it)
+    if (!d.complex_library && st.nin > 0 && is_complex(t) && uses_complex_math(st.op) &&
+        seen.insert("library " + std::string(dtype_name(t))).second)
+      helpers += complex_math_library(t);
+    helpers += helper_def(st, d);
   }
   if (!random) return helpers;
   std::string philox = d.chunked_random ? std::string(kPhilox) + kPhilox8 : std::string(kPhilox);

@@ -22,6 +22,21 @@ struct CDialect {
   std::string prelude =
       "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
       "#define ARRVM_DIV0() do { volatile double arrvm_z_ = 0.0; arrvm_z_ = 1.0 / arrvm_z_; } while (0)\n";
+  // What a kernel with complex slots needs before its helpers: the types
+  // arrvm_complex64/128 (c_type's names), their parts ARRVM_RE(z) and
+  // ARRVM_IM(z), and their constructors arrvm_complex64_of(re, im) ...
+  // (subst's $C). C: C99 _Complex with GCC's __real__/__imag__.
+  std::string complex_prelude =
+      "#ifndef ARRVM_COMPLEX\n#define ARRVM_COMPLEX\n"
+      "typedef float _Complex arrvm_complex64;\ntypedef double _Complex arrvm_complex128;\n"
+      "#define ARRVM_RE(z) (__real__ (z))\n#define ARRVM_IM(z) (__imag__ (z))\n"
+      "#define arrvm_complex64_of(r, i) __builtin_complex((float)(r), (float)(i))\n"
+      "#define arrvm_complex128_of(r, i) __builtin_complex((double)(r), (double)(i))\n#endif\n";
+  // The C library's complex functions (cexp, csqrt, cpow, ...) exist, as
+  // GCC's builtins. false (OpenCL): the helpers call arrvm's own, written
+  // out in complex_math_library; complex values are then 2-vectors
+  // (float2, double2), converted between precisions by convert_T.
+  bool complex_library = true;
   std::string kernel_qualifier;  // e.g. "__kernel " in OpenCL
   std::string global_qualifier;  // address space of array pointers
   // A float32 -> int conversion compares in float, not double (a device
@@ -59,12 +74,22 @@ struct CDialect {
 
 // `text` with $T (the element type), $U (the wide unsigned type, as ref's
 // Wide<T>), $V (the unsigned type of T's width), $B (bits), $F (the libm
-// suffix: f or nothing) and $P (a complex dtype's part type) replaced.
+// suffix: f or nothing), $P (a complex dtype's part type) and $C (the
+// constructor of complex dtype t, or of a real t's complex dtype) replaced.
 std::string subst(std::string_view text, DType t);
 
 // The body of the scalar helper of elementwise `op` on complex dtype t
-// (c_emitter_complex.cpp).
-std::string complex_op_body(Opcode op, DType t);
+// (c_emitter_complex.cpp); `library`: CDialect::complex_library.
+std::string complex_op_body(Opcode op, DType t, bool library);
+// The complex functions of a dialect without the C library's
+// (CDialect::complex_library false): arrvm_cexp$F ... for complex dtype t,
+// guarded. complex64 computes in complex128 where cl_khr_fp64 is defined.
+std::string complex_math_library(DType t);
+// The body of the cast helper from `from` to `to`, one of them complex, but
+// complex to an integer type (the float conversion of its real part).
+std::string complex_cast_body(DType from, DType to);
+// Whether the helper of `op` on complex dtype t calls complex_math_library.
+bool uses_complex_math(Opcode op);
 
 // C spelling of a dtype's element type (bool is uint8_t holding 0 or 1).
 const char* c_type(DType t);

@@ -50,7 +50,7 @@ std::string start_value(Opcode op, DType t) {
     const std::string p = c_type(real_dtype(t));
     const std::string part = start_value(op, real_dtype(t));
     const bool product = op == Opcode::MultiplyReduce || op == Opcode::MultiplyAccumulate;
-    return "__builtin_complex((" + p + ")" + part + ", (" + p + ")" + (product ? "0" : part) + ")";
+    return std::string(c_type(t)) + "_of((" + p + ")" + part + ", (" + p + ")" + (product ? "0" : part) + ")";
   }
   switch (op) {
     case Opcode::AddReduce:
@@ -199,8 +199,14 @@ std::string CPrinter::bad_index(const LoopKernel&, int err) const {
   return "arrvm_bad_index(E + " + num(2 * err) + ", f, x)";
 }
 
+std::string CPrinter::convert(DType to, DType from, const std::string& x) const {
+  if (dialect_.complex_library || to == from || !is_complex(to) || !is_complex(from)) return x;
+  return std::string(to == DType::Complex64 ? "convert_float2(" : "convert_double2(") + x + ")";
+}
+
 void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
   w.raw(dialect_.prelude);
+  if (has_complex(k)) w.raw(dialect_.complex_prelude);
   // GCC 12 vectorizes a complex product (x.re*y.re - x.im*y.im, ...) as
   // its complex-multiply pattern, an FMA (vfmaddsub), despite
   // -ffp-contract=off: NumPy's products round each term. A kernel with
@@ -243,7 +249,8 @@ void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k,
 
 void CPrinter::reduction_result(Writer& w, const LoopKernel& k, const Stmt& st,
                                 const std::string& acc) const {
-  if (st.out.kind == ArgKind::View) w.line(operand(st.out, k.rank - 1) + " = " + acc + ";");
+  if (st.out.kind == ArgKind::View)
+    w.line(operand(st.out, k.rank - 1) + " = " + convert(st.out.dtype, k.accs[st.acc], acc) + ";");
 }
 
 void CPrinter::signature(Writer& w, const LoopKernel& k, const std::string& name) const {
@@ -539,7 +546,8 @@ void CPrinter::statements(Writer& w, const LoopKernel& k, int depth) const {
       // (Under an OuterSweep the output element is the accumulator.)
       const std::string acc = outer ? operand(st.out, level) : "acc" + num(st.acc),
                         T = c_type(k.accs[st.acc]);
-      w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " + operand(st.in[0], level) + ");");
+      w.line(acc + " = (" + T + ")" + combine[s] + "(" + acc + ", " +
+             convert(k.accs[st.acc], st.in[0].dtype, operand(st.in[0], level)) + ");");
       if (kind == OpKind::Accumulate) w.line(operand(st.out, level) + " = " + acc + ";");
     } else if (kind == OpKind::Gather) {
       const int j = st.in[0].index;

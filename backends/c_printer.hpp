@@ -83,6 +83,10 @@ class CPrinter {
 
   CDialect dialect_;
   std::vector<std::string> combine_names(const LoopKernel& k) const;
+  // `x` of dtype `from` as a `to`, where a complex value changes precision
+  // (a complex64 sum accumulates in complex128) in a dialect whose complex
+  // values are vectors (convert_T); else `x` (C converts implicitly).
+  std::string convert(DType to, DType from, const std::string& x) const;
 };
 
 }  // namespace arrvm::codegen

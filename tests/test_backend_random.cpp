@@ -115,7 +115,7 @@ void random_suite(const std::string& backend, int programs, uint64_t first_seed)
   for (int seed = 0; seed < programs; ++seed) {
     testing::RandomProgramOptions po;
     po.max_instructions = seed % 4 == 0 ? 20 : 10;
-    po.complex = backend == "cpu";  // (opencl does not run complex dtypes yet)
+    po.complex = true;
     progs.push_back(testing::random_program(first_seed + static_cast<uint64_t>(seed), po));
     const std::unique_ptr<Backend> ref = make_backend(cputest::config("ref", dir.path()));
     expected.push_back(

@@ -18,10 +18,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 
 #include "backends/backend.hpp"
+#include "backends/c_emitter.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/op_table.hpp"
@@ -116,6 +118,51 @@ int64_t max_ulp(const std::vector<uint8_t>& got, const std::vector<uint8_t>& wan
   return worst;
 }
 
+// The largest normwise error of got against want (complex outputs: pairs
+// of F), in units of F's epsilon: |got - want| / (eps |want|), rounded up;
+// -1 where they disagree on NaN (per part) or on an infinite part.
+// `overflows` (power): glibc raises a complex64 to a power in float, arrvm
+// in double, so where b * log(a) overflows float one gets inf or NaN parts
+// where the other gets other infinities, NaNs or zeros. Such elements (a
+// non-finite part in either result, the two not equal) are not compared;
+// at most 2 of an output's 96 may be such (else -1).
+template <typename F>
+int64_t max_complex_err(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, bool overflows) {
+  double worst = 0;
+  int overflowed = 0;
+  for (std::size_t i = 0; i + 2 * sizeof(F) <= got.size(); i += 2 * sizeof(F)) {
+    F a[2], b[2];
+    std::memcpy(a, &got[i], sizeof a);
+    std::memcpy(b, &want[i], sizeof b);
+    const bool finite =
+        std::isfinite(a[0]) && std::isfinite(a[1]) && std::isfinite(b[0]) && std::isfinite(b[1]);
+    if (overflows && !finite && std::memcmp(a, b, sizeof a) != 0) {
+      MESSAGE("power, overflow: (" << a[0] << ", " << a[1] << ") against ref's (" << b[0] << ", " << b[1]
+                                   << ")");
+      if (++overflowed > 2) return -1;
+      continue;
+    }
+    bool special = false;
+    for (int p = 0; p < 2; ++p) {
+      if (std::isnan(a[p]) != std::isnan(b[p]) || ((std::isinf(a[p]) || std::isinf(b[p])) && a[p] != b[p])) {
+        MESSAGE("element " << i / (2 * sizeof(F)) << ": (" << a[0] << ", " << a[1] << ") against ref's ("
+                           << b[0] << ", " << b[1] << ")");
+        return -1;
+      }
+      special = special || std::isnan(a[p]) || std::isinf(a[p]);
+    }
+    if (special) continue;
+    const double d = std::hypot(double(a[0]) - double(b[0]), double(a[1]) - double(b[1]));
+    const double m = std::hypot(double(b[0]), double(b[1]));
+    if (d == 0) continue;
+    // (a zero result: within the smallest normal number)
+    const double e = m == 0 ? (d <= std::numeric_limits<F>::min() ? 0 : 1e30)
+                            : d / (m * std::numeric_limits<F>::epsilon());
+    worst = std::max(worst, e);
+  }
+  return static_cast<int64_t>(std::ceil(std::min(worst, 1e15)));
+}
+
 }  // namespace
 
 namespace {
@@ -147,10 +194,14 @@ void check_ops(const std::string& backend, int (*ulp_bound)(Opcode), bool comple
       continue;
     }
     const DType t = got.dtypes[i];
-    const int bound = is_float(t) ? ulp_bound(got.ops[i]) : 0;
-    const int64_t ulp = t == DType::Float64   ? max_ulp<double, uint64_t>(got.bytes[i], expected.bytes[i])
-                        : t == DType::Float32 ? max_ulp<float, uint32_t>(got.bytes[i], expected.bytes[i])
-                                              : -1;
+    const int bound = is_float(t) || is_complex(t) ? ulp_bound(got.ops[i]) : 0;
+    const bool power = got.ops[i] == Opcode::Power;
+    const int64_t ulp =
+        t == DType::Float64      ? max_ulp<double, uint64_t>(got.bytes[i], expected.bytes[i])
+        : t == DType::Float32    ? max_ulp<float, uint32_t>(got.bytes[i], expected.bytes[i])
+        : t == DType::Complex128 ? max_complex_err<double>(got.bytes[i], expected.bytes[i], power)
+        : t == DType::Complex64  ? max_complex_err<float>(got.bytes[i], expected.bytes[i], power)
+                                 : -1;
     if (ulp == 0 && backend != "cpu") {
       ++exact;  // only NaN sign bits differ
       continue;
@@ -180,6 +231,24 @@ void check_ops(const std::string& backend, int (*ulp_bound)(Opcode), bool comple
   if (backend == "cpu") CHECK(exact == got.issued);
 }
 
+// opencl, complex dtypes: the normwise error (in epsilons) of a complex
+// result, or the ulp of a real one (absolute value), that the written-out
+// complex functions (c_emitter_complex.cpp) may have against glibc's;
+// arithmetic but division exact. complex64 computes in complex128 on a
+// device with doubles, so its functions are within a few epsilons of float.
+int opencl_complex_bound(Opcode op) {
+  switch (op) {
+    case Opcode::Absolute:
+      return opencl_ulp_bound(Opcode::Hypot);
+    case Opcode::Divide:
+      return 4;
+    case Opcode::Power:  // (the error of log(a) times |b|)
+      return 64;
+    default:
+      return codegen::uses_complex_math(op) || op == Opcode::Expm1 || op == Opcode::Log1p ? 8 : 0;
+  }
+}
+
 int bit_for_bit(Opcode) {
   return 0;
 }
@@ -197,4 +266,11 @@ TEST_CASE(
 
 TEST_CASE("opencl: every elementwise opcode and dtype equals ref (bit for bit but transcendentals)") {
   check_ops("opencl", opencl_ulp_bound);
+}
+
+TEST_CASE(
+    "opencl: every elementwise opcode on complex64 and complex128, and their casts, equal ref (functions "
+    "within "
+    "their bound)") {
+  check_ops("opencl", opencl_complex_bound, true);
 }

@@ -187,7 +187,6 @@ class MpiBackend final : public Backend {
   }
 
   void declare(BaseId id, DType dtype, int64_t nelem) override {
-    if (is_complex(dtype)) throw unsupported_complex("mpi", dtype);
     Local b;
     b.dtype = dtype;
     b.nelem = nelem;

@@ -65,10 +65,7 @@ class OpenClBackend final : public Backend {
   std::string name() const override { return "opencl"; }
   bool compiles_kernels() const override { return true; }
 
-  void declare(BaseId id, DType dtype, int64_t nelem) override {
-    if (is_complex(dtype)) throw unsupported_complex("opencl", dtype);
-    memory_.declare(id, dtype, nelem);
-  }
+  void declare(BaseId id, DType dtype, int64_t nelem) override { memory_.declare(id, dtype, nelem); }
 
   void copy_from_host(BaseId id, const void* src) override { memory_.write_all(id, src); }
   void copy_to_host(BaseId id, void* dst) override { memory_.read_all(id, dst); }
@@ -125,14 +122,14 @@ class OpenClBackend final : public Backend {
   // sum stays float32 on a device without float64.
   DType acc_type(Opcode op, DType t) const {
     const DType a = accumulator_dtype(op, t);
-    return a == DType::Float64 && !device_.fp64 ? t : a;
+    return (a == DType::Float64 || a == DType::Complex128) && !device_.fp64 ? t : a;
   }
 
   // Float64 needs cl_khr_fp64; every other dtype is core OpenCL C.
   void require(DType t, const std::string& what) const {
-    if (t == DType::Float64 && !device_.fp64) {
-      throw Error("opencl backend: device " + device_.name +
-                  " does not support float64 (no cl_khr_fp64), needed by " + what);
+    if ((t == DType::Float64 || t == DType::Complex128) && !device_.fp64) {
+      throw Error("opencl backend: device " + device_.name + " does not support " +
+                  std::string(dtype_name(t)) + " (no cl_khr_fp64), needed by " + what);
     }
   }
 

@@ -73,11 +73,29 @@ static inline void arrvm_copy_bytes(__private uchar* d, __global const uchar* s,
 #endif
 )";
 
+// Complex values as 2-vectors (x: real part, y: imaginary part; the
+// layout of std::complex and NumPy's), so that +, - and unary - are the
+// vector operations; everything else is written on the parts.
+constexpr const char* kComplexPrelude = R"(#ifndef ARRVM_COMPLEX
+#define ARRVM_COMPLEX
+typedef float2 arrvm_complex64;
+#ifdef cl_khr_fp64
+typedef double2 arrvm_complex128;
+#endif
+#define ARRVM_RE(z) ((z).x)
+#define ARRVM_IM(z) ((z).y)
+#define arrvm_complex64_of(r, i) ((float2)((float)(r), (float)(i)))
+#define arrvm_complex128_of(r, i) ((double2)((double)(r), (double)(i)))
+#endif
+)";
+
 }  // namespace
 
 codegen::CDialect dialect(bool fp64) {
   codegen::CDialect d;
   d.prelude = kPrelude;
+  d.complex_prelude = kComplexPrelude;
+  d.complex_library = false;
   if (fp64) d.prelude = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + d.prelude;
   d.kernel_qualifier = "__kernel ";
   d.global_qualifier = "__global ";

@@ -96,7 +96,9 @@ std::string OpenClPrinter::chunked_scan(const LoopKernel& k, const std::string& 
   // x(i): the input at index i as the accumulator's type; y(i): the output there.
   const std::string in = num(st.in[0].index), out = num(st.out.index);
   auto x = [&](const std::string& i) {
-    return "(" + T + ")P" + in + "[o" + in + "_0 + (" + i + ") * s" + in + "_0]";
+    return "(" + T + ")" +
+           convert(k.accs[st.acc], k.views[st.in[0].index],
+                   "P" + in + "[o" + in + "_0 + (" + i + ") * s" + in + "_0]");
   };
   auto y = [&](const std::string& i) {
     return "P" + out + "[o" + out + "_0 + (" + i + ") * s" + out + "_0]";
@@ -330,7 +332,8 @@ void OpenClPrinter::reduction_result(Writer& w, const LoopKernel& k, const codeg
     w.line("barrier(CLK_LOCAL_MEM_FENCE);");
     w.close();
     w.line("if (arrvm_lid == 0) P" + o + "[o" + o + "_0 + (int64_t)get_group_id(0) * s" + o + "_" +
-           num(k.sweep_axis) + "] = (" + codegen::c_type(k.views[st.out.index]) + ")arrvm_part[0];");
+           num(k.sweep_axis) + "] = (" + codegen::c_type(k.views[st.out.index]) + ")" +
+           convert(k.views[st.out.index], k.accs[st.acc], "arrvm_part[0]") + ";");
   } else {
     CPrinter::reduction_result(w, k, st, acc);
   }

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "vm/cast.hpp"
 #include "vm/dtype.hpp"
 
 namespace arrvm::mpitest {
@@ -21,6 +22,8 @@ bool close(T a, T b) {
     if (std::isinf(a) || std::isinf(b)) return false;
     const double rtol = sizeof(T) == 4 ? 1e-5 : 1e-12, atol = sizeof(T) == 4 ? 1e-6 : 1e-14;
     return std::fabs(double(a) - double(b)) <= atol + rtol * std::fabs(double(b));
+  } else if constexpr (kIsComplex<T>) {
+    return close(a.real(), b.real()) && close(a.imag(), b.imag());
   } else {
     return a == b;
   }

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     testing::RandomProgramOptions options;
     options.max_instructions = 16;
     options.filters = false;  // the mpi backend does not run compress
+    options.complex = true;
     for (uint64_t seed = first; seed < first + count; ++seed) {
       const testing::RandomProgram p = testing::random_program(seed, options);
       Profile profile;
