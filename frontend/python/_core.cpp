@@ -31,7 +31,6 @@ py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class, g_matmul
 // NumPy's scalar types, by DType (set_scalar_types): what x[i] returns
 // when the element can be read at once.
 std::vector<py::handle> g_scalar_types;
-bool g_complex_ok = false;
 
 // The element at `p`, of dtype `t`, as NumPy's scalar of that type.
 py::object numpy_scalar(DType t, const void* p) {
@@ -205,7 +204,7 @@ bool as_scalar(py::handle h, HostScalar* out) {
     *out = HostScalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
-  if (g_complex_ok && PyComplex_Check(o)) {  // also numpy.complex128, a complex subclass
+  if (PyComplex_Check(o)) {  // also numpy.complex128, a complex subclass
     const Py_complex c = PyComplex_AsCComplex(o);
     *out = HostScalar(std::complex<double>(c.real, c.imag));
     return true;
@@ -831,13 +830,10 @@ PYBIND11_MODULE(_core, m) {
     }
     return d;
   });
-  // NumPy's scalar type of each dtype; complex_ok: the backend runs complex
-  // dtypes, so Python and NumPy complex numbers are operands (else the
-  // package computes with them in NumPy).
-  m.def("set_scalar_types", [](py::list types, bool complex_ok) {
+  // NumPy's scalar type of each dtype.
+  m.def("set_scalar_types", [](py::list types) {
     if (types.size() != static_cast<std::size_t>(DType::Complex128) + 1)
       throw py::value_error("set_scalar_types: one type per dtype");
-    g_complex_ok = complex_ok;
     g_scalar_types.clear();
     for (py::handle t : types) g_scalar_types.push_back(py::reinterpret_borrow<py::object>(t).release());
     load_array_scalar();

@@ -23,7 +23,6 @@ namespace arrvm_python {
 extern py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class, g_matmul_slow;
 // NumPy's scalar types, by DType (set_scalar_types).
 extern std::vector<py::handle> g_scalar_types;
-extern bool g_complex_ok;  // Python and NumPy complex numbers are operands (the backend runs complex dtypes)
 // arrvm.ndarray's type object (set at module init): an object of exactly
 // this type is an Array held by value in a pybind11 instance.
 extern PyTypeObject* g_array_type;

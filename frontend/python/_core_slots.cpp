@@ -241,7 +241,6 @@ bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
     return true;
   }
   if (is_complex_dtype(d)) {
-    if (!g_complex_ok) return false;
     const Py_complex c = PyComplex_AsCComplex(o);
     if (c.real == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();

@@ -15,9 +15,6 @@ import pytest
 import arrvm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if not arrvm._ndarray.COMPLEX:
-    pytest.skip("the backend does not run complex dtypes", allow_module_level=True)
-
 Z = [1 + 2j, -3 + 0.5j, 0j, complex(numpy.inf, 1), complex(numpy.nan, 0), -0.25 - 4j, 2.5 + 0j, complex(0, -0.0)]
 W = [3 - 1j, 2 + 2j, 1j, 2 + 0j, 1 + 1j, 0.5 + 0.5j, -1 - 1j, 4 + 3j]
 X = [0.5, -1.0, 2.0, 0.0, 3.5, -2.25, 1e10, -0.0]

@@ -11,17 +11,12 @@ from . import _core
 
 ndarray = _core.ndarray
 
-# dtype codes of the extension (vm/dtypes.def order) <-> NumPy dtypes. The
-# complex ones only where the backend runs them (ref, cpu): elsewhere a
-# complex array stays NumPy's, as every unsupported dtype does.
-_ALL_NAMES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64',
-              'complex64', 'complex128')
-# (From the environment, as the VM will read it: the VM is made at first use.)
-COMPLEX = _os.environ.get('ARRVM_BACKEND', 'cpu').strip().lower() in ('cpu', 'ref', '')
-_NAMES = _ALL_NAMES if COMPLEX else _ALL_NAMES[:11]
-_DTYPES = tuple(_np.dtype(n) for n in _ALL_NAMES)
+# dtype codes of the extension (vm/dtypes.def order) <-> NumPy dtypes.
+_NAMES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64',
+          'complex64', 'complex128')
+_DTYPES = tuple(_np.dtype(n) for n in _NAMES)
 _CODE = {_DTYPES[i]: i for i in range(len(_NAMES))}
-PY_NUMBERS = (bool, int, float, complex) if COMPLEX else (bool, int, float)  # Python numbers the VM takes
+PY_NUMBERS = (bool, int, float, complex)  # Python numbers the VM takes
 
 
 class UnsupportedDType(TypeError):
@@ -39,10 +34,8 @@ def dtype_code(dtype):
 
 
 def foreign(x):
-    """True for an operand only NumPy can compute with: a complex number, or a
-    NumPy array or scalar of a dtype libarrvm does not have."""
-    if isinstance(x, complex):
-        return not COMPLEX
+    """True for an operand only NumPy can compute with: a NumPy array or
+    scalar of a dtype libarrvm does not have."""
     return isinstance(x, (_np.ndarray, _np.generic)) and not isinstance(x, ndarray) and x.dtype not in _CODE
 
 
@@ -626,4 +619,4 @@ def _setitem_slow(self, key, value):
 _core.set_hooks(_ufunc_slow, _getitem_slow, _setitem_slow, _np.AxisError,
                 lambda a, b: F.matmul(a, b))
 _core.set_scalar_types([_np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16,
-                        _np.uint32, _np.uint64, _np.float32, _np.float64, _np.complex64, _np.complex128], COMPLEX)
+                        _np.uint32, _np.uint64, _np.float32, _np.float64, _np.complex64, _np.complex128])
