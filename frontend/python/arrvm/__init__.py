@@ -17,7 +17,7 @@ from ._functions import (UFUNCS as _UFUNCS, IMPLEMENTED as _IMPLEMENTED, ufunc, 
                          ArrvmFallbackWarning, sum, min, max, all, any, round_, abs)  # noqa: F401
 # Functions built from _functions' (they add themselves to IMPLEMENTED and
 # to ndarray's methods); _stencil uses _composed.
-from . import _composed, _views, _elementwise, _stencil  # noqa: F401
+from . import _composed, _views, _elementwise, _stencil, _complex  # noqa: F401
 from . import random  # noqa: F401
 from . import _docs
 from ._fp import errstate, seterr, geterr, seterrcall, geterrcall  # noqa: F401

@@ -127,3 +127,29 @@ def wrap_numpy(name, func, warn=True):
     wrapper.__doc__ = getattr(func, '__doc__', None)
     wrapper.__wrapped__ = func
     return wrapper
+
+
+def _method_fallback(name):
+    """numpy.ndarray's method `name` on the synced data, results back as arrvm
+    arrays; methods that sort or write in place write the result back."""
+    np_method = getattr(_np.ndarray, name)
+    in_place = name in ('sort', 'partition', 'put', 'itemset')
+
+    def method(self, *args, **kwargs):
+        if not in_place:
+            return _fallback(np_method, 'ndarray.' + name, (self,) + args, kwargs)
+        host = _np.array(to_numpy(self))
+        _fallback(np_method, 'ndarray.' + name, (host,) + args, kwargs)
+        self[...] = host
+        return None
+    method.__name__ = name
+    return method
+
+
+# Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
+# searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
+# (view, resize, tofile, flags ...) are left out: they would act on a copy.
+for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
+              'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
+    if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
+        setattr(ndarray, _name, _method_fallback(_name))

@@ -1,30 +1,25 @@
-"""NumPy's functions on arrvm arrays: ufunc objects, creation, shape
-manipulation, reductions, dot/matmul. Each is a thin layer over the
+"""NumPy's functions on arrvm arrays: ufunc objects, reductions, dot/matmul,
+the NumPy fallback hooks and ndarray's methods (creation and shape
+manipulation: _shapes.py). Each is a thin layer over the
 extension, whose C++ frontend holds NumPy's rules (promotion, broadcasting,
 indexing arithmetic, reduction dtypes)."""
 import builtins
 import math as _math
 import operator as _operator
 import sys as _sys
-import warnings as _warnings
 
 import numpy as _np
 
 from . import _core, _ndarray
-from ._ndarray import (ndarray, asarray, asarray_shared, to_numpy, dtype_code, _is_scalar, _int_of, _wrappable, PY_NUMBERS,
-                       foreign, UnsupportedDType, _proxy)
+from ._ndarray import ndarray, asarray, asarray_shared, dtype_code, _is_scalar, foreign, UnsupportedDType
 from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
-
-_float64 = _np.dtype(_np.float64)
-
-
-def _operand(x):
-    """An operand for the extension: arrvm arrays and Python numbers pass, NumPy
-    arrays and lists become arrvm arrays, NumPy scalars pass (the slow path
-    promotes them like NumPy)."""
-    if isinstance(x, (ndarray, bool, int, float, _np.generic)):
-        return x
-    return asarray(x)
+# Creation and shape manipulation, and the operand helpers: _shapes.py.
+from ._shapes import (_float64, _operand, _into, _dt, array, asanyarray, ascontiguousarray, _shape, empty, zeros,
+                      ones, full, _like, empty_like, zeros_like, ones_like, full_like, _num, _INT_CODE,
+                      _FLOAT64_CODE, arange, linspace, eye, identity, _shape_args, _m_reshape, reshape, _in_order,
+                      ravel, _m_flatten, _m_transpose, transpose, swapaxes, moveaxis, _norm_axis, squeeze,
+                      expand_dims, broadcast_to, broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack,
+                      hstack, vstack, column_stack, copy, _m_astype, where)  # noqa: F401
 
 
 class ufunc:
@@ -146,13 +141,6 @@ for _u in UFUNCS.values():
 globals().update(UFUNCS)
 
 
-def _into(r, out):
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
 def square(x, out=None):
     x = asarray(x)
     return _core.ufunc('multiply', (x, x), out)
@@ -175,37 +163,6 @@ def conjugate(x, out=None):
 
 
 conj = conjugate
-
-
-def real(val):
-    """numpy.real: a complex array's real parts (a new array: arrvm's views
-    keep one dtype), anything else as it is."""
-    x = asarray(val)
-    return x._astype(dtype_code(_np.float32 if x.dtype == _np.complex64 else _np.float64)) if x.dtype.kind == 'c' else x
-
-
-def imag(val):
-    """numpy.imag: a complex array's imaginary parts, zeros otherwise."""
-    x = asarray(val)
-    return _core.imag(x) if x.dtype.kind == 'c' else zeros_like(x)
-
-
-def angle(z, deg=False):
-    """numpy.angle: arctan2 of the imaginary and real parts (radians, or degrees)."""
-    z = asarray(z)
-    if z.dtype.kind == 'c':
-        a = _core.ufunc('arctan2', (imag(z), real(z)), None)
-    else:
-        a = _core.ufunc('arctan2', (zeros_like(z, dtype=_np.float64 if z.dtype.kind != 'f' else z.dtype), z), None)
-    return a * (180.0 / _np.pi) if deg else a
-
-
-def iscomplexobj(x):
-    return _np.dtype(getattr(x, 'dtype', _np.asarray(x).dtype)).kind == 'c'
-
-
-def isrealobj(x):
-    return not iscomplexobj(x)
 
 
 def _array_operand(x):
@@ -238,359 +195,6 @@ def around(a, decimals=0, out=None):
 
 
 round_ = around
-
-
-# ---- creation ----
-
-def _dt(dtype, default=_float64):
-    return dtype_code(default if dtype is None else dtype)
-
-
-def array(obj, dtype=None, copy=True, order=None, ndmin=0, **kwargs):
-    if isinstance(obj, ndarray):
-        r = obj.astype(dtype) if dtype is not None else (obj.copy() if copy else obj)
-    else:
-        r = asarray(obj, dtype=dtype)
-    while r.ndim < ndmin:
-        r = r._expand_dims(0)
-    return r
-
-
-def asanyarray(obj, dtype=None, **kwargs):
-    return asarray(obj, dtype)
-
-
-def ascontiguousarray(obj, dtype=None, **kwargs):
-    return asarray(obj, dtype)
-
-
-def _shape(shape):
-    n = _int_of(shape)
-    return (n,) if n is not None else tuple(builtins.int(s) for s in shape)
-
-
-def empty(shape, dtype=None, order='C', **kwargs):
-    return _core.empty(_shape(shape), _dt(dtype))
-
-
-def zeros(shape, dtype=None, order='C', **kwargs):
-    return _core.full(_shape(shape), 0, _dt(dtype))
-
-
-def ones(shape, dtype=None, order='C', **kwargs):
-    return _core.full(_shape(shape), 1, _dt(dtype))
-
-
-def full(shape, fill_value, dtype=None, order='C', **kwargs):
-    if isinstance(fill_value, ndarray) or not _is_scalar(fill_value):
-        fv = asarray(fill_value)
-        r = empty(shape, dtype if dtype is not None else fv.dtype)
-        r[...] = fv
-        return r
-    if dtype is None:
-        dtype = _np.array(fill_value).dtype
-    if isinstance(fill_value, _np.generic):
-        fill_value = fill_value.item()
-    return _core.full(_shape(shape), fill_value, _dt(dtype))
-
-
-def _like(a, dtype, shape):
-    a = _operand(a)
-    return (a.dtype if dtype is None else dtype), (a.shape if shape is None else shape)
-
-
-def empty_like(a, dtype=None, order='K', subok=True, shape=None):
-    d, s = _like(a, dtype, shape)
-    return empty(s, d)
-
-
-def zeros_like(a, dtype=None, order='K', subok=True, shape=None):
-    d, s = _like(a, dtype, shape)
-    return zeros(s, d)
-
-
-def ones_like(a, dtype=None, order='K', subok=True, shape=None):
-    d, s = _like(a, dtype, shape)
-    return ones(s, d)
-
-
-def full_like(a, fill_value, dtype=None, order='K', subok=True, shape=None):
-    d, s = _like(a, dtype, shape)
-    return full(s, fill_value, d)
-
-
-def _num(x):
-    if isinstance(x, ndarray):
-        return x.item()
-    if isinstance(x, _np.generic):
-        return x.item()
-    return x
-
-
-_INT_CODE = dtype_code(_np.arange(0, 1, 1).dtype)  # NumPy's default integer
-_FLOAT64_CODE = dtype_code(_float64)
-
-
-def arange(start, stop=None, step=None, dtype=None, **kwargs):
-    # Python ints and floats, no dtype (the usual call, often in a loop):
-    # straight to the extension.
-    if dtype is None and not kwargs:
-        a, b = (0, start) if stop is None else (start, stop)
-        c = 1 if step is None else step
-        ta, tb, tc = type(a), type(b), type(c)
-        if ta is int and tb is int and tc is int:
-            return _core.arange(a, b, c, _INT_CODE)
-        if ta in (int, float) and tb in (int, float) and tc in (int, float):
-            return _core.arange(builtins.float(a), builtins.float(b), builtins.float(c), _FLOAT64_CODE)
-    if dtype is not None:
-        dtype_code(dtype)  # UnsupportedDType (datetime64, ...): NumPy's arange
-    start, stop, step = _num(start), _num(stop), _num(step)
-    if stop is None:
-        start, stop = 0, start
-    if step is None:
-        step = 1
-    if dtype is None:
-        dtype = _np.arange(0, 1, 1, dtype=None).dtype if builtins.all(
-            isinstance(x, (int, bool)) for x in (start, stop, step)) else _float64
-    d = _np.dtype(dtype)
-    if d.kind == 'f' or builtins.any(isinstance(x, float) for x in (start, stop, step)):
-        return _core.arange(builtins.float(start), builtins.float(stop), builtins.float(step), dtype_code(d))
-    return _core.arange(builtins.int(start), builtins.int(stop), builtins.int(step), dtype_code(d))
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    start, stop, num = builtins.float(_num(start)), builtins.float(_num(stop)), builtins.int(num)
-    div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else _np.nan
-    y = _core.arange(0, num, 1, dtype_code(_np.float64))
-    if div > 0:
-        y = y * step + start
-    else:
-        y = y * (stop - start) + start
-    if endpoint and num > 1:
-        y[-1] = stop
-    if dtype is not None:
-        y = y.astype(dtype)
-    return (y, _np.float64(step)) if retstep else y  # (NumPy: a float64 step)
-
-
-def eye(N, M=None, k=0, dtype=float, order='C', **kwargs):
-    M = N if M is None else M
-    r = zeros((N, M), dtype)
-    n = builtins.min(N, M - k) if k >= 0 else builtins.min(N + k, M)
-    if n > 0:
-        start = k if k >= 0 else -k * M
-        r.reshape(-1)[start:start + (n - 1) * (M + 1) + 1:M + 1] = 1
-    return r
-
-
-def identity(n, dtype=None, **kwargs):
-    return eye(n, dtype=float if dtype is None else dtype)
-
-
-# ---- shape manipulation ----
-
-def _shape_args(shape):
-    if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
-        return tuple(shape[0])
-    return shape
-
-
-def _m_reshape(self, *shape, order='C'):
-    if order != 'C':
-        raise NotImplementedError("arrvm: reshape supports order='C' only")
-    return self._reshape(_shape_args(shape))
-
-
-def reshape(a, newshape, order='C'):
-    return _m_reshape(asarray(a), newshape, order=order)
-
-
-def _in_order(a, order):
-    """`a`, or its transpose when NumPy's `order` reads it in Fortran order."""
-    if order == 'F' or (order in ('A', 'K') and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous):
-        return a._transpose([])
-    if order not in ('C', 'A', 'K', None):
-        raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got %r)" % (order,))
-    return a
-
-
-def ravel(a, order='C'):
-    return _in_order(asarray(a), order)._reshape((-1,))
-
-
-def _m_flatten(self, order='C'):
-    return _in_order(self, order).copy()._reshape((-1,))
-
-
-def _m_transpose(self, *axes):
-    axes = _shape_args(axes) if axes else ()
-    if axes == (None,):
-        axes = ()
-    return self._transpose([builtins.int(a) for a in axes])
-
-
-def transpose(a, axes=None):
-    return asarray(a)._transpose([] if axes is None else [builtins.int(x) for x in axes])
-
-
-def swapaxes(a, axis1, axis2):
-    a = asarray(a)
-    axes = list(range(a.ndim))
-    i, j = _norm_axis(axis1, a.ndim), _norm_axis(axis2, a.ndim)
-    axes[i], axes[j] = axes[j], axes[i]
-    return a._transpose(axes)
-
-
-def moveaxis(a, source, destination):
-    a = asarray(a)
-    src = [_norm_axis(x, a.ndim) for x in (source if isinstance(source, (list, tuple)) else [source])]
-    dst = [_norm_axis(x, a.ndim) for x in (destination if isinstance(destination, (list, tuple)) else [destination])]
-    if len(src) != len(dst):
-        raise ValueError("`source` and `destination` arguments must have the same number of elements")
-    order = [i for i in range(a.ndim) if i not in src]
-    for d, s_ in sorted(zip(dst, src)):
-        order.insert(d, s_)
-    return a._transpose(order)
-
-
-def _norm_axis(axis, ndim):
-    axis = _operator.index(axis)
-    if axis < -ndim or axis >= ndim:
-        raise _np.AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
-
-
-def squeeze(a, axis=None):
-    a = asarray(a)
-    if axis is None:
-        return a._squeeze([])
-    return a._squeeze([_int_of(axis)] if _int_of(axis) is not None else list(axis))
-
-
-def expand_dims(a, axis):
-    a = asarray(a)
-    axes = [_int_of(axis)] if _int_of(axis) is not None else list(axis)
-    nd = a.ndim + len(axes)
-    for ax in sorted(x % nd for x in axes):
-        a = a._expand_dims(ax)
-    return a
-
-
-def broadcast_to(a, shape, subok=False):
-    return asarray(a)._broadcast_to(_shape(shape))
-
-
-def broadcast_arrays(*args, subok=False):
-    arrays = [asarray(a) for a in args]
-    shape = _np.broadcast_shapes(*[a.shape for a in arrays])
-    return [a._broadcast_to(shape) for a in arrays]
-
-
-def atleast_1d(*arys):
-    res = [asarray(a) if asarray(a).ndim >= 1 else asarray(a).reshape(1) for a in arys]
-    return res[0] if len(res) == 1 else res
-
-
-def atleast_2d(*arys):
-    res = []
-    for a in arys:
-        a = asarray(a)
-        res.append(a.reshape(1, 1) if a.ndim == 0 else a[None, :] if a.ndim == 1 else a)
-    return res[0] if len(res) == 1 else res
-
-
-def concatenate(arrays, axis=0, out=None, dtype=None, **kwargs):
-    arrays = [asarray(a) for a in arrays]
-    if axis is None:
-        arrays, axis = [a.reshape(-1) for a in arrays], 0
-    if not arrays:
-        raise ValueError("need at least one array to concatenate")
-    nd = arrays[0].ndim
-    if nd == 0:
-        raise ValueError("zero-dimensional arrays cannot be concatenated")
-    axis = _norm_axis(axis, nd)
-    for a in arrays:
-        if a.ndim != nd:
-            raise ValueError("all the input array dimensions except for the concatenation axis must match "
-                             "exactly, but along dimension 0, the arrays have different numbers of dimensions")
-        if a.shape[:axis] + a.shape[axis + 1:] != arrays[0].shape[:axis] + arrays[0].shape[axis + 1:]:
-            raise ValueError("all the input array dimensions except for the concatenation axis must match exactly")
-    dt = dtype if dtype is not None else _np.result_type(*[a.dtype for a in arrays])
-    shape = list(arrays[0].shape)
-    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
-    r = empty(tuple(shape), dt) if out is None else out
-    at = 0
-    for a in arrays:
-        n = a.shape[axis]
-        r[(slice(None),) * axis + (slice(at, at + n),)] = a
-        at += n
-    return r
-
-
-def stack(arrays, axis=0, out=None, **kwargs):
-    arrays = [asarray(a) for a in arrays]
-    if not arrays:
-        raise ValueError("need at least one array to stack")
-    if builtins.any(a.shape != arrays[0].shape for a in arrays):
-        raise ValueError("all input arrays must have the same shape")
-    ax = axis % (arrays[0].ndim + 1)
-    return concatenate([a._expand_dims(ax) for a in arrays], axis=ax, out=out)
-
-
-def hstack(tup, **kwargs):
-    arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
-
-
-def vstack(tup, **kwargs):
-    return concatenate([atleast_2d(a) for a in tup], axis=0)
-
-
-def column_stack(tup):
-    arrs = [asarray(a) for a in tup]
-    return concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrs], axis=1)
-
-
-def copy(a, order='K', subok=False):
-    return asarray(a).copy()
-
-
-def _m_astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
-    if self.dtype.kind == 'c' and _np.dtype(dtype).kind != 'c' and _np.dtype(dtype).kind != 'b':
-        _warnings.warn("Casting complex values to real discards the imaginary part", _np.ComplexWarning,
-                       stacklevel=2)
-    try:
-        code = dtype_code(dtype)
-    except UnsupportedDType:  # complex64, float16, ...: the NumPy array NumPy gives
-        return _fallback(_np.ndarray.astype, 'ndarray.astype', (self, dtype), {'casting': casting})
-    if not copy and code == self._dt:
-        return self
-    return self._astype(code)
-
-
-def where(condition, x=None, y=None):
-    if x is None and y is None:
-        return tuple(asarray(i) for i in _np.nonzero(to_numpy(asarray(condition))))
-    if x is None or y is None:
-        raise ValueError("either both or neither of x and y should be given")
-    cond = asarray(condition)
-    ops = []
-    for v in (x, y):
-        if isinstance(v, ndarray) or isinstance(v, PY_NUMBERS):
-            ops.append(v)
-        elif isinstance(v, _np.generic):
-            ops.append(v)
-        else:
-            ops.append(asarray(v))
-    if builtins.any(isinstance(v, _np.generic) for v in ops) or builtins.sum(isinstance(v, ndarray) for v in ops) == 2 and \
-            ops[0].dtype != ops[1].dtype and (ops[0].ndim == 0) != (ops[1].ndim == 0):
-        dt = _np.result_type(*[_proxy(v) for v in ops])
-        ops = [v.astype(dt) if isinstance(v, ndarray) else (v.item() if isinstance(v, _np.generic) else v)
-               for v in ops]
-        if not builtins.any(isinstance(v, ndarray) for v in ops):
-            ops[0] = full((), ops[0], dt)
-    return _core.where(cond, ops[0], ops[1])
 
 
 def clip(a, a_min=None, a_max=None, out=None, **kwargs):
@@ -969,70 +573,11 @@ IMPLEMENTED['round'] = around
 IMPLEMENTED.update({n: _dtype_fallback(n, f) for n, f in IMPLEMENTED.items()})
 
 
-def _method_fallback(name):
-    """numpy.ndarray's method `name` on the synced data, results back as arrvm
-    arrays; methods that sort or write in place write the result back."""
-    np_method = getattr(_np.ndarray, name)
-    in_place = name in ('sort', 'partition', 'put', 'itemset')
-
-    def method(self, *args, **kwargs):
-        if not in_place:
-            return _fallback(np_method, 'ndarray.' + name, (self,) + args, kwargs)
-        host = _np.array(to_numpy(self))
-        _fallback(np_method, 'ndarray.' + name, (host,) + args, kwargs)
-        self[...] = host
-        return None
-    method.__name__ = name
-    return method
-
-
-ndarray.conj = ndarray.conjugate = lambda self: conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: round_(self, decimals, out)
 
 
-def _set_real(self, value):
-    if self.dtype.kind != 'c':
-        self[...] = value
-        return
-    self[...] = _core.make_complex(asarray(value, real(self).dtype), imag(self))
-
-
-def _set_imag(self, value):
-    if self.dtype.kind != 'c':
-        raise TypeError("array does not have imaginary part to set")
-    self[...] = _core.make_complex(real(self), asarray(value, real(self).dtype))
-
-
-# .real and .imag of a complex array are new arrays (an arrvm view has its
-# base's dtype), assignable: z.real = x writes z's real parts.
-ndarray.real = property(lambda self: real(self) if self.dtype.kind == 'c' else self, _set_real)
-ndarray.imag = property(imag, _set_imag)
-
-
-def _complex_method(name, method):
-    """ndarray.`name`, NumPy's on a complex array (var, std, clip, ...)."""
-    np_method = getattr(_np.ndarray, name)
-
-    def m(self, *args, **kwargs):
-        if self.dtype.kind == 'c':
-            return _fallback(np_method, 'ndarray.' + name, (self,) + args, kwargs)
-        return method(self, *args, **kwargs)
-    m.__name__ = name
-    return m
-
-
-for _name in ('var', 'std', 'clip', 'round'):
-    setattr(ndarray, _name, _complex_method(_name, getattr(ndarray, _name)))
-# Methods NumPy has and arrvm does not compute (argmax, argsort, sort, repeat,
-# searchsorted, ...): NumPy runs them on the synced data. Raw-memory ones
-# (view, resize, tofile, flags ...) are left out: they would act on a copy.
-for _name in ('argpartition', 'argsort', 'choose', 'compress', 'ptp',
-              'searchsorted', 'sort', 'partition', 'put', 'itemset', 'tobytes', 'tostring', 'dump', 'dumps'):
-    if not hasattr(ndarray, _name) and hasattr(_np.ndarray, _name):
-        setattr(ndarray, _name, _method_fallback(_name))
-
 # NumPy functions built from the ones above (argmax, flip, diag, repeat, tile,
-# pad: _composed, _views, _stencil, _elementwise) import this module and add
+# pad: _composed, _views, _stencil, _elementwise; complex: _complex) import this module and add
 # themselves to IMPLEMENTED and to ndarray's methods; the package's
 # __init__ imports them after this one. The methods of ndarray that call
 # functions of this module find it through _ndarray.F.
