@@ -117,6 +117,7 @@ void Runtime::write(BaseId id, const void* data, std::size_t bytes) {
   // instructions on it must run first.
   if (pending_uses(id)) flush();
   forget_padding(id);
+  bases_.note_write(id);
   backend_->copy_from_host(id, data);
   poisoned_.erase(id);
   bases_.set_class(id, -1, -1);  // all of it written: an ordinary base again (length classes)
@@ -134,6 +135,7 @@ bool Runtime::adopt(BaseId id, void* data, std::size_t bytes, std::function<void
   forget_padding(id);
   const bool shared = backend_->adopt(id, data, std::move(deleter));
   if (shared) adopted_.insert(id);
+  bases_.note_write(id);
   poisoned_.erase(id);
   bases_.set_class(id, -1, -1);
   if (!shared) profile_.bytes_from_host += bytes;
@@ -191,6 +193,7 @@ void Runtime::accept_last() {
   const Instruction& instr = batch_.back();
   const bool is_sync = instr.op == Opcode::Sync;
   const bool is_free = instr.op == Opcode::Free;
+  if (!is_sync && !is_free) bases_.note_write(instr.out.base);
   const BaseId synced = instr.out.base;
   if (trace_ && !classes && !is_sync) trace_->instruction(instr);
   if (classes) {

@@ -114,6 +114,13 @@ class Runtime {
   // A NumPy loop's `T[i, j] = v`, with nothing to fuse it with.
   bool write_now(BaseId id, int64_t offset, int64_t count, const void* src);
 
+  // A number that changes whenever base `id` is written (an instruction
+  // writing it is accepted, or the host writes it), for a frontend's cache
+  // of something computed from the base's contents (Python: a mask's true
+  // positions). A base on the program's own memory (adopt) gets a new number
+  // at every call.
+  uint64_t version(BaseId id);
+
   // Issues `free` for a base.
   void free_base(BaseId id);
 
@@ -185,6 +192,7 @@ class Runtime {
   std::unordered_map<BaseId, std::exception_ptr> poisoned_;  // base -> the error that poisoned it
   CopyBack copy_back_;                   // copy-backs made renames (rewrite/copy_back.hpp)
   std::unordered_set<BaseId> adopted_;   // bases on memory the program gave (adopt)
+  uint64_t adopted_versions_ = 0;        // version(): an adopted base's next number
   std::vector<BaseId> pending_lengths_;  // class members whose length the next flush gives
   uint64_t issued_ = 0;                  // instructions accepted so far (names them in errors)
   FlushObserver* observer_ = nullptr;

@@ -54,9 +54,18 @@ bool Runtime::write_now(BaseId id, int64_t offset, int64_t count, const void* sr
   if (!poisoned_.empty() && poisoned_.count(id) != 0) return false;
   if (copy_back_.involves(id) || (!batch_.empty() && pending_uses(id))) return false;
   if (!backend_->write_elements(id, offset, count, src)) return false;
+  bases_.note_write(id);
   ++profile_.writes_direct;
   profile_.bytes_from_host += static_cast<std::size_t>(count) * dtype_size(b->dtype);
   return true;
+}
+
+uint64_t Runtime::version(BaseId id) {
+  // (Memory the program gave, adopt: written behind the VM's back whenever
+  // the program likes, so never the same version twice.)
+  if (adopted_.count(id) != 0) return ++adopted_versions_ | (uint64_t{1} << 63);
+  const BaseInfo* b = bases_.find(id);
+  return b == nullptr ? 0 : b->writes;
 }
 
 }  // namespace arrvm

@@ -651,6 +651,10 @@ bool store_now(const Array& a, int64_t at, const Scalar& s) {
 
 }  // namespace
 
+uint64_t Array::version() const {
+  return detail::ArrayAccess::base(*this).rt->version(frontend::view_of(*this).base);
+}
+
 bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
   int64_t at = 0;
   return element_at(*this, index, n, &at) &&

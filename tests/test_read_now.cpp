@@ -1,7 +1,7 @@
 // Runtime::read_now: an element read with no flush, only of a base nothing
-// pending touches. Its index of the pending batch's bases (pending_uses)
-// follows the batch through appends, flushes, cuts (engine/batch_cut.hpp),
-// deferral carries (rewrite/defer.hpp) and the eager path.
+// pending touches; and Runtime::version, which changes with every write. Its index of the pending batch's
+// bases (pending_uses) follows the batch through appends, flushes, cuts (engine/batch_cut.hpp), deferral
+// carries (rewrite/defer.hpp) and the eager path.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -106,4 +106,49 @@ TEST_CASE(
   MESSAGE(direct << " elements read and " << writes << " written at once");
   CHECK(direct >= programs);  // the property is exercised
   CHECK(writes >= programs);
+}
+
+TEST_CASE("version: a base's number changes with every write, and only then") {
+  const cputest::TempDir dir;
+  arrvm::Runtime rt(cputest::config("cpu", dir.path()));
+  using arrvm::DType;
+  const arrvm::BaseId a = rt.new_base(DType::Float64, 4), b = rt.new_base(DType::Float64, 4);
+  std::vector<double> data{1, 2, 3, 4};
+  uint64_t v = rt.version(a);
+  auto changed = [&](const char* what) {
+    CAPTURE(what);
+    const uint64_t now = rt.version(a);
+    CHECK(now != v);
+    v = now;
+  };
+  rt.write(a, data.data(), 32);
+  changed("write");
+  // an instruction reading a: no change; one writing a: a change (pending or run)
+  arrvm::Instruction copy;
+  copy.op = arrvm::Opcode::Identity;
+  copy.out = arrvm::contiguous_view(b, DType::Float64, arrvm::Dims{4});
+  copy.add_input(arrvm::Operand::of(arrvm::contiguous_view(a, DType::Float64, arrvm::Dims{4})));
+  rt.issue(copy);
+  rt.flush();
+  CHECK(rt.version(a) == v);
+  arrvm::Instruction fill;
+  fill.op = arrvm::Opcode::Identity;
+  fill.out = arrvm::contiguous_view(a, DType::Float64, arrvm::Dims{2});
+  fill.add_input(arrvm::Operand::of(arrvm::Scalar::of_double(DType::Float64, 7)));
+  rt.issue(fill);
+  changed("an instruction writing part of it");
+  rt.flush();
+  CHECK(rt.version(a) == v);  // (running it is not another write)
+  const double x = 9;
+  REQUIRE(rt.write_now(a, 3, 1, &x));
+  changed("write_now");
+  double got[4];
+  rt.read(a, got, sizeof got);
+  CHECK(rt.version(a) == v);
+  CHECK(got[0] == 7);
+  CHECK(got[3] == 9);
+  // memory the program gave: a new number at every call
+  std::vector<double>* mine = new std::vector<double>(4, 0.0);
+  REQUIRE(rt.adopt(b, mine->data(), 32, [mine](void*) { delete mine; }));  // (cpu shares host memory)
+  CHECK(rt.version(b) != rt.version(b));
 }

@@ -21,6 +21,9 @@ struct BaseInfo {
   // denotes its first `length` elements.
   BaseId klass = -1;
   int64_t length = -1;
+  // How often the base was written: by an accepted instruction (its
+  // output), or from the host (Runtime::write, write_now, adopt).
+  uint64_t writes = 0;
 };
 
 // Live base arrays. Ids are handed out in increasing order and never reused,
@@ -55,6 +58,9 @@ class BaseRegistry {
     b->length = klass >= 0 ? length : -1;
   }
   std::size_t filtered_count() const { return filtered_; }
+  void note_write(BaseId id) {
+    if (BaseInfo* b = live_.find(id)) ++b->writes;
+  }
 
  private:
   BaseMap<BaseInfo> live_;  // (flat: no allocation per base)

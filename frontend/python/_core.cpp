@@ -523,6 +523,7 @@ PYBIND11_MODULE(_core, m) {
         a = std::move(r);
       });
   cls.def_property_readonly("_strides", [](const Array& a) { return to_tuple(a.strides()); });
+  cls.def_property_readonly("_version", [](const Array& a) { return a.version(); });  // (Array::version)
   cls.def_property_readonly("ndim", &Array::ndim);
   cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("_offset", &Array::offset);

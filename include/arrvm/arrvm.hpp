@@ -422,6 +422,9 @@ class ARRVM_API Array {
   // no instruction, and returns true, when nothing pending touches its base
   // and it is writeable (Runtime::write_now); false otherwise, nothing done.
   bool write_element_now(const int64_t* index, int n, HostScalar value) const;
+  // A number that changes whenever the array's base is written
+  // (Runtime::version): equal numbers mean equal contents.
+  uint64_t version() const;
   // Views: an axis of length 1 inserted at `axis` (in [-ndim-1, ndim]);
   // axes of length 1 removed (`axes` empty: all of them).
   Array expand_dims(int axis) const;

@@ -3,7 +3,7 @@ with what is simpler in Python: dtype objects, conversions to and from NumPy,
 printing, and the slow paths of operators and indexing (operands the C++ fast
 path does not take, integer-array and boolean indexing)."""
 import builtins
-import os as _os
+import weakref as _weakref
 
 import numpy as _np
 
@@ -568,12 +568,38 @@ def _take(self, key):
             return self._take(key)
     # a[mask] with a mask of a's shape: the flat positions of its true elements.
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
-        return self.reshape(-1)._take(asarray(_np.flatnonzero(to_numpy(key))))
+        return self.reshape(-1)._take(_mask_positions(key))
     base, k = _normalize_key(self, key)
     if all(isinstance(x, slice) for x in k):
         return base[tuple(k)]
     view, flat = _flat_index(base, k)
     return view._take(flat)
+
+
+def _row_major(shape):
+    st, n = [], 1
+    for d in reversed(shape):
+        st.append(n)
+        n *= d
+    return tuple(reversed(st))
+
+
+# The last boolean mask used as an index, its version (Array::version: its
+# base's writes) and the flat positions of its true elements. The NumPy
+# idiom `z[m] = z[m] ** 2 + c[m]` indexes by one mask several times: the
+# mask is read and its positions found once (NumPy's flatnonzero), not
+# once per use. A write to the mask's base, or a new mask, recomputes them.
+# (The mask is held weakly; the positions until the next mask.)
+_MASK = [lambda: None, 0, None]
+
+
+def _mask_positions(mask):
+    version = mask._version
+    if _MASK[0]() is mask and _MASK[1] == version:
+        return _MASK[2]
+    p = asarray(_np.flatnonzero(to_numpy(mask)))
+    _MASK[0], _MASK[1], _MASK[2] = _weakref.ref(mask), version, p
+    return p
 
 
 def _is_basic(key):
@@ -593,6 +619,14 @@ def _setitem_slow(self, key, value):
             (not isinstance(value, ndarray) or value.ndim == 0):
         self[...] = F.where(key, value, self)
         return
+    # a[mask] = values (one per true element), a row-major: a scatter to the
+    # mask's positions (those of the a[mask] just read, in `z[m] = f(z[m])`).
+    if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape and \
+            isinstance(value, ndarray) and value.ndim == 1 and self._strides == _row_major(self.shape):
+        pos = _mask_positions(key)
+        if value.shape[0] == pos.shape[0]:
+            self.reshape(-1)._put(pos, value)
+            return
     if _is_basic(key):
         # A basic key with a value the fast path does not take (a NumPy array
         # or scalar, a list). (With `...` an element is a view, not a value.)
