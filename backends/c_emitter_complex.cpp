@@ -213,12 +213,16 @@ namespace {
 // whose functions NumPy calls; the finite values follow Kahan ("Branch cuts
 // for complex elementary functions", 1987): the inverse functions from
 // square roots of 1 - z and 1 + z, and the real part of log near |z| = 1
-// through log1p. @BIG@, @TINY@, @UP@, @DOWN@, @TANH@ and @SQRTBIG@ are the
+// through log1p. @BIG@, @TINY@, @UP@, @DOWN@, @TANH@, @SQRTBIG@, @EXPMAX@ are the
 // part type's bounds (complex_math_of).
 constexpr const char* kComplexMath = R"(static inline $T arrvm_cexp$F($T z) {
   const $P x = ARRVM_RE(z), y = ARRVM_IM(z);
   if (isinf(x) && !isfinite(y)) return x < 0 ? $C(0, copysign$F(($P)0, y)) : $C(x, y - y);
   if (y == 0) return $C(exp$F(x), y);
+  if (x > ($P)@EXPMAX@) { /* exp(x) overflows where exp(x) sin(y) may not: in halves */
+    const $P h = exp$F(x / 2);
+    return $C(h * cos$F(y) * h, h * sin$F(y) * h);
+  }
   const $P e = exp$F(x);
   return $C(e * cos$F(y), e * sin$F(y));
 }
@@ -265,6 +269,10 @@ static inline $T arrvm_csinh$F($T z) {
   if (y == 0) return $C(sinh$F(x), y);
   if (!isfinite(y)) return $C(x == 0 || isinf(x) ? x : y - y, y - y);
   if (isnan(x)) return $C(x, x);
+  if (fabs$F(x) > ($P)@EXPMAX@) { /* sinh, cosh = +-exp(|x|) / 2, in halves (as cexp) */
+    const $P h = exp$F(fabs$F(x) / 2), s = copysign$F(($P)0.5, x);
+    return $C(h * (s * cos$F(y)) * h, h * ($P)0.5 * sin$F(y) * h);
+  }
   return $C(sinh$F(x) * cos$F(y), cosh$F(x) * sin$F(y));
 }
 static inline $T arrvm_ccosh$F($T z) {
@@ -272,13 +280,17 @@ static inline $T arrvm_ccosh$F($T z) {
   if (y == 0) return $C(cosh$F(x), isnan(x) ? y : y * copysign$F(($P)1, x));
   if (!isfinite(y)) return $C(isinf(x) ? ($P)INFINITY : y - y, x == 0 ? ($P)0 : y - y);
   if (isnan(x)) return $C(x, x);
+  if (fabs$F(x) > ($P)@EXPMAX@) {
+    const $P h = exp$F(fabs$F(x) / 2), s = copysign$F(($P)0.5, x);
+    return $C(h * ($P)0.5 * cos$F(y) * h, h * (s * sin$F(y)) * h);
+  }
   return $C(cosh$F(x) * cos$F(y), sinh$F(x) * sin$F(y));
 }
 static inline $T arrvm_ctanh$F($T z) {
   const $P x = ARRVM_RE(z), y = ARRVM_IM(z);
   if (isnan(x)) return $C(x, y == 0 ? y : x);
   if (isinf(x)) return $C(copysign$F(($P)1, x), copysign$F(($P)0, isfinite(y) ? sin$F(y) * cos$F(y) : y));
-  if (!isfinite(y)) return $C(y - y, y - y);
+  if (!isfinite(y)) return $C(x == 0 ? x : y - y, y - y); /* (C11: tanh(+-0 + i inf) = +-0 + i NaN) */
   if (fabs$F(x) >= ($P)@TANH@) {
     const $P e = exp$F(-fabs$F(x));
     return $C(copysign$F(($P)1, x), 4 * sin$F(y) * cos$F(y) * e * e);
@@ -335,7 +347,8 @@ static inline $T arrvm_cacosh$F($T z) {
                                        : ($P)3.141592653589793238462643383279502884;
     return $C(($P)INFINITY, copysign$F(im, y));
   }
-  if (isnan(x) || isnan(y)) return $C(x + y, x + y);
+  if (isnan(x) || isnan(y)) /* (glibc: acosh(+-0 + i NaN) = NaN + i pi/2) */
+    return $C(x + y, x == 0 ? ($P)1.570796326794896619231321691639751442 : x + y);
   const $T a = arrvm_csqrt$F($C(x - 1, y)), b = arrvm_csqrt$F($C(x + 1, y));
   return $C(asinh$F(ARRVM_RE(a) * ARRVM_RE(b) + ARRVM_IM(a) * ARRVM_IM(b)), 2 * atan2$F(ARRVM_IM(a), ARRVM_RE(b)));
 }
@@ -396,6 +409,7 @@ std::string complex_math_of(DType t) {
   s = replace_all(s, "@DOWN@", f ? "5.9604644775390625e-08" : "5.5511151231257827e-17");
   s = replace_all(s, "@TANH@", f ? "9" : "22");
   s = replace_all(s, "@SQRTBIG@", f ? "1e18" : "1e150");
+  s = replace_all(s, "@EXPMAX@", f ? "88" : "709");
   const std::string guard = "ARRVM_CMATH_" + std::string(dtype_name(t));
   return "#ifndef " + guard + "\n#define " + guard + "\n" + s + "#endif\n";
 }
