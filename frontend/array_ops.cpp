@@ -198,7 +198,9 @@ struct Plan {
 Plan plan_binary(Opcode op, Division div, DType c) {
   // (Built only for an error: this runs once per operation.)
   auto what = [&] { return div == Division::Floor ? std::string("floor_divide") : name_of(op); };
-  if (is_complex(c) && (!complex_opcode(op) || div == Division::Floor))
+  // (logical_and/or/xor take a complex operand's truth: either part nonzero)
+  if (is_complex(c) && opcode_type_rule(op) != TypeRule::Logical &&
+      (!complex_opcode(op) || div == Division::Floor))
     throw Error(what() + ": not supported for complex operands");
   switch (opcode_type_rule(op)) {
     case TypeRule::Arith:
@@ -330,7 +332,8 @@ Array unary(Opcode op, const Array& a) {
   if (op == Opcode::Conjugate && !is_complex(d))
     return emit(Opcode::Identity, d, {prepare(Arg(a), d)}, nullptr);
   if (is_complex(d)) {
-    if (!complex_opcode(op)) throw Error(what + ": not supported for complex operands");
+    if (!complex_opcode(op) && opcode_type_rule(op) != TypeRule::Logical)
+      throw Error(what + ": not supported for complex operands");
     if (op == Opcode::Absolute || op == Opcode::Imag) plan.out = real_dtype(d);
     if (opcode_type_rule(op) == TypeRule::Predicate) plan.out = DType::Bool;
     if (opcode_type_rule(op) == TypeRule::Logical) plan = {op, DType::Bool, DType::Bool};

@@ -69,6 +69,10 @@ EXACT = {
     'dot': lambda xp, z, w, x: xp.dot(w, w),
     'float32 times 1j': lambda xp, z, w, x: x.astype(xp.float32) * 1j,
     'complex64 plus float': lambda xp, z, w, x: w.astype(xp.complex64) + 2.5,
+    'logical_and': lambda xp, z, w, x: xp.logical_and(z, w),
+    'logical_or': lambda xp, z, w, x: xp.logical_or(z, x),
+    'logical_xor': lambda xp, z, w, x: xp.logical_xor(z, w),
+    'logical_not': lambda xp, z, w, x: xp.logical_not(z),
 }
 
 CLOSE = {  # the C library's complex functions, as NumPy calls them; |z| (NumPy's AVX-512 loop scales, hypot does not)
