@@ -1,5 +1,6 @@
 """Complex arrays' own functions and ndarray members: numpy.real, imag,
-angle, iscomplexobj, isrealobj; .real and .imag (assignable), .conj, and
+angle, iscomplexobj, isrealobj, reciprocal (NumPy's complex formula);
+.real and .imag (assignable), .conj, and
 the methods NumPy computes for a complex array where arrvm does not (var,
 std, clip, round). The package imports this module after _functions; its
 functions join IMPLEMENTED (with the dtype fallback)."""
@@ -7,7 +8,8 @@ import numpy as _np
 
 from . import _core
 from ._ndarray import ndarray, asarray, dtype_code
-from ._functions import IMPLEMENTED, _dtype_fallback, _fallback, conjugate, zeros_like
+from ._functions import (IMPLEMENTED, _dtype_fallback, _fallback, _into, absolute, conjugate, reciprocal as _reciprocal,
+                         where, zeros_like)
 
 
 def real(val):
@@ -79,4 +81,26 @@ for _name in ('var', 'std', 'clip', 'round'):
     setattr(ndarray, _name, _complex_method(_name, getattr(ndarray, _name)))
 
 
-IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f) for f in (real, imag, angle, iscomplexobj, isrealobj)})
+def reciprocal(x, out=None):
+    """numpy.reciprocal; of a complex number NumPy's own formula, which
+    rounds otherwise than 1 / z: with r = im / re and d = re + im r,
+    (1 / d, -r / d) where |im| <= |re|, else with r = re / im and
+    d = re r + im, (r / d, -1 / d). Each branch's operands are replaced by
+    harmless ones (1, 0) where the other is taken, so that only NumPy's own
+    operations raise floating-point flags."""
+    z = asarray(x)
+    if z.dtype.kind != 'c':
+        return _reciprocal(z, out)
+    re, im = real(z), imag(z)
+    small = absolute(im) <= absolute(re)
+    re1, im1 = where(small, re, 1), where(small, im, 0)
+    r1 = im1 / re1
+    d1 = re1 + im1 * r1
+    re2, im2 = where(small, 0, re), where(small, 1, im)
+    r2 = re2 / im2
+    d2 = re2 * r2 + im2
+    return _into(_core.make_complex(where(small, 1 / d1, r2 / d2), where(small, -r1 / d1, -1 / d2)), out)
+
+
+IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
+                    for f in (real, imag, angle, iscomplexobj, isrealobj, reciprocal)})

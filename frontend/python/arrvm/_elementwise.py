@@ -24,7 +24,7 @@ def _operands(name, *args):
 def fmax(x1, x2, out=None):
     """The maximum, ignoring a NaN (NumPy: the other operand)."""
     a, b = _operands('fmax', x1, x2)
-    if a.dtype.kind != 'f':
+    if a.dtype.kind not in 'fc':  # (complex: a NaN in either part; maximum's order, NumPy's loop)
         return _into(maximum(a, b), out)
     return _into(where(isnan(a), b, where(isnan(b), a, maximum(a, b))), out)
 
@@ -32,7 +32,7 @@ def fmax(x1, x2, out=None):
 def fmin(x1, x2, out=None):
     """The minimum, ignoring a NaN (NumPy: the other operand)."""
     a, b = _operands('fmin', x1, x2)
-    if a.dtype.kind != 'f':
+    if a.dtype.kind not in 'fc':
         return _into(minimum(a, b), out)
     return _into(where(isnan(a), b, where(isnan(b), a, minimum(a, b))), out)
 
@@ -80,8 +80,10 @@ def fmod(x1, x2, out=None):
 
 
 def float_power(x1, x2, out=None):
-    """power in float64 (NumPy casts both operands to float64 first)."""
-    return _into(power(asarray(x1).astype(_np.float64), asarray(x2).astype(_np.float64)), out)
+    """power in float64, or complex128 (NumPy casts both operands first)."""
+    a, b = asarray(x1), asarray(x2)
+    dt = _np.complex128 if a.dtype.kind == 'c' or b.dtype.kind == 'c' else _np.float64
+    return _into(power(a.astype(dt), b.astype(dt)), out)
 
 
 def signbit(x, out=None):

@@ -529,7 +529,8 @@ COMPLEX_NATIVE = {
     'stack', 'hstack', 'vstack', 'column_stack', 'copy', 'where', 'take', 'sum', 'prod', 'mean', 'cumsum',
     'cumprod', 'conjugate', 'conj', 'real', 'imag', 'angle', 'square', 'positive', 'count_nonzero',
     'array_equal', 'amin', 'amax', 'all', 'any', 'matmul', 'dot', 'vdot', 'inner', 'outer', 'eye', 'identity',
-    'iscomplexobj', 'isrealobj'}
+    'iscomplexobj', 'isrealobj', 'reciprocal', 'fmax', 'fmin', 'float_power', 'logical_and', 'logical_or', 'logical_xor',
+    'logical_not'}
 
 
 def _complex_operand(x):
