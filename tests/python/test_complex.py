@@ -77,6 +77,14 @@ EXACT = {
     'fmin': lambda xp, z, w, x: xp.fmin(w, z),
     'reciprocal': lambda xp, z, w, x: xp.reciprocal(z),
     'reciprocal of tiny and huge parts': lambda xp, z, w, x: xp.reciprocal(z * 1e-300 + w * 1e300),
+    'roll': lambda xp, z, w, x: xp.roll(w.reshape(2, 4), 1, 1).reshape(-1) + xp.roll(w, -3),
+    'flip, repeat, tile': lambda xp, z, w, x: xp.flip(xp.tile(xp.repeat(w[:3], 2), 2)),
+    'diag, trace': lambda xp, z, w, x: xp.diag(xp.outer(w[:3], z[:3])) + xp.trace(xp.outer(w[:3], w[:3])),
+    'diff': lambda xp, z, w, x: xp.diff(w),
+    'pad': lambda xp, z, w, x: xp.pad(w, 2),
+    'nonzero': lambda xp, z, w, x: xp.flatnonzero(z),
+    'max function': lambda xp, z, w, x: xp.max(w) + xp.min(w),
+    'isclose': lambda xp, z, w, x: xp.isclose(w, w * (1 + 1e-9j)),
 }
 
 CLOSE = {  # the C library's complex functions, as NumPy calls them; |z| (NumPy's AVX-512 loop scales, hypot does not)

@@ -530,7 +530,9 @@ COMPLEX_NATIVE = {
     'cumprod', 'conjugate', 'conj', 'real', 'imag', 'angle', 'square', 'positive', 'count_nonzero',
     'array_equal', 'amin', 'amax', 'all', 'any', 'matmul', 'dot', 'vdot', 'inner', 'outer', 'eye', 'identity',
     'iscomplexobj', 'isrealobj', 'reciprocal', 'fmax', 'fmin', 'float_power', 'logical_and', 'logical_or', 'logical_xor',
-    'logical_not'}
+    'logical_not', 'roll', 'flip', 'fliplr', 'flipud', 'diag', 'diagonal', 'repeat', 'tile', 'trace', 'diff',
+    'meshgrid', 'nonzero', 'flatnonzero', 'argwhere', 'pad', 'max', 'min', 'alltrue', 'sometrue', 'isclose',
+    'allclose'}
 
 
 def _complex_operand(x):
