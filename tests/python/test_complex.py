@@ -189,7 +189,10 @@ def test_numpy_complex_arrays_in_and_out():
     a = arrvm.asarray(n)
     assert isinstance(a, arrvm.ndarray) and a.dtype == numpy.complex64
     same(numpy.asarray(a * 2), n * 2)
-    assert a[1] == n[1] and type(a[1]) is numpy.complex64
+    assert a[1] == n[1]
+    # (an element read at once is NumPy's scalar where the backend computes
+    # in host memory; elsewhere a 0-d array, for every dtype: test_reads)
+    assert type(a[1]) is (numpy.complex64 if arrvm._ndarray._host_backend() else arrvm.ndarray)
     assert complex(arrvm.array(W).sum()) == complex(numpy.array(W).sum())
 
 
