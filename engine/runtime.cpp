@@ -193,7 +193,6 @@ void Runtime::accept_last() {
   const Instruction& instr = batch_.back();
   const bool is_sync = instr.op == Opcode::Sync;
   const bool is_free = instr.op == Opcode::Free;
-  if (!is_sync && !is_free) bases_.note_write(instr.out.base);
   const BaseId synced = instr.out.base;
   if (trace_ && !classes && !is_sync) trace_->instruction(instr);
   if (classes) {

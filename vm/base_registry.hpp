@@ -21,9 +21,12 @@ struct BaseInfo {
   // denotes its first `length` elements.
   BaseId klass = -1;
   int64_t length = -1;
-  // How often the base was written: by an accepted instruction (its
-  // output), or from the host (Runtime::write, write_now, adopt).
-  uint64_t writes = 0;
+  // How often the base was written (Runtime::version): counted where
+  // validation resolves an instruction's output view (validate.cpp: no
+  // lookup of its own on the issue path; a rejected instruction counts too,
+  // which only makes a frontend recompute), and by the host's writes
+  // (Runtime::write, write_now, adopt).
+  mutable uint64_t writes = 0;
 };
 
 // Live base arrays. Ids are handed out in increasing order and never reused,

@@ -51,6 +51,7 @@ void resolve_view(View& v, const BaseRegistry& bases, int operand, const Rejecti
            std::to_string(v.base));
   }
   v.dtype = b->dtype;
+  if (operand < 0) ++b->writes;  // (BaseInfo::writes)
   if (view_in_bounds(v, b->nelem)) return;
   reject(operand_name(operand) + " view " + check_view_bounds(v, b->nelem));
 }
