@@ -115,7 +115,7 @@ class Runtime {
   bool write_now(BaseId id, int64_t offset, int64_t count, const void* src);
 
   // A number that changes whenever base `id` is written (an instruction
-  // writing it is accepted, or the host writes it), for a frontend's cache
+  // writing it is issued, or the host writes it), for a frontend's cache
   // of something computed from the base's contents (Python: a mask's true
   // positions). A base on the program's own memory (adopt) gets a new number
   // at every call.
