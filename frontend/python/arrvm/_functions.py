@@ -11,6 +11,7 @@ import sys as _sys
 import numpy as _np
 
 from . import _core, _ndarray
+from . import _indexing  # noqa: F401 (hands the indexing slow paths to the extension)
 from ._ndarray import ndarray, asarray, asarray_shared, dtype_code, _is_scalar, foreign, UnsupportedDType
 from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
 # Creation and shape manipulation, and the operand helpers: _shapes.py.
