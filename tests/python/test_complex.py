@@ -265,3 +265,19 @@ def test_every_numpy_ufunc_with_a_complex_loop_runs_in_arrvm():
             want = u(zn) if u.nin == 1 else u(zn, wn)
         assert got.dtype == want.dtype, name
         numpy.testing.assert_allclose(got, want, rtol=1e-14, atol=0, equal_nan=True, err_msg=name)
+
+
+def test_numpy_ufuncs_written_as_functions_dispatch_to_arrvm():
+    """numpy.fmax(a, b) (NumPy's own ufunc, as library code calls it) on arrvm
+    arrays runs arrvm's function where arrvm writes the ufunc as one
+    (fmax, reciprocal, logaddexp, ...): no fallback, NumPy's values, out= kept."""
+    zn, xn = numpy.array(W[:4]), numpy.array([1.0, numpy.nan, -2.0, 0.5])
+    z, x = arrvm.asarray(zn), arrvm.asarray(xn)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', arrvm.ArrvmFallbackWarning)
+        assert numpy.array_equal(numpy.asarray(numpy.reciprocal(z)), numpy.reciprocal(zn))
+        assert numpy.array_equal(numpy.asarray(numpy.fmax(x, 0.0)), numpy.fmax(xn, 0.0))
+        assert numpy.array_equal(numpy.asarray(numpy.fmin(z, z[::-1])), numpy.fmin(zn, zn[::-1]))
+        o = arrvm.zeros(4)
+        assert numpy.logaddexp(x, x, out=o) is o
+        numpy.testing.assert_allclose(numpy.asarray(o), numpy.logaddexp(xn, xn), rtol=1e-15)

@@ -446,6 +446,14 @@ def _array_ufunc(self, uf, method, *inputs, **kwargs):
         if method == '__call__':
             return mine(*inputs, **kwargs)
         return getattr(mine, method)(*inputs, **kwargs)
+    # NumPy ufuncs arrvm writes as functions (fmax, reciprocal, logaddexp,
+    # ...: _elementwise, _complex), called with what those take.
+    f = IMPLEMENTED.get(uf.__name__)
+    out = kwargs.get('out')
+    if isinstance(out, tuple) and len(out) == 1:  # (NumPy hands out= as a tuple)
+        out = out[0]
+    if f is not None and method == '__call__' and set(kwargs) <= {'out'} and (out is None or isinstance(out, ndarray)):
+        return f(*inputs, out=out) if out is not None else f(*inputs)
     return _fallback(getattr(uf, method), uf.__name__ if method == '__call__' else uf.__name__ + '.' + method,
                      inputs, kwargs)
 
