@@ -141,6 +141,11 @@ std::string reduction_clauses(const LoopKernel& k) {
   return clauses;
 }
 
+// Whether `k` is a row program (Stmt::segment).
+bool segmented(const LoopKernel& k) {
+  return std::any_of(k.body.begin(), k.body.end(), [](const Stmt& st) { return st.segment > 0; });
+}
+
 bool has_loop(const LoopKernel& k, LoopKind kind) {
   return std::any_of(k.loops.begin(), k.loops.end(), [&](const Loop& l) { return l.kind == kind; });
 }
@@ -236,7 +241,9 @@ void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
 void CPrinter::reduction_declarations(Writer& w, const LoopKernel& k,
                                       const std::vector<std::string>& combine) const {
   if (k.loops.empty()) return;
-  const bool simd = simd_sweep(k) && is_sweep_loop(k.loops.back().kind);
+  // (A row program's segments decide one by one: declare for all.)
+  const bool simd =
+      (simd_sweep(k) && is_sweep_loop(k.loops.back().kind)) || (segmented(k) && !has_complex(k));
   if (k.loops[0].kind != LoopKind::ParallelSweep && !simd) return;
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
@@ -458,6 +465,16 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   if (dialect_.chunked_random && !blocked) {
     for (int slot : random_memos(k)) w.line("struct arrvm_rmemo arrvm_rm" + num(slot) + " = {0, -1, {{0}}};");
   }
+  if (segmented(k)) {  // a row program: the rows, each running its segments
+    ARRVM_ASSERT(R == 2 && k.loops[0].axis == 0 && k.loops[1].axis == 1);
+    int braces = 0;
+    open_loops(w, k, 0, &braces);
+    row_segments(w, k);
+    for (int b = 0; b < braces; ++b) w.close();
+    if (shared) w.close();
+    w.close();
+    return w.str();
+  }
   // The loop nest; `groups` remembers, per group of loops opened together,
   // its first loop and its braces.
   std::vector<std::pair<int, int>> groups;
@@ -515,9 +532,62 @@ std::string CPrinter::print(const LoopKernel& k, const std::string& name) const 
   return w.str();
 }
 
+// A row program (Stmt::segment, loop_ir.hpp), inside the loop over rows:
+// the temporaries that hold a row's values (written by a row's statement
+// or a reduction), then each segment in order: a row's statements, or a
+// loop over the inner axis with its accumulators before it and its
+// reductions' results after it (`omp simd` unless a reduction needs ref's
+// order, which simd_sweep decides per segment as for any sweep).
+void CPrinter::row_segments(Writer& w, const LoopKernel& k) const {
+  std::vector<bool> row_value(k.temps.size(), false);
+  int segments = 0;
+  for (const Stmt& st : k.body) {
+    segments = std::max(segments, st.segment + 1);
+    if (st.out.kind == ArgKind::Temp && (st.depth > 0 || is_reduce(st.op))) row_value[st.out.index] = true;
+  }
+  for (std::size_t t = 0; t < k.temps.size(); ++t) {
+    if (row_value[t]) w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
+  }
+  for (int s = 0; s < segments; ++s) {
+    LoopKernel seg = k;
+    seg.body.clear();
+    for (const Stmt& st : k.body) {
+      if (st.segment == s) seg.body.push_back(st);
+    }
+    if (seg.body.empty()) continue;
+    if (seg.body[0].depth > 0) {
+      statements(w, seg, 1, &row_value);
+      continue;
+    }
+    const bool reduces =
+        std::any_of(seg.body.begin(), seg.body.end(), [](const Stmt& st) { return is_reduce(st.op); });
+    seg.loops[1].kind = reduces ? LoopKind::Sweep : LoopKind::Simd;
+    for (const Stmt& st : seg.body) {
+      if (st.acc >= 0)
+        w.line(std::string(c_type(k.accs[st.acc])) + " acc" + num(st.acc) + " = " +
+               start_value(st.op, k.accs[st.acc]) + ";");
+    }
+    int braces = 0;
+    open_loops(w, seg, 1, &braces);
+    statements(w, seg, 0, &row_value);
+    for (int b = 0; b < braces; ++b) w.close();
+    for (const Stmt& st : seg.body) {
+      if (!is_reduce(st.op)) continue;
+      const std::string acc = "acc" + num(st.acc);
+      if (st.op == Opcode::AddReduce && is_float(k.accs[st.acc])) w.line("if (n1 == 0) " + acc + " = 0;");
+      if (st.out.kind == ArgKind::Temp) {  // the row's value, contracted
+        w.line(operand(st.out, 1) + " = " + convert(st.out.dtype, k.accs[st.acc], acc) + ";");
+      } else {
+        reduction_result(w, seg, st, acc);
+      }
+    }
+  }
+}
+
 // The statements of loop depth `depth` (Stmt::depth; 0: the innermost
-// body), with the temporaries they write first.
-void CPrinter::statements(Writer& w, const LoopKernel& k, int depth) const {
+// body), with the temporaries they write first (but those `declared`).
+void CPrinter::statements(Writer& w, const LoopKernel& k, int depth,
+                          const std::vector<bool>* declared) const {
   const int level = depth > 0 ? depth : k.rank;
   const bool blocked = blocked_random(k, dialect_);
   // Each temporary is declared at the level of its first writer.
@@ -526,6 +596,7 @@ void CPrinter::statements(Writer& w, const LoopKernel& k, int depth) const {
     if (st.out.kind == ArgKind::Temp && temp_depth[st.out.index] < 0) temp_depth[st.out.index] = st.depth;
   }
   for (std::size_t t = 0; t < k.temps.size(); ++t) {
+    if ((declared != nullptr && (*declared)[t]) || (declared != nullptr && temp_depth[t] < 0)) continue;
     if (std::max(temp_depth[t], 0) == depth) w.line(std::string(c_type(k.temps[t])) + " t" + num(t) + ";");
   }
   const std::vector<std::string> combine = combine_names(k);

@@ -74,8 +74,12 @@ class CPrinter {
   // and the start values of the reductions' outputs before the sweep.
   void shared_region(Writer& w, const LoopKernel& k) const;
   void outputs_start(Writer& w, const LoopKernel& k, int level) const;
-  // The statements of Stmt::depth `depth` and the temporaries they declare.
-  void statements(Writer& w, const LoopKernel& k, int depth) const;
+  // The statements of Stmt::depth `depth` and the temporaries they declare
+  // (but those `declared`).
+  void statements(Writer& w, const LoopKernel& k, int depth,
+                  const std::vector<bool>* declared = nullptr) const;
+  // A row program's segments, inside its loop over rows.
+  void row_segments(Writer& w, const LoopKernel& k) const;
 
   // For subclasses: the offsets of every view slot at loop level `level`
   // (after the loop over `axis` opened).

@@ -94,6 +94,8 @@ void forward_stores(LoweredBlock* b) {
   };
   for (std::size_t s = 0; s < k.body.size(); ++s) {
     Stmt st = k.body[s];
+    // A row program's segment is a loop of its own: its temporaries end with it.
+    if (s > 0 && k.body[s - 1].segment != st.segment) live.clear();
     for (int j = 0; j < st.nin; ++j) {
       if (const auto* f = forwarded(st.in[j])) st.in[j] = Arg{ArgKind::Temp, f->second, st.in[j].dtype};
     }
@@ -109,6 +111,7 @@ void forward_stores(LoweredBlock* b) {
       const View& w = b->views[st.out.index];
       for (std::size_t t = s + 1; t < k.body.size() && !read_later; ++t) {
         const Stmt& later = k.body[t];
+        if (later.segment != st.segment) break;
         for (int j = 0; j < later.nin; ++j) {
           const Arg& a = later.in[j];
           if (a.kind == ArgKind::View && a.index != st.out.index && same_elements(b->views[a.index], w)) {
@@ -133,6 +136,7 @@ void forward_stores(LoweredBlock* b) {
     store.nin = 1;
     store.domain = st.domain;
     store.depth = st.depth;
+    store.segment = st.segment;
     body.push_back(store);
     live.emplace_back(static_cast<std::size_t>(view.index), temp);
   }
@@ -181,6 +185,7 @@ void drop_overwritten_stores(LoweredBlock* b) {
       const Stmt& first = k.body[list[n]];
       const Stmt& next = k.body[list[n + 1]];
       if (!plain_write(first) || !plain_write(next) || first.depth != next.depth) continue;
+      if (first.segment != next.segment) continue;
       if (!same_elements(b->views[first.out.index], b->views[next.out.index])) continue;
       bool reads = false;  // `next` reading the base reads the old value
       for (int j = 0; j < next.nin; ++j) {
@@ -265,8 +270,9 @@ void merge_reads(LoweredBlock* b) {
 
 }  // namespace
 
-LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block) {
-  b = contract_bases(std::move(b), batch, block);
+LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block,
+                      std::span<const BaseId> keep) {
+  b = contract_bases(std::move(b), batch, block, keep);
   forward_stores(&b);
   drop_overwritten_stores(&b);
   merge_reads(&b);
@@ -274,7 +280,7 @@ LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::s
 }
 
 LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
-                            std::span<const uint32_t> block) {
+                            std::span<const uint32_t> block, std::span<const BaseId> keep) {
   const bool frees = std::any_of(block.begin(), block.end(),
                                  [&](uint32_t i) { return opcode_kind(batch[i].op) == OpKind::Free; });
   if (!frees) return b;
@@ -284,6 +290,7 @@ LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
     const Instruction& in = batch[i];
     if (opcode_kind(in.op) != OpKind::Free) continue;
     auto it = uses.find(in.out.base);
+    if (std::find(keep.begin(), keep.end(), in.out.base) != keep.end()) continue;
     if (it != uses.end() && it->second.ok && it->second.first != nullptr &&
         is_full_write(*it->second.first, in.out.nelem())) {
       temp_of[in.out.base] = static_cast<int>(b.kernel.temps.size());

@@ -83,6 +83,7 @@ std::string LoopKernel::signature() const {
     if (st.domain >= 0) s += 'g' + std::to_string(st.domain);
     if (st.counter >= 0) s += 'k' + std::to_string(st.counter);
     if (st.depth > 0) s += 'd' + std::to_string(st.depth);
+    if (st.segment > 0) s += 'p' + std::to_string(st.segment);
     s += ")";
   }
   if (sweep_axis >= 0) s += " sweep" + std::to_string(sweep_axis);
@@ -480,6 +481,8 @@ bool launches(const LoweredBlock& b) {
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target) {
   std::vector<uint32_t> rows, rest;
   if (row_nest_split(batch, block, &rows, &rest)) return lower_nest(batch, block, rows, target);
+  RowProgram program;
+  if (row_program(batch, block, &program)) return lower_row_program(batch, block, program, target);
   verify_block(batch, block);
   return stride_classes(schedule(contract(build(batch, block), batch, block), target));
 }

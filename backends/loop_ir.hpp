@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "vm/instruction.hpp"
+#include "vm/row_nest.hpp"
 
 namespace arrvm::codegen {
 
@@ -53,6 +54,11 @@ struct Stmt {
   // the outermost loop, before the loops inside it; 0 for every index of
   // the nest.
   int depth = 0;
+  // A row program (lower_row_program): the segment the statement belongs
+  // to; each row runs its segments in order, a segment of depth 1 once, a
+  // segment of depth 0 as its own loop over the inner axis (its reductions
+  // write the row's value after that loop). 0 everywhere else.
+  int segment = 0;
 };
 
 // A gather's source or a scatter's target: a view of any
@@ -201,10 +207,12 @@ LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t>
 // The passes, for tests and for backends that re-schedule.
 void verify_block(std::span<const Instruction> batch, std::span<const uint32_t> block);
 LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t> block);
-LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block);
-// contract's first half: only the bases the block creates and frees.
+LoweredBlock contract(LoweredBlock b, std::span<const Instruction> batch, std::span<const uint32_t> block,
+                      std::span<const BaseId> keep = {});
+// contract's first half: only the bases the block creates and frees (but
+// those in `keep`).
 LoweredBlock contract_bases(LoweredBlock b, std::span<const Instruction> batch,
-                            std::span<const uint32_t> block);
+                            std::span<const uint32_t> block, std::span<const BaseId> keep = {});
 LoweredBlock stride_classes(LoweredBlock b);
 LoweredBlock schedule(LoweredBlock b, Target target);
 
@@ -214,6 +222,15 @@ LoweredBlock schedule(LoweredBlock b, Target target);
 // Cpu, a block not in that order or an illegal nest raise InternalError.
 LoweredBlock lower_nest(std::span<const Instruction> batch, std::span<const uint32_t> block,
                         std::span<const uint32_t> rows, Target target);
+
+// A row program (vm/row_nest.hpp, RowProgram): `block` in block order, its
+// segments in `program`. lower() calls it for a block that is one; a target
+// other than Cpu or an illegal program raise InternalError. Contracted:
+// the reductions' outputs and the rows' values the block creates and frees
+// (one scalar a row), and what a segment creates and frees within itself;
+// an array one segment writes and another reads stays in memory.
+LoweredBlock lower_row_program(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                               const RowProgram& program, Target target);
 
 // Whether a block has an instruction that is not free or sync.
 bool has_work(std::span<const Instruction> batch, std::span<const uint32_t> block);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "vm/opcode.hpp"
+#include "vm/row_nest.hpp"
 
 namespace arrvm {
 
@@ -31,11 +32,16 @@ std::size_t bound_blocks(std::span<const Instruction> batch, Partition* partitio
   std::vector<Block> out;
   std::unordered_set<BaseId> freed;
   std::unordered_set<uint64_t> views;
+  RowProgram program;
   for (Block& b : partition->blocks) {
     // (At most as many views as operands: most blocks are let through here.)
     std::size_t operands = 0;
     for (uint32_t i : b) operands += is_control(batch[i].op) ? 0 : 1 + static_cast<std::size_t>(batch[i].nin);
-    if (operands <= limit) {
+    // A row program's parts need not be kernels (a row's statements
+    // without the reduction beside the loop that reads them): it stays
+    // whole (vm/row_nest.hpp; the fusion engine makes them from a
+    // reduction and its readers, a few blocks).
+    if (operands <= limit || row_program(batch, b, &program)) {
       out.push_back(std::move(b));
       continue;
     }

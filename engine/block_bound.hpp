@@ -28,7 +28,8 @@ inline constexpr std::size_t kMaxBlockViews = 48;
 // consecutive blocks of at most `limit` (each block's instructions taken in
 // batch order, which is a legal order for any part of it); returns how
 // many blocks were split. Legal: a part of a fusible block is fusible, and
-// the parts run in order where the block ran.
+// the parts run in order where the block ran. A row program
+// (vm/row_nest.hpp) is left whole: a part of it may be no kernel.
 std::size_t bound_blocks(std::span<const Instruction> batch, Partition* partition, std::size_t limit);
 
 }  // namespace arrvm

@@ -339,6 +339,8 @@ Partition ordered_partition(const Graph& g, std::vector<Block> blocks) {
 std::string check_partition(const Graph& g, const Partition& p) {
   std::vector<uint32_t> block_of(g.size(), kNone);
   std::vector<uint32_t> rows, rest;
+  RowProgram program;
+  std::vector<std::vector<uint32_t>> segments;
   for (uint32_t k = 0; k < p.blocks.size(); ++k) {
     const Block& b = p.blocks[k];
     if (b.empty()) return "block " + std::to_string(k) + " is empty";
@@ -351,12 +353,20 @@ std::string check_partition(const Graph& g, const Partition& p) {
     }
     // A row nest (FusionRules::row_nests): its rows and the rest are each
     // fusible, and the nest is legal (vm/row_nest.hpp).
-    std::span<const uint32_t> parts[2] = {b, {}};
+    // A row program: each segment is fusible, and the program is legal.
+    std::vector<std::span<const uint32_t>> parts = {b};
     if (g.rules().row_nests && row_nest_split(g.batch(), b, &rows, &rest)) {
       if (!row_nest_legal(g.batch(), rows, rest))
         return "block " + std::to_string(k) + " is a row nest whose accesses leave their rows";
-      parts[0] = rows;
-      parts[1] = rest;
+      parts = {rows, rest};
+    } else if (g.rules().row_nests && row_program(g.batch(), b, &program)) {
+      if (!row_program_legal(g.batch(), b, program))
+        return "block " + std::to_string(k) + " is a row program whose accesses leave their rows";
+      segments.assign(static_cast<std::size_t>(program.segments()), {});
+      for (std::size_t m = 0; m < b.size(); ++m) {
+        if (program.segment[m] >= 0) segments[static_cast<std::size_t>(program.segment[m])].push_back(b[m]);
+      }
+      parts.assign(segments.begin(), segments.end());
     }
     for (std::span<const uint32_t> part : parts) {
       if (part.empty()) continue;

@@ -114,7 +114,8 @@ Partition ordered_partition(const Graph& g, std::vector<Block> blocks);
 // block, members ascending, no fuse-preventing pair inside a block, every
 // dependency edge going from an earlier or the same block; with
 // FusionRules::row_nests a block may be a legal row nest (vm/row_nest.hpp)
-// whose rows and rest are each fusible. Returns an empty
+// whose rows and rest are each fusible, or a legal row program whose
+// segments are each fusible. Returns an empty
 // string if the partition is legal, else what is wrong. O(E) plus one block
 // summary check per instruction (a fuse-preventing pair is searched for only
 // to name it).

@@ -35,6 +35,7 @@ std::size_t nest_rows(const Graph& g, const CostModel& cost, Partition* p) {
   const std::span<const Instruction> batch = g.batch();
   Block merged;
   std::vector<uint32_t> rows, rest;
+  RowProgram shape;
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t y = k + 1;
     while (y < n && frees_only(g, blocks[y])) ++y;
@@ -54,6 +55,37 @@ std::size_t nest_rows(const Graph& g, const CostModel& cost, Partition* p) {
           k = frees_after ? y + 1 : y;
           continue;
         }
+      }
+    }
+    // A row program (a reduction and its epilogues): blocks k, k+1, ...
+    // while each next block with work keeps it legal and saves.
+    if (has_work(g, blocks[k])) {
+      Block program = blocks[k];
+      std::size_t last = k;
+      while (true) {
+        std::size_t next = last + 1;
+        while (next < n && frees_only(g, blocks[next])) ++next;
+        if (next >= n) break;
+        merged = program;
+        for (std::size_t b = last + 1; b <= next; ++b)
+          merged.insert(merged.end(), blocks[b].begin(), blocks[b].end());
+        std::sort(merged.begin(), merged.end());
+        if (!row_program(batch, merged, &shape) || !row_program_legal(batch, merged, shape)) break;
+        if (cost.saving(g, summary(g, program), summary(g, blocks[next])) < 0) break;
+        program = std::move(merged);
+        last = next;
+      }
+      if (last > k) {
+        if (last + 1 < n && frees_only(g, blocks[last + 1])) {
+          program.insert(program.end(), blocks[last + 1].begin(), blocks[last + 1].end());
+          std::sort(program.begin(), program.end());
+          ++last;
+        }
+        out.push_back(std::move(program));
+        merged = Block();
+        ++nests;
+        k = last;
+        continue;
       }
     }
     out.push_back(std::move(blocks[k]));

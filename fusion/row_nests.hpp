@@ -12,6 +12,10 @@
 // legal, and a base X creates for Y and frees there becomes a temporary
 // of the nest). The nest is then one block of the partition the merge
 // cache keeps and the cost models price, and one kernel of the backend.
+// Likewise a row program (vm/row_nest.hpp: a reduction along the rows and
+// its epilogues, softmax): a block and the blocks with work after it, one
+// by one while the union stays a legal row program and saves, then the
+// frees right after.
 #pragma once
 
 #include <cstddef>
@@ -20,8 +24,8 @@
 
 namespace arrvm::fusion {
 
-// Merges the legal (X, Y) pairs of `p`, in its order; a nest does not
-// merge again. Returns the nests made. Every cost model's merge saving is
+// Merges the legal (X, Y) pairs of `p`, in its order, and the row
+// programs; a nest does not merge again. Returns the nests made. Every cost model's merge saving is
 // non-negative (Def. 6), so a legal nest is always taken. O(blocks +
 // members * accesses per base of the pairs tried).
 std::size_t nest_rows(const Graph& g, const CostModel& cost, Partition* p);

@@ -1,5 +1,7 @@
 #include "rewrite/block_lanes.hpp"
 
+#include "vm/row_nest.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -210,8 +212,14 @@ std::size_t split_lanes(std::span<const Instruction> batch, Partition* partition
   std::size_t split = 0;
   std::vector<Block> out;
   LaneSplitter splitter(batch);
+  RowProgram program;
   for (Block& b : partition->blocks) {
     if (b.size() >= 3) std::sort(b.begin(), b.end());  // (smaller ones are left as they are)
+    // A row program stays whole: a part of it may be no kernel (vm/row_nest.hpp).
+    if (b.size() >= 3 && row_program(batch, b, &program)) {
+      out.push_back(std::move(b));
+      continue;
+    }
     split += splitter.split(std::move(b), &out) ? 1 : 0;
   }
   partition->blocks = std::move(out);

@@ -19,7 +19,7 @@
 // was not; what a chunk shares with the others (Q[:, k]) is read once per
 // chunk instead of once per block. Legal as block_bound's splits are: a
 // part of a fusible block is fusible, and the parts run in program order
-// where the block ran.
+// where the block ran. A row program (vm/row_nest.hpp) is left whole.
 #pragma once
 
 #include <cstddef>

@@ -56,4 +56,52 @@ bool row_nest_split(std::span<const Instruction> batch, std::span<const uint32_t
 bool row_nest_legal(std::span<const Instruction> batch, std::span<const uint32_t> rows,
                     std::span<const uint32_t> rest);
 
+// ---- Row programs: reductions with their epilogues -------------------------
+// A row program generalizes the nest to a sequence of *segments* per row:
+// the block's instructions over (m, n) (elementwise, and reductions along
+// axis 1 to (m)) and over (m) (elementwise), in block order, cut into
+// segments wherever one instruction may not share a loop with the current
+// segment. A row runs its segments in order: a segment over (m) once, a
+// segment over (m, n) as one loop over n (its reductions accumulate there
+// and give the row's value after it). NumPy's `s = x.sum(axis=1); y = x /
+// s[:, None]` and softmax (max, then exp and sum, then divide) are one
+// kernel each that reads a row from memory once and again from cache,
+// where apart they are a pass over x per reduction and per epilogue.
+//
+// Segments. An instruction joins the current segment when it has its
+// segment's shape and every pair of its accesses and the segment's that
+// may overlap, one written, are the same elements (Def. 12), and neither
+// is a reduction's output (complete only after the loop: rule 4);
+// otherwise it starts the next segment. Within a segment that is ordinary
+// fusion: a conflicting pair meets at one element, in one iteration.
+//
+// Legality across segments is the nest's (above), per pair of segments:
+// within a row the segments run in block order, which is the batch's order,
+// so running rows one after the other (or in parallel) differs from running
+// each segment over all rows only in the order of accesses of different
+// rows in different segments; it is equal when every conflicting pair of
+// accesses in different segments stays in its row: both views step the
+// same stride s != 0 from row to row and, at one row, lie within fewer than
+// |s| consecutive elements of the base (a reduction's output and its reader
+// `s[:, None]` are one element a row).
+//
+// Only fixed-length elementwise instructions over (m, n), or over (m) or
+// (m, 1) (NumPy's keepdims: one element a row), and reductions along the
+// last axis of a rank-2 (m, n) with m, n >= 1; at least one reduction and
+// two segments (a block of one segment is an ordinary kernel).
+struct RowProgram {
+  int64_t m = 0, n = 0;
+  std::vector<int> segment;  // per block member: its segment (-1: free or sync)
+  std::vector<bool> row;     // per segment: over (m) or (m, 1) (once a row), else over (m, n)
+  int segments() const { return static_cast<int>(row.size()); }
+};
+
+// Whether `block` has a row program's shapes; then `*p` gets its segments.
+bool row_program(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p);
+
+// Whether the row program `p` of `block` (row_program) may run as one
+// loop nest (above).
+bool row_program_legal(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                       const RowProgram& p);
+
 }  // namespace arrvm

@@ -211,6 +211,8 @@ class CpuBackend final : public Backend {
       ScopedSpan t(profile(), &profile().codegen_s, "codegen");
       e = lowered_for(batch, block, structure, index);
     }
+    const std::vector<codegen::Stmt>& body = e->b.kernel.body;
+    if (!body.empty() && body.back().segment > 0) profile().count_pass("row-fusion", 1);  // a row program
     if (!codegen::launches(e->b)) {  // nothing to do (ref writes nothing either)
       for (BaseId c : e->b.kept) lengths_[c] = 0;
       check_empty_classes(batch, block);
