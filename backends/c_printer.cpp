@@ -112,7 +112,10 @@ bool is_sweep_loop(LoopKind kind) {
 // 10^7 float64 here). Its last bits differ from ref's index order, as a
 // parallel reduction's do, so only sweeps of at least kSimdSweep elements
 // use lanes (`if(simd: ...)`): shorter ones keep ref's order bit for bit.
-constexpr int64_t kSimdSweep = 4096;
+// 256, not 4096 as before: a row of 1000 summed in one chain of additions
+// made `x.sum(axis=1)` over (1000, 1000) 0.38x NumPy on one thread; in
+// lanes it is 2.0x (bench/results/2026-11-29-row-programs.txt).
+constexpr int64_t kSimdSweep = 256;
 // Whether any slot of the kernel holds a complex dtype.
 bool has_complex(const LoopKernel& k) {
   auto any = [](const std::vector<DType>& v) { return std::any_of(v.begin(), v.end(), is_complex); };

@@ -21,7 +21,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
     const int64_t o1_1 = o1_0 + i1 * s1_1;
     const int64_t o2_1 = o2_0 + i1 * s2_1;
     double acc0 = -0.0;
-#pragma omp simd reduction(arrvm_r0:acc0) if(simd: n0 >= 4096)
+#pragma omp simd reduction(arrvm_r0:acc0) if(simd: n0 >= 256)
     for (int64_t i0 = 0; i0 < n0; ++i0) {
       const int64_t o0_2 = o0_1 + i0 * s0_0;
       const int64_t o1_2 = o1_1 + i0 * s1_0;

@@ -13,7 +13,7 @@ void kernel(void** p, const int64_t* a, const uint64_t* c) {
   const int64_t o2_0 = a[6];
   const int64_t s2_0 = a[7];
   double acc0 = -0.0;
-#pragma omp parallel for simd reduction(arrvm_r0:acc0) if(parallel: a[1] > 1) if(simd: n0 >= 4096) num_threads(a[1] > 1 ? (int)a[1] : 1) schedule(static)
+#pragma omp parallel for simd reduction(arrvm_r0:acc0) if(parallel: a[1] > 1) if(simd: n0 >= 256) num_threads(a[1] > 1 ? (int)a[1] : 1) schedule(static)
   for (int64_t i0 = 0; i0 < n0; ++i0) {
     const int64_t o0_1 = o0_0 + i0;
     const int64_t o1_1 = o1_0 + i0;
