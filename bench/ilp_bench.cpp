@@ -8,6 +8,9 @@
 // summed over the runs against greedy's.
 // Usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...]
 //                  [--no-programs] [--no-block-search] [--program NAME] [--each] [--verbose]
+//                  [--filters]
+// (--filters: random batches that hold a compress and its length classes,
+// the first `count` seeds from 1000 whose batch has one)
 // (--no-block-search: robinson's fewest blocks by CBC alone, as before
 // fusion/ilp_blocks_search.cpp)
 #include <algorithm>
@@ -135,11 +138,14 @@ int main(int argc, char** argv) {
   int count = 10;
   bool programs = true;
   bool block_search = true;
+  bool filters = false;
   std::string only_program;
   std::vector<int> sizes{25, 50, 100, 200};
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (!std::strcmp(argv[i], "--no-programs")) {
+    if (!std::strcmp(argv[i], "--filters")) {
+      filters = true;
+    } else if (!std::strcmp(argv[i], "--no-programs")) {
       programs = false;
     } else if (!std::strcmp(argv[i], "--no-block-search")) {
       block_search = false;  // robinson: CBC for the fewest blocks, as before the search
@@ -165,7 +171,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: ilp_bench [--cost NAME|all] [--time-limit S] [--count N] [--sizes 25,50,...] "
-                   "[--no-programs] [--no-block-search] [--program NAME] [--each] [--verbose]\n");
+                   "[--no-programs] [--no-block-search] [--program NAME] [--each] [--verbose] [--filters]\n");
       return 2;
     }
   }
@@ -187,11 +193,15 @@ int main(int argc, char** argv) {
     print_header("random");
     for (int n : sizes) {
       Row row;
-      for (int k = 0; k < count; ++k) {
+      for (int k = 0, seed = 1000; k < count; ++k, ++seed) {
         testing::RandomProgramOptions po;
-        po.filters = false;  // the batches measured before filters existed
+        po.filters = filters;  // (off by default: the batches measured before filters existed)
         po.min_instructions = po.max_instructions = n;
-        if (!measure(testing::random_program(1000 + k, po).batch, *cost, options, &row)) return 1;
+        testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(seed), po);
+        // --filters: the next seeds whose batch holds a compress.
+        while (filters && !fusion::Graph(prog.batch).has_filters())
+          prog = testing::random_program(static_cast<uint64_t>(++seed), po);
+        if (!measure(prog.batch, *cost, options, &row)) return 1;
       }
       print_row(std::to_string(n), row);
     }

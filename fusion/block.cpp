@@ -159,6 +159,10 @@ bool special_conflict(const Graph& g, const BlockSummary& p, const BlockSummary&
 }  // namespace
 
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
+  return blocks_fusible_but_filters(g, a, b) && transducers_closed(a, b);
+}
+
+bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
   if (a.shape != kNone && b.shape != kNone && a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
   // Rule 7: a scatter meets a sweep only along the last axis.
@@ -186,7 +190,7 @@ bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b
       if (g.overlap(x, y)) return false;
     }
   }
-  return !special_conflict(g, a, b) && !special_conflict(g, b, a) && transducers_closed(a, b);
+  return !special_conflict(g, a, b) && !special_conflict(g, b, a);
 }
 
 // The transducer rule (seed 003 §3.6; fusion/README.md): instructions of

@@ -68,6 +68,10 @@ struct BlockSummary {
 // arrays of the smaller block and v the arrays of one base in the larger.
 bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b);
 
+// blocks_fusible without the transducer rule: whether the union may be a
+// legal block once the compresses it lacks join it (the ilp's pairs).
+bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b);
+
 // The transducer rule alone (rule 9, part of blocks_fusible): whether the
 // union of the two blocks is closed under length classes.
 bool transducers_closed(const BlockSummary& a, const BlockSummary& b);

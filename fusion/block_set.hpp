@@ -35,6 +35,10 @@ class BlockSet {
   uint32_t version(uint32_t b) const { return version_[b]; }
 
   bool fusible(uint32_t a, uint32_t b) const { return blocks_fusible(*g_, sum_[a], sum_[b]); }
+  // fusible() but for the transducer rule (blocks_fusible_but_filters).
+  bool fusible_but_filters(uint32_t a, uint32_t b) const {
+    return blocks_fusible_but_filters(*g_, sum_[a], sum_[b]);
+  }
   Cost saving(uint32_t a, uint32_t b) const { return cost_->saving(*g_, sum_[a], sum_[b]); }
   // saving() minus the model's merge bonus: > 0 iff the blocks share something.
   Cost related_saving(uint32_t a, uint32_t b) const { return saving(a, b) - bonus_; }

@@ -68,6 +68,7 @@ bool build_unit_graph(const Graph& g, const CostModel& cost, const BlockSet& uni
   ug->units = &units;
   ug->ids = units.blocks();
   ug->bonus = cost.merge_bonus(g);
+  const bool filters = g.has_filters();
   const uint32_t k = static_cast<uint32_t>(ug->ids.size());
   ug->index.assign(g.size(), kNone);
   for (uint32_t u = 0; u < k; ++u) ug->index[ug->ids[u]] = u;
@@ -81,8 +82,11 @@ bool build_unit_graph(const Graph& g, const CostModel& cost, const BlockSet& uni
       const uint32_t w = ug->index[p];
       if (w <= u) continue;
       const Cost saving = units.saving(ug->ids[u], p);
-      if (saving > 0 && units.fusible(ug->ids[u], p) && !units.never_together(ug->ids[u], p))
-        ug->pairs.push_back({u, w, saving});
+      // (With a compress, a pair that shares a block only with the
+      // compresses of its length classes is a pair too: the model adds
+      // the rows that bring those in, PartModel::add_filter_rows.)
+      const bool fusible = filters ? units.fusible_but_filters(ug->ids[u], p) : units.fusible(ug->ids[u], p);
+      if (saving > 0 && fusible && !units.never_together(ug->ids[u], p)) ug->pairs.push_back({u, w, saving});
     }
   }
   return true;
@@ -237,11 +241,7 @@ class PartSolver {
     }
     ++rep_.solved;
     const Blocks& found = r.blocks.empty() ? seed_groups : r.blocks;
-    // With a compress in the batch the formulation is not exact: a pair that
-    // shares a block only with the compress of a length class (rule 9) has
-    // no variable (seed 003's "no more fused than" rows are not built yet),
-    // so a CBC optimum proves nothing; greedy merges run on the result.
-    if (r.optimal && !g_.has_filters()) {
+    if (r.optimal) {
       ++rep_.proven_optimal;
       // At a proven optimum the MIP value is the exact cost of the part.
       if (std::abs(r.objective - static_cast<double>(exact_cost(found) - r.offset)) > 0.5) ++rep_.inexact;

@@ -82,6 +82,9 @@
 //   replaced had big-M rows that added nothing to the LP bound: at 100
 //   instructions CBC proved 3 of 10 bohrium batches optimal in 5 s.)
 //
+// Length classes (rule 9): pairs that share a block only with compresses,
+//   their "no more fused than" rows and lazy closure cuts, in
+//   fusion/ilp_filters.hpp; a batch with a compress is proven like any other.
 // Limits: a part of more than 1000 units, or more than 8000 unit and pair
 // variables, is not given to CBC (it keeps the warm start; Report::too_large).
 // Under robinson such a part of at most 1000 units whose related pairs fit

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fusion/ilp_blocks_search.hpp"
+#include "fusion/ilp_filters.hpp"
 #include "fusion/ilp_model.hpp"
 #include "vm/log.hpp"
 
@@ -33,7 +34,10 @@ class PartModel {
   // related_only: only the pairs that save more than the merge bonus, and no
   // leaders: the model of the cost without its |P| term (the weighted stage).
   PartModel(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium, bool related_only = false)
-      : ug_(ug), part_(part), m_(static_cast<uint32_t>(part.size())) {
+      : ug_(ug),
+        part_(part),
+        m_(static_cast<uint32_t>(part.size())),
+        filters_(ug.units->graph().has_filters()) {
     local_.assign(ug.ids.size(), kNone);
     for (uint32_t i = 0; i < m_; ++i) local_[part[i]] = i;
     for (uint32_t a = 0; a < m_; ++a)
@@ -41,6 +45,10 @@ class PartModel {
     build_reach();
     build_may();
     add_pairs(bohrium, related_only);
+    if (filters_) {
+      add_filter_pairs();
+      add_filter_rows();
+    }
     add_triangles();
     add_crossings();
     if (ug.bonus > 0 && !related_only) add_leaders();
@@ -232,9 +240,57 @@ class PartModel {
         }
         if (!placed) groups.push_back({a});
       }
-      for (auto& grp : groups) r.push_back(std::move(grp));
+      for (auto& grp : groups) {
+        if (closed(grp)) {
+          r.push_back(std::move(grp));
+        } else {
+          for (uint32_t a : grp) r.push_back({a});
+        }
+      }
     }
     return r;
+  }
+
+  // Whether a block (local units) is closed under the transducer rule.
+  bool closed(const std::vector<uint32_t>& block) const {
+    if (!filters_ || block.size() <= 1) return true;
+    std::vector<uint32_t> ids;
+    for (uint32_t a : block) ids.push_back(ug_.ids[part_[a]]);
+    return lacking_compresses(*ug_.units, ids).empty();
+  }
+
+  // Lazy rows for the blocks of an integral solution that lack a compress
+  // (fusion/ilp_filters.hpp): sum(links in K) - (|links| - 1) <= sum_{v in
+  // K} y[v, C(c)] for the first compress c that K lacks.
+  std::vector<MipCut> closure_cuts(const std::vector<double>& x, const Blocks& blocks) const {
+    std::vector<MipCut> cuts;
+    if (!filters_) return cuts;
+    std::vector<uint32_t> block_of(m_, kNone);
+    for (uint32_t k = 0; k < blocks.size(); ++k)
+      for (uint32_t a : blocks[k]) block_of[a] = k;
+    for (uint32_t k = 0; k < blocks.size(); ++k) {
+      const std::vector<uint32_t>& b = blocks[k];
+      if (b.size() <= 1) continue;
+      std::vector<uint32_t> ids;
+      for (uint32_t a : b) ids.push_back(ug_.ids[part_[a]]);
+      const std::vector<uint32_t> lacking = lacking_compresses(*ug_.units, ids);
+      if (lacking.empty()) continue;
+      const uint32_t c = compress_unit(lacking.front());
+      MipCut cut;
+      for (const auto& [key, y] : y_) {
+        const uint32_t u = static_cast<uint32_t>(key >> 32), w = static_cast<uint32_t>(key & 0xffffffffu);
+        if (x[y] >= 0.5 && block_of[u] == k && block_of[w] == k) cut.terms.emplace_back(y, 1.0);
+      }
+      cut.upper = static_cast<double>(cut.terms.size()) - 1;
+      if (c != kNone) {
+        for (uint32_t v : b) {
+          auto it = y_.find(key(v, c));
+          if (it != y_.end()) cut.terms.emplace_back(it->second, -1.0);
+        }
+      }
+      if (!cut.terms.empty()) cuts.push_back(std::move(cut));
+    }
+    return cuts;
   }
 
   // Splits every block holding two units that may not share a block into
@@ -242,7 +298,7 @@ class PartModel {
   std::vector<std::vector<uint32_t>> legal_part(std::vector<std::vector<uint32_t>> blocks) const {
     std::vector<std::vector<uint32_t>> r;
     for (auto& b : blocks) {
-      bool ok = true;
+      bool ok = closed(b);
       for (std::size_t i = 0; i < b.size() && ok; ++i)
         for (std::size_t j = i + 1; j < b.size() && ok; ++j) ok = may_.test(b[i], b[j]);
       if (ok) {
@@ -302,7 +358,8 @@ class PartModel {
       may_.set(a, a);
       for (uint32_t b = a + 1; b < m_; ++b) {
         const uint32_t ia = ug_.ids[part_[a]], ib = ug_.ids[part_[b]];
-        if (s.fusible(ia, ib) && !s.never_together(ia, ib)) {
+        const bool fusible = filters_ ? s.fusible_but_filters(ia, ib) : s.fusible(ia, ib);
+        if (fusible && !s.never_together(ia, ib)) {
           may_.set(a, b);
           may_.set(b, a);
         }
@@ -341,6 +398,50 @@ class PartModel {
       y_.emplace(key(a, b), col);
       weight_.resize(col + 1, 0);
       weight_[col] = bohrium ? 0 : pr.saving - ug_.bonus;
+    }
+  }
+
+  // The local unit holding compress `instr` (kNone: not in this part).
+  uint32_t compress_unit(uint32_t instr) const {
+    const uint32_t u = ug_.index[ug_.units->find(instr)];
+    return u == kNone ? kNone : local_[u];
+  }
+
+  // y[v, C] for every unit C holding a compress and every unit v that may
+  // share a block with it, saving or not (fusion/ilp_filters.hpp): the rows
+  // below and the closure cuts need them.
+  void add_filter_pairs() {
+    std::vector<bool> holds(m_, false);
+    for (uint32_t a = 0; a < m_; ++a) holds[a] = !ug_.units->summary(ug_.ids[part_[a]]).filters.empty();
+    for (uint32_t c = 0; c < m_; ++c) {
+      if (!holds[c]) continue;
+      for (uint32_t v = 0; v < m_; ++v) {
+        if (v == c || !may_.test(v, c) || y_.count(key(v, c)) != 0) continue;
+        const int col = p_.add_column(0, 1, 0.0, true);
+        y_.emplace(key(v, c), col);
+        weight_.resize(col + 1, 0);
+      }
+    }
+  }
+
+  // Seed 003's "no more fused than" rows: a pair whose union lacks
+  // compresses is linked only if both its units are linked to each of them.
+  void add_filter_rows() {
+    const std::vector<std::pair<uint64_t, int>> ys(y_.begin(), y_.end());
+    for (const auto& [k, y] : ys) {
+      const uint32_t a = static_cast<uint32_t>(k >> 32), b = static_cast<uint32_t>(k & 0xffffffffu);
+      const uint32_t ids[2] = {ug_.ids[part_[a]], ug_.ids[part_[b]]};
+      for (uint32_t c_instr : lacking_compresses(*ug_.units, ids)) {
+        const uint32_t c = compress_unit(c_instr);
+        const auto ac = c == kNone ? y_.end() : y_.find(key(a, c));
+        const auto bc = c == kNone ? y_.end() : y_.find(key(b, c));
+        if (ac == y_.end() || bc == y_.end()) {  // it cannot have them: never linked
+          p_.add_row({{y, 1.0}}, -MipProblem::kInf, 0);
+          break;
+        }
+        p_.add_row({{y, 1.0}, {ac->second, -1.0}}, -MipProblem::kInf, 0);
+        p_.add_row({{y, 1.0}, {bc->second, -1.0}}, -MipProblem::kInf, 0);
+      }
     }
   }
 
@@ -487,6 +588,7 @@ class PartModel {
   const UnitGraph& ug_;
   const std::vector<uint32_t>& part_;
   uint32_t m_;
+  bool filters_;  // the batch has a compress (fusion/ilp_filters.hpp)
   std::vector<uint32_t> local_;
   std::vector<std::pair<uint32_t, uint32_t>> succ_;  // dependency edges between local units
   BitMatrix reach_, reached_by_, may_;
@@ -550,6 +652,7 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
     const bool bound = r.status == MipResult::Status::Optimal;
     std::vector<MipCut> cuts = model.separate(r.x, kCutsPerRound, Clock::time_point::max());
     Blocks found = model.blocks_of(r.x);
+    for (MipCut& c : model.closure_cuts(r.x, found)) cuts.push_back(std::move(c));
     if (!cuts.empty()) {
       // Two repairs, the cheaper kept: split the illegal blocks into single
       // units, or into groups that may share a block, then greedy merges.
@@ -655,7 +758,8 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
       }
       if (wr.optimal) v = std::llround(-wr.objective);
     }
-    if (v && block_search) {
+    // (The search knows pairs, not length classes: with a compress the MIP decides.)
+    if (v && block_search && !ug.units->graph().has_filters()) {
       if (std::optional<PartResult> found =
               fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline, verbose)) {
         found->mip_solves = stage_mips;

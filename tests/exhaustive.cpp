@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fusion/block.hpp"
 #include "vm/error.hpp"
 
 namespace arrvm::testing {
@@ -57,6 +58,15 @@ class Enumerator {
   bool fits(uint32_t v, uint32_t k) {
     for (uint32_t m : groups_[k]) {
       if (!fusible_[m * n_ + v]) return false;
+    }
+    // The transducer rule (rule 9) is a block condition, not a pair's: the
+    // block with v must be closed. Exact as a cut: a prefix (in stream order)
+    // of a legal block is legal, since a compress precedes its class.
+    if (g_.has_filters() && !groups_[k].empty()) {
+      fusion::BlockSummary before = fusion::BlockSummary::of(g_, groups_[k][0]);
+      for (std::size_t i = 1; i < groups_[k].size(); ++i)
+        before.absorb(fusion::BlockSummary::of(g_, groups_[k][i]));
+      if (!fusion::transducers_closed(before, fusion::BlockSummary::of(g_, v))) return false;
     }
     std::vector<char>& into = into_;
     into.assign(groups_.size(), 0);
