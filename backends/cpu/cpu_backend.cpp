@@ -374,12 +374,30 @@ class CpuBackend final : public Backend {
     // A compress and its class write only the elements kept.
     if (b.kernel.counters > 0 && codegen::slot_domains(b.kernel)[v] >= 0) return false;
     for (std::size_t u = 0; u < b.views.size(); ++u) {
-      if (!b.kernel.written[u] && b.views[u].base == w.base) return false;
+      if (!b.kernel.written[u] && b.views[u].base == w.base && !read_after_written(b, v, u)) return false;
     }
     for (const View& x : b.indexed) {
       if (x.base == w.base) return false;
     }
     return true;
+  }
+
+  // A row program (loop_ir.hpp, Stmt::segment) reads slot `u` only in
+  // segments after every write of slot `v`, through the same elements: each
+  // row reads what its earlier loop wrote (softmax's e), never memory from
+  // before the kernel.
+  static bool read_after_written(const codegen::LoweredBlock& b, std::size_t v, std::size_t u) {
+    if (!same_elements(b.views[u], b.views[v])) return false;
+    int last_write = -1, first_read = INT32_MAX;
+    for (const codegen::Stmt& st : b.kernel.body) {
+      if (st.out.kind == codegen::ArgKind::View && static_cast<std::size_t>(st.out.index) == v)
+        last_write = std::max(last_write, st.segment);
+      for (int j = 0; j < st.nin; ++j) {
+        if (st.in[j].kind == codegen::ArgKind::View && static_cast<std::size_t>(st.in[j].index) == u)
+          first_read = std::min(first_read, st.segment);
+      }
+    }
+    return last_write >= 0 && first_read > last_write;
   }
 
   // The innermost extent `b` is compiled for (CDialect::inner_extent), or 0.
