@@ -481,8 +481,12 @@ bool launches(const LoweredBlock& b) {
 LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t> block, Target target) {
   std::vector<uint32_t> rows, rest;
   if (row_nest_split(batch, block, &rows, &rest)) return lower_nest(batch, block, rows, target);
+  // (A block one loop can run may also read as a row program where
+  // may_overlap is more careful than the fusion graph: legal either way.)
   RowProgram program;
-  if (row_program(batch, block, &program)) return lower_row_program(batch, block, program, target);
+  if (target == Target::Cpu && row_program(batch, block, &program) &&
+      row_program_legal(batch, block, program))
+    return lower_row_program(batch, block, program, target);
   verify_block(batch, block);
   return stride_classes(schedule(contract(build(batch, block), batch, block), target));
 }

@@ -359,9 +359,9 @@ std::string check_partition(const Graph& g, const Partition& p) {
       if (!row_nest_legal(g.batch(), rows, rest))
         return "block " + std::to_string(k) + " is a row nest whose accesses leave their rows";
       parts = {rows, rest};
-    } else if (g.rules().row_nests && row_program(g.batch(), b, &program)) {
-      if (!row_program_legal(g.batch(), b, program))
-        return "block " + std::to_string(k) + " is a row program whose accesses leave their rows";
+    } else if (g.rules().row_nests && row_program(g.batch(), b, &program) &&
+               row_program_legal(g.batch(), b, program)) {
+      // (An illegal one is checked as one loop below, and named there.)
       segments.assign(static_cast<std::size_t>(program.segments()), {});
       for (std::size_t m = 0; m < b.size(); ++m) {
         if (program.segment[m] >= 0) segments[static_cast<std::size_t>(program.segment[m])].push_back(b[m]);

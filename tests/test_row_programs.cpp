@@ -207,7 +207,7 @@ TEST_CASE("row programs: check_partition accepts the legal program and names the
       const arrvm::Partition one{{{0, 1, 2, 3}}};
       const std::string problem = arrvm::fusion::check_partition(g, one);
       CHECK((problem == "") == (allow && shift == 0));
-      if (allow && shift == 1) CHECK(problem.find("row program") != std::string::npos);
+      if (allow && shift == 1) CHECK(problem.find("fuse-preventing pair") != std::string::npos);
     }
     // Without a reduction the block is no row program (a nest, or nothing).
     const std::vector<uint32_t> maps{1, 2};
