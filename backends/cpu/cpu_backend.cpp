@@ -387,6 +387,9 @@ class CpuBackend final : public Backend {
   // row reads what its earlier loop wrote (softmax's e), never memory from
   // before the kernel.
   static bool read_after_written(const codegen::LoweredBlock& b, std::size_t v, std::size_t u) {
+    // (Segments ascend in body order: any kernel else stops here, an
+    // in-place update's launch included.)
+    if (b.kernel.body.empty() || b.kernel.body.back().segment == 0) return false;
     if (!same_elements(b.views[u], b.views[v])) return false;
     int last_write = -1, first_read = INT32_MAX;
     for (const codegen::Stmt& st : b.kernel.body) {
