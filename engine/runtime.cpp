@@ -24,6 +24,24 @@
 
 namespace arrvm {
 
+namespace {
+
+// A reduction over an empty axis (`x[:0].sum()`, a sum over a (3, 0)
+// array's rows) reads no element of its input, yet names its base:
+// dependencies follow elements, so the base's free could run before it,
+// and a backend would look up a base that is gone. Its result is the
+// reduction's identity in every element, which a fill writes. (Minimum and
+// maximum have none: validation rejected them.)
+void fill_empty_reduction(Instruction& in) {
+  if (opcode_kind(in.op) != OpKind::Reduce || in.in[0].is_const || in.in[0].view.nelem() != 0) return;
+  const int64_t identity = in.op == Opcode::MultiplyReduce || in.op == Opcode::LogicalAndReduce ? 1 : 0;
+  in.op = Opcode::Identity;
+  in.in[0] = Operand::of(Scalar::of_int(in.out.dtype, identity));
+  in.axis = 0;
+}
+
+}  // namespace
+
 Runtime::Runtime(Config config) : config_(std::move(config)), rewrites_(config_, &profile_) {
   configure_logging(config_.log);
   init_hashing();  // (before any thread of this VM hashes: vm/hash.hpp)
@@ -195,6 +213,7 @@ void Runtime::accept_last() {
   const bool is_free = instr.op == Opcode::Free;
   const BaseId synced = instr.out.base;
   if (trace_ && !classes && !is_sync) trace_->instruction(instr);
+  if (!classes) fill_empty_reduction(batch_.back());  // (the trace keeps the reduction)
   if (classes) {
     record_length_class(instr, length_effect, bases_);
     if (length_effect.writes_whole && length_effect.out_class >= 0 && length_effect.out_length < 0)

@@ -27,7 +27,16 @@ bool Runtime::pending_uses(BaseId id) {
 }
 
 void Runtime::forget_touched() {
-  touched_.clear();
+  // (clear() zeroes every bucket, however few bases the set holds: the eager
+  // path forgets once per instruction, so an empty index is left alone and
+  // one a large batch grew is dropped rather than cleared.)
+  if (!touched_.empty()) {
+    if (touched_.bucket_count() > 64) {
+      std::unordered_set<BaseId>().swap(touched_);
+    } else {
+      touched_.clear();
+    }
+  }
   touched_upto_ = 0;
 }
 

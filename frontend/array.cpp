@@ -661,6 +661,17 @@ bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
          detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
 }
 
+bool Array::read_elements_now(void* dst) const {
+  const View v = frontend::view_of(*this);
+  // (Contiguous in the base, row-major: one read of the span.)
+  int64_t expect = 1;
+  for (int d = v.rank() - 1; d >= 0; --d) {
+    if (v.shape[d] != 1 && v.stride[d] != expect) return false;
+    expect *= v.shape[d];
+  }
+  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, size(), dst);
+}
+
 namespace {
 // NumPy refuses a complex number into a real array (Python's float() of it).
 void check_not_complex_into_real(const HostScalar& value, DType dtype) {

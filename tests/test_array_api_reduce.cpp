@@ -108,6 +108,37 @@ TEST_CASE("array_api: all, any, mean") {
   CHECK(f.mean().item<float>() == 1.5f);
 }
 
+// A reduction over an empty axis reads nothing of its input but names its
+// base: with the base freed in the same batch (a temporary), the free must
+// not leave the reduction a base that is gone ("unknown base" before the
+// VM wrote such a reduction as a fill of its identity).
+TEST_CASE("array_api: reductions over an empty axis of a temporary, base freed before the flush") {
+  for (const char* backend : {"ref", "cpu"}) {
+    CAPTURE(backend);
+    Vm vm({{"backend", backend}, {"fuser", "greedy"}, {"eager", "off"}, {"tiered", "off"}});
+    Array sum, prod, all, any, rows, cols;
+    {
+      const Array x = Array::arange(40, DType::Float64, vm) + 1.0;  // pending, freed at the end of the scope
+      const Array none = x(Slice(0, 0));
+      sum = none.sum();
+      prod = none.prod();
+      all = greater(none, 0.0).all();
+      any = greater(none, 0.0).any();
+      const Array m = x.reshape({8, 5});
+      rows = m(Slice(0, 0)).sum(0);            // (0, 5) summed over axis 0: five zeros
+      cols = m(Slice(), Slice(0, 0)).prod(1);  // (8, 0) multiplied over axis 1: eight ones
+    }
+    vm.flush();
+    CHECK(sum.item<double>() == 0.0);
+    CHECK(prod.item<double>() == 1.0);
+    CHECK(all.item<bool>() == true);
+    CHECK(any.item<bool>() == false);
+    check_values<double>(rows, {0, 0, 0, 0, 0});
+    check_values<double>(cols, {1, 1, 1, 1, 1, 1, 1, 1});
+    CHECK_THROWS_AS(Array::arange(4, DType::Float64, vm)(Slice(0, 0)).max(), arrvm::Error);
+  }
+}
+
 TEST_CASE("array_api: cumsum and cumprod") {
   Vm vm = ref_vm();
   const Array a = host<int32_t>({1, 2, 3, 4}, vm);

@@ -848,6 +848,7 @@ PYBIND11_MODULE(_core, m) {
     g_matmul_slow = matmul.release();
     // (After the package set __matmul__/__rmatmul__, which took the slot.)
     g_array_type->tp_as_number->nb_matrix_multiply = nb_matmul;
+    install_scalar_slots(g_array_type);
   });
   g_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   g_array_tinfo = py::detail::get_type_info(typeid(Array));

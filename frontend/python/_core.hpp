@@ -59,6 +59,9 @@ py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable
 py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
+// After the package set __float__, __int__, __index__ and __bool__: the
+// same, reading a 0-d array's element at once where it can.
+void install_scalar_slots(PyTypeObject* t);
 
 // _random.cpp: n of NumPy's MT19937 doubles (low + range * u when scaled)
 // from the mt19937_state at `state`, advancing it.

@@ -418,6 +418,11 @@ class ARRVM_API Array {
   // The same for the element at `index` (one integer per axis, negative
   // ones from the end): false also when an index is out of range.
   bool read_element_now(const int64_t* index, int n, void* dst) const;
+  // Copies all elements, row-major, to `dst` (size() * dtype size bytes) at
+  // once, with no flush, and returns true, when nothing pending touches the
+  // base and the elements lie next to each other in it (one read); false
+  // otherwise, nothing done.
+  bool read_elements_now(void* dst) const;
   // Sets the element at `index` to `value` (cast to the dtype) at once, with
   // no instruction, and returns true, when nothing pending touches its base
   // and it is writeable (Runtime::write_now); false otherwise, nothing done.

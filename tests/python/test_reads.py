@@ -143,3 +143,44 @@ def test_iteration_gives_numpys_scalars_and_sees_writes():
     except TypeError as e:
         assert '0-d' in str(e)
     assert list(arrvm.zeros(0)) == []
+
+
+def test_number_conversions_of_0d_arrays_read_at_once():
+    """float(), int(), operator.index() and bool() of a 0-d array (a lazy
+    scalar: x[i] read while x was pending, a reduction) give NumPy's values,
+    whether the batch still writes it (synced) or not (read at once, no
+    flush); NumPy's errors for the rest."""
+    import operator
+    import numpy as np
+    import arrvm
+    for dt in ('bool', 'int8', 'uint16', 'int64', 'uint64', 'float32', 'float64'):
+        n = (np.arange(-3, 30000) % 7).astype(dt)
+        a = arrvm.asarray(n) | False if dt == 'bool' else arrvm.asarray(n) * 1
+        for i in (0, 4, 5, 8):
+            lazy = a[i]                     # a pending: a 0-d arrvm array
+            assert isinstance(lazy, arrvm.ndarray) and lazy.shape == ()
+            want = n[i]
+            assert float(lazy) == float(want) and bool(lazy) == bool(want)  # synced here
+            before = arrvm.profile()['batches']
+            assert int(lazy) == int(want)                                   # read at once
+            if dt[0] in 'iub':
+                assert operator.index(lazy) == operator.index(want) if dt != 'bool' else int(want)
+                assert [10, 11, 12, 13, 14, 15, 16][lazy] == [10, 11, 12, 13, 14, 15, 16][int(want)]
+            else:
+                try:
+                    operator.index(lazy)
+                    raise AssertionError(dt)
+                except TypeError:
+                    pass
+            assert arrvm.profile()['batches'] == before, dt
+            a = a + (a * 0)                 # pending again for the next element
+    s = arrvm.arange(40000.0)[:0].sum()     # a reduction over nothing: its identity
+    assert float(s) == 0.0 and int(s) == 0 and not bool(s)
+    for bad in (arrvm.arange(3.0), arrvm.arange(0.0)):
+        for conv in (float, int):
+            try:
+                conv(bad)
+                raise AssertionError((conv, bad.shape))
+            except TypeError:
+                pass
+    assert complex(arrvm.asarray(np.array([1 + 2j])).sum()) == 1 + 2j

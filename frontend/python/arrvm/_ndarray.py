@@ -312,9 +312,19 @@ def _array(self, dtype=None):
 ndarray.__len__ = _len
 ndarray.item = _item
 ndarray.__bool__ = _bool
-ndarray.__float__ = lambda self: float(_item(self))
-ndarray.__int__ = lambda self: int(_item(self))
-ndarray.__complex__ = lambda self: complex(_item(self))
+
+
+def _number(kind, what='size'):
+    def convert(self):
+        if self.size != 1:  # (NumPy's error: a TypeError, where item() raises ValueError)
+            raise TypeError("only %s-1 arrays can be converted to Python scalars" % what)
+        return kind(_item(self))
+    return convert
+
+
+ndarray.__float__ = _number(float)
+ndarray.__int__ = _number(int)
+ndarray.__complex__ = _number(complex, 'length')
 ndarray.__index__ = _index
 # round(x[i], 2) rounds the value, as NumPy's scalar does; round(array) is around.
 ndarray.__round__ = lambda self, ndigits=None: (
