@@ -47,8 +47,9 @@ namespace arrvm {
 // 2: the backend's FusionRules; 3: a broadcast view costs its distinct
 // elements (fusion/README.md), so partitions cached before may differ;
 // 4: greedy runs both tie orders (fusion/greedy.cpp); 5: offsets relative to
-// the base's first view in the batch; 6: row programs (fusion/row_nests.hpp).
-inline constexpr uint64_t kMergeKeyVersion = 6;
+// the base's first view in the batch; 6: row programs (fusion/row_nests.hpp);
+// 7: lanes rolled up before fusion (rewrite/lane_reroll.hpp).
+inline constexpr uint64_t kMergeKeyVersion = 7;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

@@ -29,9 +29,9 @@ uint64_t mix_view(uint64_t h, const View& v) {
   return h;
 }
 
-// What two instructions of two lanes share: everything but bases, offsets
-// and constant values.
-uint64_t structure(const Instruction& in) {
+}  // namespace
+
+uint64_t lane_structure(const Instruction& in) {
   uint64_t h = mix(1469598103934665603ull, uint64_t{static_cast<uint16_t>(in.op)} |
                                                uint64_t{static_cast<uint8_t>(in.nin)} << 16 |
                                                uint64_t{static_cast<uint32_t>(in.axis + 1)} << 24 |
@@ -43,6 +43,12 @@ uint64_t structure(const Instruction& in) {
     h = o.is_const ? mix(h, uint64_t{1} << 60 | static_cast<uint8_t>(o.constant.dtype)) : mix_view(h, o.view);
   }
   return h;
+}
+
+namespace {
+
+uint64_t structure(const Instruction& in) {
+  return lane_structure(in);
 }
 
 struct Run {

@@ -34,6 +34,11 @@ inline constexpr std::size_t kMaxLanes = 8;    // lanes in one chunk, at most
 inline constexpr std::size_t kMaxPeriod = 64;  // instructions in one lane, at most
 inline constexpr std::size_t kMinLanes = 2;    // lanes in a run, at least
 
+// What two instructions of two lanes share: everything but bases, offsets
+// and constant values (a hash of opcode, axis, dtypes, shapes, strides of
+// axes longer than one, and which operands are constants).
+uint64_t lane_structure(const Instruction& in);
+
 // Splits the blocks of `partition` that hold a run of lanes whose count is
 // not already a power of two of at most kMaxLanes; returns how many blocks
 // were split.

@@ -54,16 +54,26 @@ KernelCacheStats CpuKernels::stats() const {
 // innermost extent only (CDialect::inner_extent).
 // `work`: the launch's (tiered: a block too big to interpret waits for its kernel).
 KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work) {
-  std::string signature;
+  std::string signature, suffix;
   {
     ScopedTimer t(&profile().codegen_s);
     signature = k.signature();
-    signature += parallel ? 'p' : 's';
-    if (inner > 0) signature += std::to_string(inner);
-    if (!vector_functions_.empty()) signature += 'v';
+    if (inner > 0) suffix += std::to_string(inner);
+    if (!vector_functions_.empty()) suffix += 'v';
   }
+  const std::size_t mode = signature.size();  // (where 'p' or 's' goes)
+  signature += (parallel ? 'p' : 's') + suffix;
   if (memoize_) {
     auto it = memo_.find(signature);
+    // A serial launch of a kernel compiled with its parallel regions runs
+    // that one on one thread (its `if` clause) rather than compiling the
+    // kernel again: a loop whose work shrinks below kParallelWork (a
+    // rerolled loop of fewer lanes each step) keeps one kernel.
+    if (it == memo_.end() && !parallel) {
+      std::string other = signature;
+      other[mode] = 'p';
+      it = memo_.find(other);
+    }
     if (it != memo_.end()) {
       ++memo_hits_;
       ++profile().kernel_cache_hits;
