@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "rewrite/block_lanes.hpp"
+#include "rewrite/copy_back.hpp"
 #include "vm/opcode.hpp"
 #include "vm/view.hpp"
 
@@ -38,8 +39,8 @@ struct SlotPlan {
 class Reroller {
  public:
   Reroller(std::vector<Instruction>* batch, std::vector<uint64_t>* origin,
-           const std::function<BaseId(DType, int64_t)>& new_temp)
-      : batch_(*batch), origin_(*origin), new_temp_(new_temp) {
+           const std::function<BaseId(DType, int64_t)>& new_temp, const std::function<bool(BaseId)>& keep)
+      : batch_(*batch), origin_(*origin), new_temp_(new_temp), keep_(keep) {
     s_.reserve(batch_.size());
     for (const Instruction& in : batch_) s_.push_back(lane_structure(in));
   }
@@ -185,7 +186,7 @@ class Reroller {
         continue;
       }
       if (kind != OpKind::Elementwise && kind != OpKind::Reduce) return false;
-      if (in0.out.rank() + 1 > kMaxRank || in0.length_class >= 0) return false;
+      if (in0.length_class >= 0) return false;
       slots.push_back({q, -1});
       for (int k = 0; k < in0.nin; ++k) {
         if (!in0.in[k].is_const) slots.push_back({q, k});
@@ -212,6 +213,8 @@ class Reroller {
         const Instruction& in0 = at(i, p, 0, slots[s].q);
         const View& v = view_at(in, slots[s].k);
         const View& v0 = view_at(in0, slots[s].k);
+        if (keep_ && keep_(v.base)) return false;
+        if (in.op != Opcode::Free && v.rank() + 1 > kMaxRank) return false;
         const auto t0 = temp0.find(v0.base);
         if (t0 != temp0.end()) {
           const int f = t0->second;
@@ -360,6 +363,7 @@ class Reroller {
   std::vector<Instruction>& batch_;
   std::vector<uint64_t>& origin_;
   const std::function<BaseId(DType, int64_t)>& new_temp_;
+  const std::function<bool(BaseId)>& keep_;
   std::vector<uint64_t> s_;
   std::unordered_map<BaseId, std::size_t> uses_;
   std::size_t fail_from_ = 0, fail_period_ = 0, fail_to_ = 0;  // the last run that failed
@@ -368,13 +372,20 @@ class Reroller {
 }  // namespace
 
 std::size_t reroll_lanes(std::vector<Instruction>* batch, std::vector<uint64_t>* origin,
-                         const std::function<BaseId(DType, int64_t)>& new_temp) {
+                         const std::function<BaseId(DType, int64_t)>& new_temp,
+                         const std::function<bool(BaseId)>& keep) {
   if (batch->size() < 2 * kMinLanes) return 0;
-  return Reroller(batch, origin, new_temp).run();
+  return Reroller(batch, origin, new_temp, keep).run();
 }
 
 uint64_t run_reroll(RewriteBatch& batch, RewriteContext& ctx) {
-  return ctx.compiles ? reroll_lanes(&batch.instrs, &batch.origin, ctx.new_temp) : 0;
+  if (!ctx.compiles) return 0;
+  const std::function<bool(BaseId)> keep = [&](BaseId b) {
+    if (ctx.copy_back != nullptr && ctx.copy_back->involves(b)) return true;
+    return std::any_of(ctx.renames.begin(), ctx.renames.end(),
+                       [&](const std::pair<BaseId, BaseId>& r) { return r.first == b || r.second == b; });
+  };
+  return reroll_lanes(&batch.instrs, &batch.origin, ctx.new_temp, keep);
 }
 
 }  // namespace arrvm

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -38,8 +39,11 @@
 namespace arrvm {
 
 // Rolls up the runs of lanes of `batch` (origins kept parallel); `new_temp`
-// makes the fresh bases. Returns how many runs were rolled up.
+// makes the fresh bases; a run that touches a base `keep` names (one the
+// copy-back books name, or one renamed after the batch) stays as it is.
+// Returns how many runs were rolled up.
 std::size_t reroll_lanes(std::vector<Instruction>* batch, std::vector<uint64_t>* origin,
-                         const std::function<BaseId(DType, int64_t)>& new_temp);
+                         const std::function<BaseId(DType, int64_t)>& new_temp,
+                         const std::function<bool(BaseId)>& keep = nullptr);
 
 }  // namespace arrvm
