@@ -60,7 +60,15 @@ class Reroller {
 
   std::size_t run() {
     if (!repeats()) return 0;
-    for (const Instruction& in : batch_) for_each_base(in, [&](BaseId b) { ++uses_[b]; });
+    for (std::size_t i = 0; i < batch_.size(); ++i) {
+      for_each_base(batch_[i], [&](BaseId b) {
+        ++uses_[b];
+        auto [it, fresh] = span_.emplace(b, std::make_pair(i, i));
+        if (!fresh) it->second.second = i;
+      });
+    }
+    // (The new batch is built from the first run rolled on: a batch with
+    // none is not copied.)
     std::vector<Instruction> out;
     std::vector<uint64_t> out_origin;
     std::size_t rolled = 0;
@@ -69,13 +77,13 @@ class Reroller {
       if (taken > 0) {
         ++rolled;
         i += taken;
+        copied_ = i;
         continue;
       }
-      out.push_back(batch_[i]);
-      out_origin.push_back(origin_[i]);
       ++i;
     }
     if (rolled > 0) {
+      copy_upto(batch_.size(), &out, &out_origin);
       batch_ = std::move(out);
       origin_ = std::move(out_origin);
     }
@@ -103,6 +111,40 @@ class Reroller {
     return n;
   }
 
+  // Appends the instructions not rolled up before `i` to the new batch.
+  void copy_upto(std::size_t i, std::vector<Instruction>* out, std::vector<uint64_t>* out_origin) {
+    for (; copied_ < i; ++copied_) {
+      out->push_back(batch_[copied_]);
+      out_origin->push_back(origin_[copied_]);
+    }
+  }
+
+  // Whether the lanes [i, i + p) and [i + p, i + 2p) may be two lanes of a
+  // run (a quick necessary test): every base the same in both, or each
+  // used only inside its own lane. Most repetitions fail here at once: a
+  // time loop's steps hand new arrays on from step to step.
+  bool pairable(std::size_t i, std::size_t p) const {
+    auto inside = [&](BaseId b, std::size_t from) {
+      const auto& [first, last] = span_.at(b);
+      return first >= from && last < from + p;
+    };
+    bool work = false;
+    for (std::size_t q = 0; q < p; ++q) {
+      const Instruction& a = batch_[i + q];
+      const Instruction& b = batch_[i + p + q];
+      if (a.op != b.op || a.nin != b.nin) return false;
+      work |= !is_control(a.op);
+      auto same_or_own = [&](BaseId x, BaseId y) { return x == y || (inside(x, i) && inside(y, i + p)); };
+      if (!same_or_own(a.out.base, b.out.base)) return false;
+      if (is_control(a.op)) continue;
+      for (int k = 0; k < a.nin; ++k) {
+        if (a.in[k].is_const != b.in[k].is_const) return false;
+        if (!a.in[k].is_const && !same_or_own(a.in[k].view.base, b.in[k].view.base)) return false;
+      }
+    }
+    return work;
+  }
+
   // Rolls up the run starting at `i` if there is one: appends it to `out`
   // and returns the number of instructions it replaced, else 0.
   std::size_t try_run(std::size_t i, std::vector<Instruction>* out, std::vector<uint64_t>* out_origin) {
@@ -114,7 +156,7 @@ class Reroller {
     // instructions covered first (then the shorter period).
     std::size_t best_p = 0, best_n = 0;
     for (std::size_t p = 1; p <= kMaxPeriod && i + kMinLanes * p <= s_.size(); ++p) {
-      if (s_[i] != s_[i + p]) continue;
+      if (s_[i] != s_[i + p] || !pairable(i, p)) continue;
       const std::size_t n = lanes_from(i, p);
       if (n >= kMinLanes && n * p > best_n * best_p) {
         best_p = p;
@@ -260,6 +302,7 @@ class Reroller {
     if (!independent(i, p, n, slots, plans)) return false;
 
     // Roll up.
+    copy_upto(i, out, out_origin);
     std::vector<BaseId> fresh(static_cast<std::size_t>(families));
     for (int f = 0; f < families; ++f)
       fresh[static_cast<std::size_t>(f)] =
@@ -366,7 +409,9 @@ class Reroller {
   const std::function<bool(BaseId)>& keep_;
   std::vector<uint64_t> s_;
   std::unordered_map<BaseId, std::size_t> uses_;
+  std::unordered_map<BaseId, std::pair<std::size_t, std::size_t>> span_;  // first and last use
   std::size_t fail_from_ = 0, fail_period_ = 0, fail_to_ = 0;  // the last run that failed
+  std::size_t copied_ = 0;  // instructions of batch_ before this are in the new batch
 };
 
 }  // namespace
