@@ -61,11 +61,7 @@ class Reroller {
   std::size_t run() {
     if (!repeats()) return 0;
     for (std::size_t i = 0; i < batch_.size(); ++i) {
-      for_each_base(batch_[i], [&](BaseId b) {
-        ++uses_[b];
-        auto [it, fresh] = span_.emplace(b, std::make_pair(i, i));
-        if (!fresh) it->second.second = i;
-      });
+      if (batch_[i].op == Opcode::Free) freed_at_.emplace(batch_[i].out.base, i);
     }
     // (The new batch is built from the first run rolled on: a batch with
     // none is not copied.)
@@ -124,9 +120,11 @@ class Reroller {
   // used only inside its own lane. Most repetitions fail here at once: a
   // time loop's steps hand new arrays on from step to step.
   bool pairable(std::size_t i, std::size_t p) const {
+    // (A lane's own base: one the lane frees. That it is used nowhere else
+    // is roll's test.)
     auto inside = [&](BaseId b, std::size_t from) {
-      const auto& [first, last] = span_.at(b);
-      return first >= from && last < from + p;
+      const auto it = freed_at_.find(b);
+      return it != freed_at_.end() && it->second >= from && it->second < from + p;
     };
     bool work = false;
     for (std::size_t q = 0; q < p; ++q) {
@@ -154,16 +152,30 @@ class Reroller {
     if (i >= fail_from_ + fail_period_ && i < fail_to_) return 0;
     // Candidates: for each period, the lanes from here; the most
     // instructions covered first (then the shorter period).
-    std::size_t best_p = 0, best_n = 0;
+    std::size_t best_p = 0, best_n = 0, repeat_p = 0;
     for (std::size_t p = 1; p <= kMaxPeriod && i + kMinLanes * p <= s_.size(); ++p) {
-      if (s_[i] != s_[i + p] || !pairable(i, p)) continue;
+      if (s_[i] != s_[i + p]) continue;
+      if (repeat_p == 0) repeat_p = p;
+      if (!pairable(i, p)) continue;
       const std::size_t n = lanes_from(i, p);
       if (n >= kMinLanes && n * p > best_n * best_p) {
         best_p = p;
         best_n = n;
       }
     }
-    if (best_n == 0) return 0;
+    if (best_n == 0) {
+      // A stretch that repeats in structure but not as lanes (a time loop
+      // handing its arrays on): tried from each phase, then passed over.
+      if (repeat_p != 0 && i >= fail_to_) {
+        const std::size_t n = lanes_from(i, repeat_p);
+        if (n >= kMinLanes) {
+          fail_from_ = i;
+          fail_period_ = repeat_p;
+          fail_to_ = i + n * repeat_p;
+        }
+      }
+      return 0;
+    }
     // (The last lane's values may be read after the run: then one lane fewer.)
     if (roll(i, best_p, best_n, out, out_origin)) return best_p * best_n;
     if (best_n > kMinLanes && roll(i, best_p, best_n - 1, out, out_origin)) return best_p * (best_n - 1);
@@ -181,6 +193,9 @@ class Reroller {
 
   bool roll(std::size_t i, std::size_t p, std::size_t n, std::vector<Instruction>* out,
             std::vector<uint64_t>* out_origin) {
+    if (uses_.empty()) {  // (counted once, for the first candidate that gets here)
+      for (const Instruction& in : batch_) for_each_base(in, [&](BaseId b) { ++uses_[b]; });
+    }
     // Lane 0's temporaries: bases whose every use in the batch is in lane 0
     // and which lane 0 frees; the first use a write.
     std::unordered_map<BaseId, std::size_t> lane_uses;
@@ -409,9 +424,9 @@ class Reroller {
   const std::function<bool(BaseId)>& keep_;
   std::vector<uint64_t> s_;
   std::unordered_map<BaseId, std::size_t> uses_;
-  std::unordered_map<BaseId, std::pair<std::size_t, std::size_t>> span_;  // first and last use
   std::size_t fail_from_ = 0, fail_period_ = 0, fail_to_ = 0;  // the last run that failed
   std::size_t copied_ = 0;  // instructions of batch_ before this are in the new batch
+  std::unordered_map<BaseId, std::size_t> freed_at_;  // where the batch frees a base
 };
 
 }  // namespace
