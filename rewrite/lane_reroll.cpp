@@ -154,7 +154,10 @@ class Reroller {
     // instructions covered first (then the shorter period).
     std::size_t best_p = 0, best_n = 0, repeat_p = 0;
     for (std::size_t p = 1; p <= kMaxPeriod && i + kMinLanes * p <= s_.size(); ++p) {
-      if (s_[i] != s_[i + p]) continue;
+      if (s_[i] != s_[i + p] || !std::equal(s_.begin() + static_cast<std::ptrdiff_t>(i),
+                                            s_.begin() + static_cast<std::ptrdiff_t>(i + p),
+                                            s_.begin() + static_cast<std::ptrdiff_t>(i + p)))
+        continue;
       if (repeat_p == 0) repeat_p = p;
       if (!pairable(i, p)) continue;
       const std::size_t n = lanes_from(i, p);
