@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "rewrite/block_lanes.hpp"
@@ -326,18 +327,37 @@ class Reroller {
       fresh[static_cast<std::size_t>(f)] =
           new_temp_(family_dtype[static_cast<std::size_t>(f)],
                     family_size[static_cast<std::size_t>(f)] * static_cast<int64_t>(n));
+    // The lane axis goes first, or last where the lanes lie closer in
+    // memory than a lane's own elements (the columns of a row-major
+    // matrix: Q[:, c] steps one element a lane, its rows n): the kernels
+    // then sweep memory in order, as the lanes fused side by side did.
+    const bool last = lanes_inside(i, p, slots, plans);
     auto stacked = [&](const View& v0, const SlotPlan& plan) {
       View v = v0;
       Dims shape, stride;
-      shape.push_back(static_cast<int64_t>(n));
-      stride.push_back(plan.temp ? family_size[static_cast<std::size_t>(plan.family)] : plan.step);
-      for (int d = 0; d < v0.rank(); ++d) {
-        shape.push_back(v0.shape[d]);
-        stride.push_back(v0.stride[d]);
+      const int64_t lanes = static_cast<int64_t>(n);
+      if (plan.temp) {
+        // (A lane's element e lands at e * n + lane with the lane axis
+        // last, at lane * size + e with it first.)
+        const int64_t size = family_size[static_cast<std::size_t>(plan.family)];
+        if (!last) shape.push_back(lanes), stride.push_back(size);
+        for (int d = 0; d < v0.rank(); ++d) {
+          shape.push_back(v0.shape[d]);
+          stride.push_back(last ? v0.stride[d] * lanes : v0.stride[d]);
+        }
+        if (last) shape.push_back(lanes), stride.push_back(1);
+        v.offset = last ? v0.offset * lanes : v0.offset;
+        v.base = fresh[static_cast<std::size_t>(plan.family)];
+      } else {
+        if (!last) shape.push_back(lanes), stride.push_back(plan.step);
+        for (int d = 0; d < v0.rank(); ++d) {
+          shape.push_back(v0.shape[d]);
+          stride.push_back(v0.stride[d]);
+        }
+        if (last) shape.push_back(lanes), stride.push_back(plan.step);
       }
       v.shape = shape;
       v.stride = stride;
-      if (plan.temp) v.base = fresh[static_cast<std::size_t>(plan.family)];
       return v;
     };
     std::vector<std::pair<Instruction, uint64_t>> moved_frees;
@@ -367,7 +387,7 @@ class Reroller {
       for (int k = 0; k < in.nin; ++k) {
         if (!in.in[k].is_const) in.in[k].view = stacked(in.in[k].view, plans[s++]);
       }
-      if (opcode_kind(in.op) == OpKind::Reduce) ++in.axis;
+      if (opcode_kind(in.op) == OpKind::Reduce && !last) ++in.axis;
       out->push_back(in);
       out_origin->push_back(origin_[i + q]);
     }
@@ -376,6 +396,24 @@ class Reroller {
       out_origin->push_back(o);
     }
     return true;
+  }
+
+  // Whether the lanes lie closer together in memory than the elements of a
+  // lane: at the first operand that moves from lane to lane, a step smaller
+  // than its innermost stride (of an axis longer than one).
+  bool lanes_inside(std::size_t i, std::size_t p, const std::vector<Slot>& slots,
+                    const std::vector<SlotPlan>& plans) const {
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+      if (plans[s].temp || plans[s].step == 0) continue;
+      const Instruction& in = at(i, p, 0, slots[s].q);
+      if (in.op == Opcode::Free) continue;
+      const View& v = view_at(in, slots[s].k);
+      for (int d = v.rank() - 1; d >= 0; --d) {
+        if (v.shape[d] > 1) return std::abs(plans[s].step) < std::abs(v.stride[d]);
+      }
+      return false;
+    }
+    return false;
   }
 
   // No lane writes an element another lane reads or writes.

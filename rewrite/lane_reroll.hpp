@@ -4,7 +4,7 @@
 // R[k, c] = dot(Q[:, k], Q[:, c]); Q[:, c] -= Q[:, k] * R[k, c]`). When a
 // batch holds L >= kMinLanes such lanes side by side, and they are
 // independent and differ only by where they are, they become one lane of
-// instructions with a leading axis of length L: what the NumPy programmer
+// instructions with one more axis, of length L: what the NumPy programmer
 // would have written without the loop. The fused kernels then do not
 // change with the trip count (sizes are kernel arguments: backends/
 // loop_ir.hpp), and a loop of L iterations is one launch, not L.
@@ -23,6 +23,10 @@
 //   - no lane writes an element that another lane reads or writes (exact:
 //     vm/view.hpp may_overlap), so running instruction by instruction
 //     across lanes is running lane by lane.
+// The lane axis goes last where the lanes lie closer in memory than a
+// lane's own elements (Q[:, c] steps one element a lane, its rows n), so
+// that the kernels sweep memory in order as the lanes fused side by side
+// did; first otherwise.
 // Frees of what the lanes free otherwise (a value of the previous
 // iteration) move to the end of the run; the lanes' own temporary bases,
 // never written now, are freed there too.

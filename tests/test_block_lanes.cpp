@@ -179,10 +179,11 @@ TEST_CASE("block lanes: Gram-Schmidt's loop compiles kernels that do not grow wi
   MESSAGE("kernels compiled at 12, 24, 48 columns: " << compiled[0] << ", " << compiled[1] << ", "
                                                      << compiled[2]);
   // Without the lanes pass: about 2 per column (30, 56, 110); with its
-  // chunks of 8, 4, 2, 1 lanes: 15, 16, 18 (the whole program). Rolled up:
-  // the loop's own kernels, the same few whatever the trip count (9: the
-  // sum of an (m, 1) column is two reductions here).
+  // chunks of 8, 4, 2, 1 lanes: 18, 18, 22 (the whole program). Rolled up:
+  // the loop's own kernels, the same 10 whatever the trip count (the sum of
+  // an (m, 1) column is two reductions here; the rolled dot products run
+  // as a sweep over rows or as one loop per lane, by their size).
   CHECK(compiled[0] == compiled[1]);
   CHECK(compiled[1] == compiled[2]);
-  CHECK(compiled[2] <= 9);
+  CHECK(compiled[2] <= 10);
 }

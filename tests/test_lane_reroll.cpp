@@ -1,6 +1,6 @@
 // Loops rolled back into arrays (rewrite/lane_reroll.hpp): a run of lanes
 // that differ only by a fixed step in where they are becomes one lane with
-// a leading axis; lanes that depend on each other, differ in a constant,
+// one more axis; lanes that depend on each other, differ in a constant,
 // or leave a temporary to what follows do not (or not all of them).
 #include <doctest/doctest.h>
 
@@ -96,23 +96,25 @@ Rolled roll(std::vector<Instruction> batch) {
 
 }  // namespace
 
-TEST_CASE("lane reroll: independent dot products roll into one lane with a leading axis") {
+TEST_CASE("lane reroll: independent dot products roll into one lane with one more axis, innermost") {
   const Rolled r = roll(dots(13));
   CHECK(r.runs == 1);
   REQUIRE(r.fresh.size() == 1);
   REQUIRE(r.batch.size() >= 3);
-  // multiply t'[13, 16] <- x[16 cols]: shape (13, m), strides (1, n) on x, (m, 1) on the temporary.
+  // multiply t'[m, 13] <- x[:, 0:13]: the columns lie closer than a
+  // column's rows, so the lane axis goes last: shape (m, 13), strides
+  // (n, 1) on x, (13, 1) on the temporary; the reduction keeps its axis.
   const Instruction& mul = r.batch[0];
   CHECK(mul.op == Opcode::Multiply);
   CHECK(mul.out.base == r.fresh[0]);
-  CHECK(mul.out.shape == arrvm::Dims{13, m});
-  CHECK(mul.out.stride == arrvm::Dims{m, 1});
+  CHECK(mul.out.shape == arrvm::Dims{m, 13});
+  CHECK(mul.out.stride == arrvm::Dims{13, 1});
   CHECK(mul.in[0].view.base == 0);
-  CHECK(mul.in[0].view.shape == arrvm::Dims{13, m});
-  CHECK(mul.in[0].view.stride == arrvm::Dims{1, n});
+  CHECK(mul.in[0].view.shape == arrvm::Dims{m, 13});
+  CHECK(mul.in[0].view.stride == arrvm::Dims{n, 1});
   const Instruction& red = r.batch[1];
   CHECK(red.op == Opcode::AddReduce);
-  CHECK(red.axis == 1);
+  CHECK(red.axis == 0);
   CHECK(red.out.base == 2);
   CHECK(red.out.shape == arrvm::Dims{13});
   CHECK(red.out.stride == arrvm::Dims{1});
@@ -162,7 +164,7 @@ TEST_CASE("lane reroll: a temporary the last lane leaves to what follows keeps t
   const Rolled r = roll(batch);
   CHECK(r.runs == 1);
   REQUIRE(!r.batch.empty());
-  CHECK(r.batch[0].out.shape == arrvm::Dims{5, m});  // five lanes rolled, the sixth as it was
+  CHECK(r.batch[0].out.shape == arrvm::Dims{m, 5});  // five lanes rolled, the sixth as it was
   bool sixth = false;
   for (const Instruction& in : r.batch) sixth |= in.op == Opcode::Multiply && in.out.base == 105;
   CHECK(sixth);

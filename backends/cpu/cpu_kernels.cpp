@@ -58,6 +58,11 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
   {
     ScopedTimer t(&profile().codegen_s);
     signature = k.signature();
+    // A kernel launched at another innermost extent than at its first
+    // launch runs its generic variant (a rolled loop's lanes innermost,
+    // one fewer a step: one kernel, not one per count).
+    auto [first, fresh] = inner_of_.emplace(signature, inner);
+    if (!fresh && first->second != inner) inner = 0;
     if (inner > 0) suffix += std::to_string(inner);
     if (!vector_functions_.empty()) suffix += 'v';
   }

@@ -67,6 +67,8 @@ class CpuKernels {
   std::vector<std::string> vector_functions_;       // the vector-math pass: CDialect::vector_functions
   std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
+  std::unordered_map<std::string, int64_t>
+      inner_of_;  // kernel -> innermost extent of its first launch (0: any)
   uint64_t memo_hits_ = 0;
   Profile* profile_ = nullptr;  // get()'s
   // Tiered (ARRVM_TIERED): the compile threads, the kernels they compile
