@@ -403,12 +403,14 @@ class CpuBackend final : public Backend {
     return last_write >= 0 && first_read > last_write;
   }
 
-  // The innermost extent `b` is compiled for (CDialect::inner_extent), or 0.
+  // The innermost extent `b` is compiled for (CDialect::inner_extent), or 0;
+  // -1: none, the extent is longer than kMaxFixedInner (CpuKernels::kernel_for).
   static int64_t fixed_inner(const codegen::LoweredBlock& b) {
     const codegen::LoopKernel& k = b.kernel;
     if (k.rank < 2) return 0;
     const int64_t inner = b.shape[static_cast<std::size_t>(k.loops.back().axis)];
-    if (inner < 1 || inner > kMaxFixedInner || b.shape.product() / inner < kMinFixedRows) return 0;
+    if (inner > kMaxFixedInner) return -1;
+    if (inner < 1 || b.shape.product() / inner < kMinFixedRows) return 0;
     return inner;
   }
 

@@ -58,11 +58,14 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
   {
     ScopedTimer t(&profile().codegen_s);
     signature = k.signature();
-    // A kernel launched at another innermost extent than at its first
-    // launch runs its generic variant (a rolled loop's lanes innermost,
-    // one fewer a step: one kernel, not one per count).
-    auto [first, fresh] = inner_of_.emplace(signature, inner);
-    if (!fresh && first->second != inner) inner = 0;
+    // A kernel first launched over a long innermost extent keeps its
+    // generic form when later launches are short (a rolled loop with its
+    // lanes innermost, one fewer each step: one kernel, not a form per
+    // count); one first launched short gets a form per short extent.
+    const bool wide = inner < 0;
+    inner = std::max<int64_t>(inner, 0);
+    auto [first, fresh] = long_first_.emplace(signature, wide);
+    if (first->second) inner = 0;
     if (inner > 0) suffix += std::to_string(inner);
     if (!vector_functions_.empty()) suffix += 'v';
   }

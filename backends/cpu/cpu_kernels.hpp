@@ -29,8 +29,11 @@ class CpuKernels {
   // The compiled kernel of `k`. `parallel`: with its OpenMP parallel
   // regions, else printed without them (CDialect::serial): a kernel
   // launched at both sizes is compiled twice, one launched at one size
-  // (nearly all) once. `inner` > 0: for that innermost extent only
-  // (CDialect::inner_extent). `work`: the launch's element-statements.
+  // (nearly all) once; a serial launch runs the parallel form when that one
+  // is compiled. `inner` > 0: for that innermost extent only
+  // (CDialect::inner_extent), unless the kernel's first launch was over an
+  // innermost extent too long for a form (`inner` < 0): then always the
+  // generic form. `work`: the launch's element-statements.
   // Tiered: nullptr while the kernel compiles (or after it failed to): the
   // caller runs the block interpreted and reports the time (interpreted).
   // Counts go to `profile`.
@@ -64,9 +67,10 @@ class CpuKernels {
 
   KernelCache cache_;
   bool memoize_;
-  std::vector<std::string> vector_functions_;       // the vector-math pass: CDialect::vector_functions
-  std::string cache_dir_;                           // where compiled kernels persist (empty: not on disk)
-  std::unordered_map<std::string, KernelFn> memo_;  // signature -> function
+  std::vector<std::string> vector_functions_;         // the vector-math pass: CDialect::vector_functions
+  std::string cache_dir_;                             // where compiled kernels persist (empty: not on disk)
+  std::unordered_map<std::string, KernelFn> memo_;    // signature -> function
+  std::unordered_map<std::string, bool> long_first_;  // kernel -> first launched over a long innermost extent
   std::unordered_map<std::string, int64_t>
       inner_of_;  // kernel -> innermost extent of its first launch (0: any)
   uint64_t memo_hits_ = 0;
