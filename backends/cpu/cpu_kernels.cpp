@@ -69,19 +69,9 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
     if (inner > 0) suffix += std::to_string(inner);
     if (!vector_functions_.empty()) suffix += 'v';
   }
-  const std::size_t mode = signature.size();  // (where 'p' or 's' goes)
   signature += (parallel ? 'p' : 's') + suffix;
   if (memoize_) {
     auto it = memo_.find(signature);
-    // A serial launch of a kernel compiled with its parallel regions runs
-    // that one on one thread (its `if` clause) rather than compiling the
-    // kernel again: a loop whose work shrinks below kParallelWork (a
-    // rerolled loop of fewer lanes each step) keeps one kernel.
-    if (it == memo_.end() && !parallel) {
-      std::string other = signature;
-      other[mode] = 'p';
-      it = memo_.find(other);
-    }
     if (it != memo_.end()) {
       ++memo_hits_;
       ++profile().kernel_cache_hits;

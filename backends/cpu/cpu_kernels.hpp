@@ -29,8 +29,7 @@ class CpuKernels {
   // The compiled kernel of `k`. `parallel`: with its OpenMP parallel
   // regions, else printed without them (CDialect::serial): a kernel
   // launched at both sizes is compiled twice, one launched at one size
-  // (nearly all) once; a serial launch runs the parallel form when that one
-  // is compiled. `inner` > 0: for that innermost extent only
+  // (nearly all) once. `inner` > 0: for that innermost extent only
   // (CDialect::inner_extent), unless the kernel's first launch was over an
   // innermost extent too long for a form (`inner` < 0): then always the
   // generic form. `work`: the launch's element-statements.
