@@ -1,6 +1,7 @@
-// What the extension's two files share: _core.cpp (the helpers, the hooks
-// and the module's bindings) and _core_slots.cpp (the ndarray type's number
-// and mapping slots). Private to the extension.
+// What the extension's files share: _core.cpp (the helpers, the hooks and
+// the module's bindings), _core_slots.cpp (the ndarray type's number and
+// mapping slots) and _core_scalars.cpp (0-d arrays as numbers, index
+// bounds). Private to the extension.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -53,12 +54,14 @@ void translate(const arrvm::Error& e);  // a C++ error as the Python exception N
 
 // _core_slots.cpp
 bool numpy_number(py::handle h, HostScalar* out, DType* dtype = nullptr);  // a NumPy scalar's value
-int index_bounds(const Array& key, int64_t n);
 py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable at once, else the array
 // A ufunc object's __call__ (its class's): C for arrvm arrays and numbers, `slow` for the rest.
 py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
+
+// _core_scalars.cpp
+int index_bounds(const Array& key, int64_t n);
 // After the package set __float__, __int__, __index__ and __bool__: the
 // same, reading a 0-d array's element at once where it can.
 void install_scalar_slots(PyTypeObject* t);

@@ -268,70 +268,6 @@ bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
   return ok;
 }
 
-// NumPy's check of a 1-D integer index array into an axis of length n, at
-// once when nothing pending touches its base (a row loop's
-// `x[indices[lo:hi]]`): 1 if every index is in [0, n), 2 if some are
-// negative (in [-n, 0)), IndexError naming the first out of bounds; 0 if
-// the elements cannot be read at once (pending, or too many to read here).
-int index_bounds(const Array& key, int64_t n) {
-  if (key.ndim() != 1 || key.size() > 4096) return 0;
-  const std::size_t count = static_cast<std::size_t>(key.size());
-  thread_local std::vector<uint64_t> buffer;  // (8 bytes an element at most)
-  buffer.resize(count + 1);
-  void* e = buffer.data();
-  if (!key.read_elements_now(e)) {
-    for (int64_t i = 0; i < key.size(); ++i) {
-      if (!key.read_element_now(&i, 1, static_cast<char*>(e) + i * arrvm::dtype_size(key.dtype()))) return 0;
-    }
-  }
-  int64_t lo = 0, hi = -1;  // the smallest and largest index
-  auto scan = [&](const auto* p) {
-    for (std::size_t i = 0; i < count; ++i) {
-      int64_t v;
-      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(p)>>, uint64_t>) {
-        v = p[i] > static_cast<uint64_t>(n) ? n : static_cast<int64_t>(p[i]);  // (out of bounds either way)
-      } else {
-        v = static_cast<int64_t>(p[i]);
-      }
-      if (v < -n || v >= n) {
-        throw py::index_error("index " + std::to_string(v) + " is out of bounds for axis 0 with size " +
-                              std::to_string(n));
-      }
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-  };
-  switch (key.dtype()) {
-    case DType::Int8:
-      scan(static_cast<const int8_t*>(e));
-      break;
-    case DType::Int16:
-      scan(static_cast<const int16_t*>(e));
-      break;
-    case DType::Int32:
-      scan(static_cast<const int32_t*>(e));
-      break;
-    case DType::Int64:
-      scan(static_cast<const int64_t*>(e));
-      break;
-    case DType::UInt8:
-      scan(static_cast<const uint8_t*>(e));
-      break;
-    case DType::UInt16:
-      scan(static_cast<const uint16_t*>(e));
-      break;
-    case DType::UInt32:
-      scan(static_cast<const uint32_t*>(e));
-      break;
-    case DType::UInt64:
-      scan(static_cast<const uint64_t*>(e));
-      break;
-    default:
-      return 0;
-  }
-  return lo < 0 ? 2 : 1;
-}
-
 // mp_ass_subscript: an element set from a number at once (Array::
 // write_element_now: a NumPy loop's `T[i, j] = v`) without pybind11's
 // dispatch, else the __setitem__ method's slot.
@@ -459,68 +395,6 @@ PyObject* array_iter(PyObject* self) {
   it->next = 0;
   it->n = static_cast<Py_ssize_t>(a->shape()[0]);
   return reinterpret_cast<PyObject*>(it);
-}
-
-// ---- A 0-d array as a Python number ----
-// float(s), int(s), operator.index(s) and `if s:` of a 0-d array (a lazy
-// scalar: a reduction's result, or x[i] read while x was pending) read its
-// element at once when nothing pending writes it (Runtime::read_now) and
-// convert NumPy's scalar, as NumPy would; otherwise, and for complex
-// dtypes, the package's Python methods (saved by install_scalar_slots)
-// sync and convert. The Python methods went through to_numpy: ~1.4 us.
-enum { kFloat, kInt, kIndex, kBool };
-unaryfunc g_scalar_slow[3] = {nullptr, nullptr, nullptr};
-inquiry g_bool_slow = nullptr;
-
-// NumPy's scalar of a 0-d, non-complex `o` read at once, else null (no error set).
-PyObject* scalar_now(PyObject* o) {
-  const Array* a = exact_array(o);
-  if (a == nullptr || a->ndim() != 0 || is_complex_dtype(a->dtype()) || g_scalar_types.empty())
-    return nullptr;
-  alignas(16) unsigned char element[16];
-  if (!a->read_element_now(element)) return nullptr;
-  return new_numpy_scalar(a->dtype(), element);
-}
-
-template <int K>
-PyObject* nb_scalar(PyObject* self) {
-  const Array* a = exact_array(self);
-  // (operator.index takes integers and bools only: the slow path's error.)
-  if (K != kIndex || (a != nullptr && (is_int_dtype(a->dtype()) || a->dtype() == DType::Bool))) {
-    if (PyObject* e = scalar_now(self)) {
-      PyObject* r = K == kFloat ? PyNumber_Float(e) : PyNumber_Long(e);
-      Py_DECREF(e);
-      return r;
-    }
-    if (PyErr_Occurred()) return nullptr;
-  }
-  return g_scalar_slow[K](self);
-}
-
-int nb_bool_now(PyObject* self) {
-  if (PyObject* e = scalar_now(self)) {
-    const int r = PyObject_IsTrue(e);
-    Py_DECREF(e);
-    return r;
-  }
-  if (PyErr_Occurred()) return -1;
-  return g_bool_slow(self);
-}
-
-void install_scalar_slots(PyTypeObject* t) {
-  PyNumberMethods* n = t->tp_as_number;
-  if (g_bool_slow != nullptr || n->nb_float == nullptr || n->nb_int == nullptr || n->nb_index == nullptr ||
-      n->nb_bool == nullptr)
-    return;  // (once; and only over the package's methods)
-  g_scalar_slow[kFloat] = n->nb_float;
-  g_scalar_slow[kInt] = n->nb_int;
-  g_scalar_slow[kIndex] = n->nb_index;
-  g_bool_slow = n->nb_bool;
-  n->nb_float = nb_scalar<kFloat>;
-  n->nb_int = nb_scalar<kInt>;
-  n->nb_index = nb_scalar<kIndex>;
-  n->nb_bool = nb_bool_now;
-  PyType_Modified(t);
 }
 
 void install_slots(PyTypeObject* t) {
