@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <arrvm/arrvm.hpp>
+#include <string>
 #include <vector>
 
 #include "engine/runtime.hpp"
@@ -170,7 +171,7 @@ TEST_CASE("lane reroll: a temporary the last lane leaves to what follows keeps t
   CHECK(sixth);
 }
 
-TEST_CASE("lane reroll: loops over columns on cpu equal ref; a chain is left alone") {
+TEST_CASE("lane reroll: loops over columns on cpu and opencl equal ref; a chain is left alone") {
   const cputest::TempDir dir;
   constexpr int64_t rows = 300, cols = 24;
   auto run = [&](const std::string& backend, int variant, arrvm::Profile* profile) {
@@ -204,22 +205,26 @@ TEST_CASE("lane reroll: loops over columns on cpu equal ref; a chain is left alo
     v.insert(v.end(), sv.begin(), sv.end());
     return v;
   };
-  for (int variant : {0, 1}) {
-    CAPTURE(variant);
-    arrvm::Profile ref_p, cpu_p;
-    const std::vector<double> want = run("ref", variant, &ref_p);
-    const std::vector<double> got = run("cpu", variant, &cpu_p);
-    REQUIRE(got.size() == want.size());
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      CAPTURE(k);
-      CHECK(got[k] == doctest::Approx(want[k]).epsilon(1e-12));
+  for (const char* backend : {"cpu", "opencl"}) {
+    for (int variant : {0, 1}) {
+      CAPTURE(backend);
+      CAPTURE(variant);
+      arrvm::Profile ref_p, cpu_p;
+      const std::vector<double> want = run("ref", variant, &ref_p);
+      const std::vector<double> got = run(backend, variant, &cpu_p);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CAPTURE(k);
+        CHECK(got[k] == doctest::Approx(want[k]).epsilon(1e-12));
+      }
+      if (variant == 0) {
+        CHECK(cpu_p.pass("reroll") >= 1);
+        if (std::string(backend) == "cpu")
+          CHECK(cpu_p.kernels_launched < static_cast<uint64_t>(cols));  // one launch for many columns
+      } else {
+        CHECK(cpu_p.pass("reroll") == 0);
+      }
+      CHECK(ref_p.pass("reroll") == 0);  // (backends that compile kernels only)
     }
-    if (variant == 0) {
-      CHECK(cpu_p.pass("reroll") >= 1);
-      CHECK(cpu_p.kernels_launched < static_cast<uint64_t>(cols));  // one launch for many columns
-    } else {
-      CHECK(cpu_p.pass("reroll") == 0);
-    }
-    CHECK(ref_p.pass("reroll") == 0);  // (backends that compile kernels only)
   }
 }
