@@ -70,8 +70,6 @@ class CpuKernels {
   std::string cache_dir_;                             // where compiled kernels persist (empty: not on disk)
   std::unordered_map<std::string, KernelFn> memo_;    // signature -> function
   std::unordered_map<std::string, bool> long_first_;  // kernel -> first launched over a long innermost extent
-  std::unordered_map<std::string, int64_t>
-      inner_of_;  // kernel -> innermost extent of its first launch (0: any)
   uint64_t memo_hits_ = 0;
   Profile* profile_ = nullptr;  // get()'s
   // Tiered (ARRVM_TIERED): the compile threads, the kernels they compile
