@@ -1,6 +1,7 @@
-// The C++ array API: VM handles, base ownership, factories, views and
-// reading back. Elementwise operations are in array_ops.cpp, reductions and
-// indexing in array_reduce.cpp.
+// The C++ array API: base ownership, factories, views, copies and
+// assignment. The VM handle is in vm_handle.cpp, elementwise operations in
+// array_ops.cpp, reductions and indexing in array_reduce.cpp, buffers,
+// single elements and reading back in array_host.cpp.
 #include "arrvm/arrvm.hpp"
 
 #include <algorithm>
@@ -10,72 +11,9 @@
 #include "frontend/array_internal.hpp"
 #include "vm/dtype.hpp"
 #include "vm/error.hpp"
-#include "vm/interrupt.hpp"
 #include "vm/log.hpp"
 
 namespace arrvm {
-
-// ---- Vm ----
-
-Vm::Vm(const Options& options) {
-  Config config = Config::from_env();
-  for (const auto& [name, value] : options) config.set(name, value);
-  rt_ = std::make_shared<Runtime>(std::move(config));
-}
-
-void set_interrupt_check(bool (*check)()) {
-  set_interrupt_hook(check);
-}
-
-Vm& Vm::default_vm() {
-  // Constructed on first use so that a program that never touches the
-  // default VM never reads its environment or starts its backend.
-  static Vm vm(Options{});
-  return vm;
-}
-
-Vm Vm::from_runtime(std::shared_ptr<Runtime> runtime) {
-  if (!runtime) throw Error("Vm::from_runtime: null runtime");
-  return detail::ArrayAccess::make_vm(std::move(runtime));
-}
-
-void Vm::flush() const {
-  rt_->flush();
-}
-
-uint32_t Vm::take_fp_flags(std::vector<std::string>* ops) const {
-  return rt_->take_fp_flags(ops);
-}
-
-void Vm::set_fp_report(std::function<void()> report) const {
-  rt_->set_fp_report(std::move(report));
-}
-
-std::string Vm::profile_json() const {
-  return rt_->profile().to_json();
-}
-
-void Vm::report_profile() const {
-  rt_->report_profile();
-}
-
-std::string Vm::config_value(const std::string& key) const {
-  const Config& c = rt_->config();
-  if (key == "backend") return c.backend;
-  if (key == "fuser") return c.fuser;
-  if (key == "cost") return c.cost;
-  if (key == "batch") return std::to_string(c.batch);
-  if (key == "cache_dir") return c.cache_dir;
-  if (key == "cache") return to_string(c.cache);
-  if (key == "trace") return c.trace;
-  if (key == "profile") return c.profile;
-  if (key == "log") return c.log;
-  if (key == "cc") return c.cc;
-  if (key == "cflags") return c.cflags;
-  if (key == "opencl_device") return c.opencl_device;
-  if (key == "fuse_time_limit") return std::to_string(c.fuse_time_limit);
-  return "";
-}
 
 namespace detail {
 
@@ -593,84 +531,7 @@ Array Array::squeeze(const std::vector<int>& axes) const {
   return detail::ArrayAccess::rebased(*this, v.offset, shape, stride);
 }
 
-Array Array::from_buffer(const void* data, std::size_t bytes, DType dtype, const Shape& shape, const Vm& vm) {
-  return from_bytes(data, bytes, dtype, shape, vm);
-}
-
-void Array::copy_to_host(void* dst, std::size_t bytes) const {
-  const std::size_t need = static_cast<std::size_t>(size()) * dtype_size(dtype());
-  if (bytes != need) {
-    throw Error("copy_to_host: the array has " + std::to_string(need) + " bytes, the buffer " +
-                std::to_string(bytes));
-  }
-  if (need == 0) return;
-  read_into(dst, bytes, dtype());
-}
-
-void Array::sync() const {
-  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
-  Instruction s;
-  s.op = Opcode::Sync;
-  s.out.base = b.id;
-  b.rt->issue(s);  // flushes; rethrows a poisoned base's error
-}
-
-bool Array::read_element_now(void* dst) const {
-  if (size() != 1) return false;
-  const View v = frontend::view_of(*this);
-  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, 1, dst);
-}
-
-namespace {
-
-// The base element of `a` at `index` (negative from the end), or false if
-// the index does not name one.
-bool element_at(const Array& a, const int64_t* index, int n, int64_t* at) {
-  if (n != a.ndim()) return false;
-  *at = a.offset();
-  for (int d = 0; d < n; ++d) {
-    const int64_t extent = a.shape()[static_cast<std::size_t>(d)];
-    const int64_t i = index[d] < 0 ? index[d] + extent : index[d];
-    if (i < 0 || i >= extent) return false;
-    *at += i * a.strides()[static_cast<std::size_t>(d)];
-  }
-  return true;
-}
-
-// Stores `s` (of the base's dtype) into element `at` of `a`'s base at once
-// (Runtime::write_now), or returns false.
-bool store_now(const Array& a, int64_t at, const Scalar& s) {
-  alignas(16) unsigned char bytes[16];
-  visit_dtype(s.dtype, [&](auto t) {
-    using T = decltype(t);
-    const T v = s.as<T>();
-    std::memcpy(bytes, &v, sizeof v);
-  });
-  return detail::ArrayAccess::base(a).rt->write_now(frontend::view_of(a).base, at, 1, bytes);
-}
-
-}  // namespace
-
-uint64_t Array::version() const {
-  return detail::ArrayAccess::base(*this).rt->version(frontend::view_of(*this).base);
-}
-
-bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
-  int64_t at = 0;
-  return element_at(*this, index, n, &at) &&
-         detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
-}
-
-bool Array::read_elements_now(void* dst) const {
-  const View v = frontend::view_of(*this);
-  // (Contiguous in the base, row-major: one read of the span.)
-  int64_t expect = 1;
-  for (int d = v.rank() - 1; d >= 0; --d) {
-    if (v.shape[d] != 1 && v.stride[d] != expect) return false;
-    expect *= v.shape[d];
-  }
-  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, size(), dst);
-}
+// ---- copies and assignment ----
 
 namespace {
 // NumPy refuses a complex number into a real array (Python's float() of it).
@@ -680,26 +541,6 @@ void check_not_complex_into_real(const HostScalar& value, DType dtype) {
                 " arrays");
 }
 }  // namespace
-
-bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
-  if (value.kind() == HostScalar::Kind::Complex && !is_complex(dtype())) return false;  // (assign says why)
-  int64_t at = 0;
-  return writeable() && element_at(*this, index, n, &at) &&
-         store_now(*this, at, frontend::to_scalar(value, dtype()));
-}
-
-bool Array::move_base_to_host(void* data, std::function<void(void*)> deleter) const {
-  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
-  const std::size_t bytes = static_cast<std::size_t>(b.nelem) * dtype_size(b.dtype);
-  if (bytes == 0) {  // nothing to share
-    if (deleter) deleter(data);
-    return false;
-  }
-  b.rt->read(b.id, data, bytes);
-  return b.rt->adopt(b.id, data, bytes, std::move(deleter));
-}
-
-// ---- copies and assignment ----
 
 Array Array::copy() const {
   return frontend::copy_as(*this, dtype());
@@ -719,7 +560,7 @@ void Array::assign(HostScalar value) {
   const Scalar s = frontend::to_scalar(value, out.dtype);
   // One element of a base nothing pending touches: stored at once (NumPy's
   // `T[i, j] = v` in a loop), with no instruction.
-  if (out.nelem() == 1 && store_now(*this, out.offset, s)) return;
+  if (out.nelem() == 1 && frontend::store_now(*this, out.offset, s)) return;
   issue(frontend::runtime_of(*this), Opcode::Identity, out, {Operand::of(s)});
 }
 
@@ -736,25 +577,6 @@ Array& Array::operator=(Array&& src) && {
 Array& Array::operator=(HostScalar value) && {
   assign(value);
   return *this;
-}
-
-// ---- reading back ----
-
-void Array::read_into(void* dst, std::size_t bytes, DType as) const {
-  const View v = frontend::view_of(*this);
-  if (as != v.dtype) {
-    throw Error("to_vector: the array holds " + std::string(dtype_name(v.dtype)) + ", not " +
-                std::string(dtype_name(as)) + " (use astype)");
-  }
-  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
-  // Row-major elements of a base nothing pending touches: copied at once, no flush.
-  if (frontend::is_row_major(v) && b.rt->read_now(b.id, v.offset, v.nelem(), dst)) return;
-  if (v.offset == 0 && v.nelem() == b.nelem && frontend::is_row_major(v)) {
-    b.rt->read(b.id, dst, bytes);
-    return;
-  }
-  const Array tmp = copy();  // only a whole contiguous base can be read
-  detail::ArrayAccess::base(tmp).rt->read(tmp.base_id(), dst, bytes);
 }
 
 }  // namespace arrvm

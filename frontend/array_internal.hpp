@@ -95,6 +95,9 @@ Dims broadcast_shapes(const Dims& a, const Dims& b, const char* what);
 
 // Error "assignment destination is read-only" for a read-only view (Array::writeable).
 void check_writeable(const Array& dst);
+// Stores `s` (of the base's dtype) into element `at` of `a`'s base at once
+// (Runtime::write_now), or returns false (array_host.cpp).
+bool store_now(const Array& a, int64_t at, const Scalar& s);
 // Writes `src` (broadcast, cast) into `dst`'s view, copying src first when the
 // two overlap without being the same view.
 void write_into(const Array& dst, const Array& src);
