@@ -36,8 +36,8 @@ void Array::sync() const {
 
 bool Array::read_element_now(void* dst) const {
   if (size() != 1) return false;
-  const View v = frontend::view_of(*this);
-  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, 1, dst);
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  return b.rt->read_now(b.id, offset_, 1, dst);
 }
 
 namespace {
@@ -65,17 +65,20 @@ bool frontend::store_now(const Array& a, int64_t at, const Scalar& s) {
     const T v = s.as<T>();
     std::memcpy(bytes, &v, sizeof v);
   });
-  return detail::ArrayAccess::base(a).rt->write_now(frontend::view_of(a).base, at, 1, bytes);
+  const detail::BaseOwner& b = detail::ArrayAccess::base(a);
+  return b.rt->write_now(b.id, at, 1, bytes);
 }
 
 uint64_t Array::version() const {
-  return detail::ArrayAccess::base(*this).rt->version(frontend::view_of(*this).base);
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  return b.rt->version(b.id);
 }
 
 bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
   int64_t at = 0;
-  return element_at(*this, index, n, &at) &&
-         detail::ArrayAccess::base(*this).rt->read_now(frontend::view_of(*this).base, at, 1, dst);
+  if (!element_at(*this, index, n, &at)) return false;
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  return b.rt->read_now(b.id, at, 1, dst);
 }
 
 bool Array::read_elements_now(void* dst) const {
