@@ -268,6 +268,17 @@ bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
   return ok;
 }
 
+// Whether `key` is a slice or a tuple holding one: a basic key whose view
+// keeps an axis (never NumPy's scalar).
+bool has_slice(PyObject* key) {
+  if (PySlice_Check(key)) return true;
+  if (!PyTuple_CheckExact(key)) return false;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+    if (PySlice_Check(PyTuple_GET_ITEM(key, k))) return true;
+  }
+  return false;
+}
+
 // mp_ass_subscript: an element set from a number at once (Array::
 // write_element_now: a NumPy loop's `T[i, j] = v`) without pybind11's
 // dispatch, else the __setitem__ method's slot.
@@ -282,18 +293,22 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
       return 0;
     if (PyErr_Occurred()) return -1;
   }
-  return g_ass_subscript_method(self, key, value);
-}
-
-// Whether `key` is a slice or a tuple holding one: a basic key whose view
-// keeps an axis (never NumPy's scalar).
-bool has_slice(PyObject* key) {
-  if (PySlice_Check(key)) return true;
-  if (!PyTuple_CheckExact(key)) return false;
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
-    if (PySlice_Check(PyTuple_GET_ITEM(key, k))) return true;
+  // `out[1:] = a[:-1]`: a basic key with a slice and an array value, as the
+  // __setitem__ method takes it, without its dispatch.
+  if (value != nullptr && exact_array(value) != nullptr && has_slice(key)) {
+    thread_local std::vector<arrvm::Index> ix;
+    ix.clear();
+    bool basic = false;
+    PyObject* r = run_slot([&]() -> py::object {
+      basic = basic_key(key, &ix);
+      if (basic) as_array(self)->index(ix).assign(*exact_array(value));
+      return py::none();
+    });
+    if (r == nullptr) return -1;
+    Py_DECREF(r);
+    if (basic) return 0;
   }
-  return false;
+  return g_ass_subscript_method(self, key, value);
 }
 
 // mp_subscript: element_now, and a view by a basic key with a slice (a

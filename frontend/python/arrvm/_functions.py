@@ -544,7 +544,20 @@ COMPLEX_NATIVE = {
     'allclose'}
 
 
+_NOT_COMPLEX = frozenset((int, float, bool, str, type(None), slice))
+
+
 def _complex_operand(x):
+    """Whether x is, or holds (in a list or tuple), a complex number or array.
+    (Runs on every call of a wrapped function: plain types first.)"""
+    t = type(x)
+    if t in _NOT_COMPLEX:
+        return False
+    if t is tuple or t is list:
+        for y in x:
+            if type(y) not in _NOT_COMPLEX and _complex_operand(y):
+                return True
+        return False
     if isinstance(x, complex):
         return True
     if isinstance(x, (ndarray, _np.ndarray, _np.generic)):

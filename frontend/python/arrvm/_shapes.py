@@ -58,6 +58,15 @@ def ascontiguousarray(obj, dtype=None, **kwargs):
 
 
 def _shape(shape):
+    t = type(shape)
+    if t is int:
+        return (shape,)
+    if t is tuple:  # (an array's .shape: ints already)
+        for s in shape:
+            if type(s) is not int:
+                break
+        else:
+            return shape
     n = _int_of(shape)
     return (n,) if n is not None else tuple(builtins.int(s) for s in shape)
 
