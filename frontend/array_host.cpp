@@ -92,6 +92,14 @@ bool Array::read_elements_now(void* dst) const {
   return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, size(), dst);
 }
 
+bool Array::read_range_now(int64_t first, int64_t count, void* dst) const {
+  if (ndim() != 1 || (stride_[0] != 1 && shape_[0] > 1) || first < 0 || count < 0 ||
+      first > shape_[0] - count)
+    return false;
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  return b.rt->read_now(b.id, offset_ + first, count, dst);
+}
+
 bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {
   if (value.kind() == HostScalar::Kind::Complex && !is_complex(dtype())) return false;  // (assign says why)
   int64_t at = 0;

@@ -62,6 +62,7 @@ void install_slots(PyTypeObject* t);
 
 // _core_scalars.cpp
 int index_bounds(const Array& key, int64_t n);
+bool take_now(const Array& x, const Array& idx, py::object* r);
 // After the package set __float__, __int__, __index__ and __bool__: the
 // same, reading a 0-d array's element at once where it can.
 void install_scalar_slots(PyTypeObject* t);

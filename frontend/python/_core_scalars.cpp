@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,6 +13,38 @@
 #include "arrvm/arrvm.hpp"
 
 namespace arrvm_python {
+
+// x[idx] at once, NumPy-style: a short 1-D int64 index whose picks lie in
+// a short span of a 1-D x with unit stride, both read from memory where
+// nothing pending writes them, into a new array (one write of its data, no
+// gather instruction): a row loop's `x[indices[lo:hi]]`. False, nothing
+// done, where it cannot be read so (or an index is out of bounds: the
+// caller's check names it).
+bool take_now(const Array& x, const Array& idx, py::object* r) {
+  constexpr int64_t kMost = 512, kSpan = 512;
+  const int64_t count = idx.size(), n = x.size();
+  if (count == 0 || count > kMost || idx.dtype() != DType::Int64 || x.ndim() != 1) return false;
+  thread_local std::vector<int64_t> at;
+  at.resize(static_cast<std::size_t>(count));
+  if (!idx.read_elements_now(at.data())) return false;
+  int64_t lo = n, hi = -1;
+  for (int64_t& i : at) {
+    if (i < -n || i >= n) return false;
+    if (i < 0) i += n;
+    lo = std::min(lo, i);
+    hi = std::max(hi, i);
+  }
+  if (hi - lo + 1 > std::max(kSpan, 8 * count)) return false;
+  const std::size_t size = arrvm::dtype_size(x.dtype());
+  thread_local std::vector<unsigned char> span, picked;
+  span.resize(static_cast<std::size_t>(hi - lo + 1) * size);
+  picked.resize(static_cast<std::size_t>(count) * size);
+  if (!x.read_range_now(lo, hi - lo + 1, span.data())) return false;
+  for (std::size_t k = 0; k < at.size(); ++k)
+    std::memcpy(picked.data() + k * size, span.data() + static_cast<std::size_t>(at[k] - lo) * size, size);
+  *r = wrap(Array::from_buffer(picked.data(), picked.size(), x.dtype(), {count}, x.vm()));
+  return true;
+}
 
 // NumPy's check of a 1-D integer index array into an axis of length n, at
 // once when nothing pending touches its base (a row loop's

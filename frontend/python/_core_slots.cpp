@@ -130,6 +130,52 @@ py::object value_if_ready(Array r) {
 // (a row loop's `values[lo:hi] @ x[cols]`: 4.4 -> ~1.5 us); anything else
 // is arrvm's Python matmul (set_hooks), which takes both orders.
 
+// The dot product of two short vectors that nothing pending writes, read
+// from memory and computed at once as multiply-then-sum computes it (each
+// product rounded, summed in order from the first: ref's AddReduce), into
+// `*r` as NumPy's scalar; false (no error) where they cannot be read so.
+// float64 and the 64-bit integers (wrapping, as NumPy's). A row loop's
+// `values[lo:hi] @ x[cols]` without two instructions and two arrays.
+template <class T>
+T dot_of(const T* x, const T* y, std::size_t n) {
+  T acc = x[0] * y[0];
+  for (std::size_t k = 1; k < n; ++k) {
+    const T p = x[k] * y[k];  // (a separate rounding: no contraction into an fma)
+    acc += p;
+  }
+  return acc;
+}
+
+bool dot_now(const Array& x, const Array& y, py::object* r) {
+  constexpr int64_t kMost = 512;
+  const int64_t n = x.size();
+  const DType t = x.dtype();
+  if (n == 0 || n > kMost || g_scalar_types.empty() || y.dtype() != t ||
+      (t != DType::Float64 && t != DType::Int64 && t != DType::UInt64))
+    return false;
+  thread_local std::vector<uint64_t> xs, ys;
+  xs.resize(static_cast<std::size_t>(n));
+  ys.resize(static_cast<std::size_t>(n));
+  if (!x.read_elements_now(xs.data()) || !y.read_elements_now(ys.data())) return false;
+  const auto count = static_cast<std::size_t>(n);
+  alignas(16) unsigned char element[16];
+  if (x.dtype() == DType::Float64) {
+    static_assert(sizeof(double) == sizeof(uint64_t));
+    double a[kMost], b[kMost];
+    std::memcpy(a, xs.data(), count * sizeof(double));
+    std::memcpy(b, ys.data(), count * sizeof(double));
+    const double d = dot_of(a, b, count);
+    std::memcpy(element, &d, sizeof d);
+  } else {  // int64, uint64: the same bits either way
+    const uint64_t d = dot_of(xs.data(), ys.data(), count);
+    std::memcpy(element, &d, sizeof d);
+  }
+  PyObject* e = new_numpy_scalar(x.dtype(), element);
+  if (e == nullptr) throw py::error_already_set();
+  *r = py::reinterpret_steal<py::object>(e);
+  return true;
+}
+
 PyObject* nb_matmul(PyObject* a, PyObject* b) {
   return run_slot([&]() -> py::object {
     const Array* x = exact_array(a);
@@ -137,6 +183,8 @@ PyObject* nb_matmul(PyObject* a, PyObject* b) {
     if (x != nullptr && y != nullptr && x->ndim() == 1 && y->ndim() == 1 && x->dtype() == y->dtype() &&
         x->shape() == y->shape()) {
       const DType t = x->dtype();
+      py::object r;
+      if (dot_now(*x, *y, &r)) return r;
       if (t == DType::Float64 || t == DType::Float32 || t == DType::Int64 || t == DType::UInt64)
         return value_if_ready(arrvm::multiply(*x, *y).sum());
     }
@@ -336,6 +384,11 @@ PyObject* mp_subscript(PyObject* self, PyObject* key) {
   if (a != nullptr && idx != nullptr && a->ndim() == 1 && idx->dtype() == DType::Int64 && idx->ndim() == 1) {
     bool taken = false;
     PyObject* r = run_slot([&]() -> py::object {
+      py::object now;
+      if (take_now(*a, *idx, &now)) {
+        taken = true;
+        return now;
+      }
       taken = index_bounds(*idx, a->shape()[0]) == 1;
       return taken ? wrap(a->take_in_range(*idx)) : py::none();
     });

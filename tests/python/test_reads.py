@@ -184,3 +184,77 @@ def test_number_conversions_of_0d_arrays_read_at_once():
             except TypeError:
                 pass
     assert complex(arrvm.asarray(np.array([1 + 2j])).sum()) == 1 + 2j
+
+
+def test_short_dot_of_ready_vectors_is_read_at_once():
+    """`u @ v` of two short 1-D vectors nothing pending writes is computed at
+    once from their memory (no flush, no instruction): NumPy's scalar type,
+    the value multiply-then-sum gives (the lazy path's: bit for bit for
+    integers, within rounding for floats, as NumPy's), 64-bit integers
+    wrapping as NumPy's; pending vectors,
+    strided views and long ones take the instruction path, same values."""
+    import numpy as np
+    import arrvm
+    rng = np.random.default_rng(7)
+    for dt in ('float64', 'int64', 'uint64', 'float32'):
+        for n in (1, 2, 7, 64, 512, 513, 3000):
+            if dt == 'float64':
+                un, vn = rng.standard_normal(n), rng.standard_normal(n)
+            else:
+                un, vn = rng.integers(0, 1000, n).astype(dt), rng.integers(0, 1000, n).astype(dt)
+            u, v = arrvm.asarray(un), arrvm.asarray(vn)
+            arrvm.flush()
+            before = arrvm.profile()['instructions']
+            got = u @ v
+            issued = arrvm.profile()['instructions'] - before
+            pending = arrvm.ones(100000) * 2  # (a batch open: u * 1 waits in it)
+            lazy = (u * 1) @ v              # u pending: multiply and sum, then read
+            del pending
+            assert isinstance(got, np.generic) and got.dtype == np.dtype(dt), (dt, n, type(got))
+            assert (issued == 0) == (dt != 'float32' and n <= 512), (dt, n, issued)
+            assert got == lazy if dt[0] in 'iu' else np.isclose(got, lazy, rtol=1e-12), (dt, n, got, lazy)
+            assert np.isclose(got, un @ vn, rtol=1e-12 if dt == 'float64' else 1e-6), (dt, n)
+    big = arrvm.asarray(np.array([2**62, 3], dtype=np.int64))
+    assert big @ big == np.array([2**62, 3], dtype=np.int64) @ np.array([2**62, 3], dtype=np.int64)
+    m = arrvm.asarray(np.arange(12.0).reshape(3, 4))
+    assert m[:, 1] @ m[:, 2] == np.arange(12.0).reshape(3, 4)[:, 1] @ np.arange(12.0).reshape(3, 4)[:, 2]
+    assert np.isnan(arrvm.asarray(np.array([np.nan, 1.0])) @ arrvm.ones(2))
+
+
+def test_short_gather_of_ready_arrays_is_read_at_once():
+    """`x[idx]` of a short int64 index whose picks lie close together in a
+    1-D x (a CSR row's columns) is read from memory at once, with no
+    instruction issued; wide spans, strided x, pending operands and other
+    index dtypes take the gather instruction; all give NumPy's values, and
+    an index out of bounds NumPy's IndexError."""
+    import numpy as np
+    import arrvm
+    xn = np.linspace(-1.0, 1.0, 5000)
+    for dt in ('float64', 'int32', 'uint8', 'bool'):
+        x = arrvm.asarray(xn > 0 if dt == 'bool' else (xn * 100).astype(dt))
+        want_x = xn > 0 if dt == 'bool' else (xn * 100).astype(dt)
+        cases = [([3, 1, 2], True), ([-1, -7, 4990], True), ([0, 4999], False),
+                 (list(range(100, 300, 3)), True), ([7] * 600, False)]
+        for ix, direct in cases:
+            idx = arrvm.asarray(np.array(ix, dtype=np.int64))
+            arrvm.flush()
+            before = arrvm.profile()['instructions']
+            got = x[idx]
+            issued = arrvm.profile()['instructions'] - before
+            assert (issued == 0) == direct, (dt, ix[:4], issued)
+            assert got.dtype == want_x.dtype and np.array_equal(np.asarray(got), want_x[np.array(ix)]), (dt, ix[:4])
+            del got  # (its free is an instruction: not inside the next count)
+    x = arrvm.asarray(xn.copy())
+    idx = arrvm.asarray(np.array([5, 6], dtype=np.int64))
+    g = x[idx]
+    x[5] = 42.0
+    assert np.asarray(g).tolist() == xn[[5, 6]].tolist()
+    xm = xn.copy()
+    xm[5] = 42.0
+    assert np.array_equal(np.asarray((x * 2)[idx]), (xm * 2)[[5, 6]])  # x * 2 pending: the instruction
+    assert np.array_equal(np.asarray(x[::2][idx]), xm[::2][[5, 6]])    # strided x: the instruction
+    try:
+        x[arrvm.asarray(np.array([1, 5000], dtype=np.int64))]
+        raise AssertionError("out of bounds")
+    except IndexError as e:
+        assert '5000' in str(e)
