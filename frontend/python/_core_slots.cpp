@@ -136,41 +136,34 @@ py::object value_if_ready(Array r) {
 // `*r` as NumPy's scalar; false (no error) where they cannot be read so.
 // float64 and the 64-bit integers (wrapping, as NumPy's). A row loop's
 // `values[lo:hi] @ x[cols]` without two instructions and two arrays.
+// (Products first, then the sum, in two loops: as the two instructions
+// round them; the library's build targets no fma, so none is contracted.)
 template <class T>
-T dot_of(const T* x, const T* y, std::size_t n) {
-  T acc = x[0] * y[0];
-  for (std::size_t k = 1; k < n; ++k) {
-    const T p = x[k] * y[k];  // (a separate rounding: no contraction into an fma)
-    acc += p;
-  }
-  return acc;
+bool dot_into(const Array& x, const Array& y, std::size_t n, unsigned char* element) {
+  thread_local std::vector<T> xs, ys;
+  xs.resize(n);
+  ys.resize(n);
+  if (!x.read_elements_now(xs.data()) || !y.read_elements_now(ys.data())) return false;
+  for (std::size_t k = 0; k < n; ++k) xs[k] *= ys[k];
+  T acc = xs[0];
+  for (std::size_t k = 1; k < n; ++k) acc += xs[k];
+  std::memcpy(element, &acc, sizeof acc);
+  return true;
 }
 
 bool dot_now(const Array& x, const Array& y, py::object* r) {
   constexpr int64_t kMost = 512;
   const int64_t n = x.size();
   const DType t = x.dtype();
-  if (n == 0 || n > kMost || g_scalar_types.empty() || y.dtype() != t ||
-      (t != DType::Float64 && t != DType::Int64 && t != DType::UInt64))
-    return false;
-  thread_local std::vector<uint64_t> xs, ys;
-  xs.resize(static_cast<std::size_t>(n));
-  ys.resize(static_cast<std::size_t>(n));
-  if (!x.read_elements_now(xs.data()) || !y.read_elements_now(ys.data())) return false;
-  const auto count = static_cast<std::size_t>(n);
+  if (n == 0 || n > kMost || g_scalar_types.empty() || y.dtype() != t) return false;
   alignas(16) unsigned char element[16];
-  if (x.dtype() == DType::Float64) {
-    static_assert(sizeof(double) == sizeof(uint64_t));
-    double a[kMost], b[kMost];
-    std::memcpy(a, xs.data(), count * sizeof(double));
-    std::memcpy(b, ys.data(), count * sizeof(double));
-    const double d = dot_of(a, b, count);
-    std::memcpy(element, &d, sizeof d);
-  } else {  // int64, uint64: the same bits either way
-    const uint64_t d = dot_of(xs.data(), ys.data(), count);
-    std::memcpy(element, &d, sizeof d);
-  }
-  PyObject* e = new_numpy_scalar(x.dtype(), element);
+  const auto count = static_cast<std::size_t>(n);
+  // (int64 as uint64: the same bits, wrapping without overflow's UB)
+  const bool done = t == DType::Float64                       ? dot_into<double>(x, y, count, element)
+                    : t == DType::Int64 || t == DType::UInt64 ? dot_into<uint64_t>(x, y, count, element)
+                                                              : false;
+  if (!done) return false;
+  PyObject* e = new_numpy_scalar(t, element);
   if (e == nullptr) throw py::error_already_set();
   *r = py::reinterpret_steal<py::object>(e);
   return true;
