@@ -81,6 +81,29 @@ _WRITES_ARGUMENT = {'fill_diagonal': 0, 'copyto': 0, 'put': 0, 'putmask': 0, 'pl
                     'random.shuffle': 0}
 
 
+_NOT_COMPLEX = frozenset((int, float, bool, str, type(None), slice))
+
+
+def _complex_operand(x):
+    """Whether x is, or holds (in a list or tuple), a complex number or array.
+    (Runs on every call of a wrapped function: plain types first.)"""
+    t = type(x)
+    if t in _NOT_COMPLEX:
+        return False
+    if t is tuple or t is list:
+        for y in x:
+            if type(y) not in _NOT_COMPLEX and _complex_operand(y):
+                return True
+        return False
+    if isinstance(x, complex):
+        return True
+    if isinstance(x, (ndarray, _np.ndarray, _np.generic)):
+        return x.dtype.kind == 'c'
+    if isinstance(x, (list, tuple)):
+        return builtins.any(_complex_operand(y) for y in x)
+    return False
+
+
 def _fallback(func, name, args, kwargs, warn=True):
     """Runs NumPy's `func` on synced copies, warning once per function name
     (unless `warn` is false: NumPy is the implementation, as for random).

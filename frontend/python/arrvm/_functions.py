@@ -13,7 +13,7 @@ import numpy as _np
 from . import _core, _ndarray
 from . import _indexing  # noqa: F401 (hands the indexing slow paths to the extension)
 from ._ndarray import ndarray, asarray, asarray_shared, dtype_code, _is_scalar, foreign, UnsupportedDType
-from ._fallback import ArrvmFallbackWarning, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
+from ._fallback import ArrvmFallbackWarning, _complex_operand, _fallback, _warned, wrap_numpy  # noqa: F401 (re-exported)
 # Creation and shape manipulation, and the operand helpers: _shapes.py.
 from ._shapes import (_float64, _operand, _into, _dt, array, asanyarray, ascontiguousarray, _shape, empty, zeros,
                       ones, full, _like, empty_like, zeros_like, ones_like, full_like, _num, _INT_CODE,
@@ -542,29 +542,6 @@ COMPLEX_NATIVE = {
     'logical_not', 'roll', 'flip', 'fliplr', 'flipud', 'diag', 'diagonal', 'repeat', 'tile', 'trace', 'diff',
     'meshgrid', 'nonzero', 'flatnonzero', 'argwhere', 'pad', 'max', 'min', 'alltrue', 'sometrue', 'isclose',
     'allclose'}
-
-
-_NOT_COMPLEX = frozenset((int, float, bool, str, type(None), slice))
-
-
-def _complex_operand(x):
-    """Whether x is, or holds (in a list or tuple), a complex number or array.
-    (Runs on every call of a wrapped function: plain types first.)"""
-    t = type(x)
-    if t in _NOT_COMPLEX:
-        return False
-    if t is tuple or t is list:
-        for y in x:
-            if type(y) not in _NOT_COMPLEX and _complex_operand(y):
-                return True
-        return False
-    if isinstance(x, complex):
-        return True
-    if isinstance(x, (ndarray, _np.ndarray, _np.generic)):
-        return x.dtype.kind == 'c'
-    if isinstance(x, (list, tuple)):
-        return builtins.any(_complex_operand(y) for y in x)
-    return False
 
 
 def _dtype_fallback(name, f):
