@@ -144,3 +144,79 @@ TEST_CASE("overlap: the view patterns of once-rejected traces share no element")
   CHECK(is_injective(view(0, 0, {3, 3}, {2, 3})));        // 0 2 4 3 5 7 6 8 10
   CHECK_FALSE(is_injective(view(0, 0, {3, 3}, {2, 4})));  // 2*2 == 4*1
 }
+
+TEST_CASE("may_overlap equals a brute-force search on random views of small bases") {
+  // Views as NumPy's slicing makes them (steps, reversals, transposes,
+  // broadcasts, rows and columns of 2-D and 3-D bases) and a few that wrap
+  // rows: may_overlap, with its grid and exact tests, against the sets of
+  // positions each view touches.
+  std::mt19937_64 rng(2026);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto positions = [](const View& v) {
+    std::vector<int64_t> p{v.offset};
+    for (int k = 0; k < v.rank(); ++k) {
+      std::vector<int64_t> next;
+      for (int64_t x : p) {
+        for (int64_t i = 0; i < v.shape[k]; ++i) next.push_back(x + i * v.stride[k]);
+      }
+      p = std::move(next);
+    }
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  int decided_disjoint = 0, decided_meeting = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const Dims base = trial % 2 ? Dims{pick(1, 7), pick(1, 9)} : Dims{pick(1, 4), pick(1, 5), pick(1, 6)};
+    const Dims full = row_major_strides(base);
+    auto random_view = [&] {
+      View v;
+      v.base = 0;
+      v.offset = 0;
+      std::vector<int> axes(static_cast<std::size_t>(base.size()));
+      for (int k = 0; k < base.size(); ++k) axes[static_cast<std::size_t>(k)] = k;
+      std::shuffle(axes.begin(), axes.end(), rng);
+      for (int k : axes) {
+        const int64_t n = base[k];
+        switch (pick(0, 5)) {
+          case 0: {  // one index: the axis goes
+            v.offset += pick(0, n - 1) * full[k];
+            break;
+          }
+          case 1: {  // broadcast of one index
+            v.offset += pick(0, n - 1) * full[k];
+            v.shape.push_back(pick(1, 3));
+            v.stride.push_back(0);
+            break;
+          }
+          default: {  // a slice start:stop:step, step possibly negative
+            const int64_t step = pick(1, 3) * (pick(0, 3) == 0 ? -1 : 1);
+            const int64_t start = pick(0, n - 1);
+            const int64_t room = step > 0 ? (n - 1 - start) / step : start / -step;
+            v.offset += start * full[k];
+            v.shape.push_back(pick(1, room + 1));
+            v.stride.push_back(step * full[k]);
+          }
+        }
+      }
+      if (pick(0, 9) == 0 && v.rank() > 0) {  // a flat run that wraps past a row
+        v.shape[v.rank() - 1] = pick(1, base.product() - v.offset);
+        v.stride[v.rank() - 1] = 1;
+        if (v.offset + (v.shape[v.rank() - 1] - 1) > base.product() - 1) v.shape[v.rank() - 1] = 1;
+      }
+      return v;
+    };
+    const View a = random_view(), b = random_view();
+    int64_t lo = 0, hi = 0;
+    if (element_range(a, &lo, &hi) && (lo < 0 || hi >= base.product())) continue;
+    if (element_range(b, &lo, &hi) && (lo < 0 || hi >= base.product())) continue;
+    const std::vector<int64_t> pa = positions(a), pb = positions(b);
+    std::vector<int64_t> both;
+    std::set_intersection(pa.begin(), pa.end(), pb.begin(), pb.end(), std::back_inserter(both));
+    const bool want = !both.empty() && a.nelem() > 0 && b.nelem() > 0;
+    INFO(to_string(a), " ", to_string(b));
+    REQUIRE(may_overlap(a, b) == want);
+    (want ? decided_meeting : decided_disjoint)++;
+  }
+  CHECK(decided_disjoint > 2000);
+  CHECK(decided_meeting > 2000);
+}

@@ -1,5 +1,7 @@
 #include "vm/view.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
@@ -72,6 +74,90 @@ bool same_elements(const View& a, const View& b) {
   return true;
 }
 
+namespace {
+
+// An exact answer for two views whose axes lie on one grid of strides: each
+// stride a multiple of the next smaller one, and no view wrapping past the
+// next larger (row and column slices of one matrix, stencil windows, LU's
+// trailing blocks). An element's position, in units of the smallest stride,
+// is then a mixed-radix number whose digits are the view's start digits
+// plus its indices, so two views share an element exactly when their boxes
+// of digits meet on every axis. False (nothing decided) for views that are
+// not so: exact_overlap decides those. (Graph::build_dependencies tests
+// every access against the earlier ones on its base: LU's 4000-instruction
+// batch spent 15% of a cold run in exact_overlap.)
+bool grid_overlap(const View& a, const View& b, bool* overlap) {
+  struct Axis {
+    int64_t stride;
+    int64_t extent[2];
+  };
+  std::array<Axis, 2 * kMaxRank> axes;
+  int n = 0;
+  int64_t off[2] = {a.offset, b.offset};
+  const View* views[2] = {&a, &b};
+  for (int w = 0; w < 2; ++w) {
+    const View& v = *views[w];
+    for (int k = 0; k < v.rank(); ++k) {
+      const int64_t e = v.shape[k];
+      int64_t s = v.stride[k];
+      if (e <= 1 || s == 0) continue;  // (one element along it)
+      if (s < 0) {                     // the same elements, walked forward
+        int64_t back = 0;
+        if (__builtin_mul_overflow(e - 1, s, &back) || __builtin_add_overflow(off[w], back, &off[w]) ||
+            s == INT64_MIN)
+          return false;
+        s = -s;
+      }
+      int found = -1;
+      for (int j = 0; j < n && found < 0; ++j) {
+        if (axes[j].stride == s) found = j;
+      }
+      if (found < 0) {
+        axes[n] = Axis{s, {1, 1}};
+        found = n++;
+      }
+      if (axes[found].extent[w] != 1) return false;  // two axes of one view on one stride
+      axes[found].extent[w] = e;
+    }
+  }
+  if (off[0] < 0 || off[1] < 0) return false;
+  if (n == 0) {
+    *overlap = off[0] == off[1];
+    return true;
+  }
+  std::sort(axes.begin(), axes.begin() + n, [](const Axis& x, const Axis& y) { return x.stride > y.stride; });
+  for (int k = 1; k < n; ++k) {
+    if (axes[k - 1].stride % axes[k].stride != 0) return false;  // not one grid
+  }
+  const int64_t unit = axes[n - 1].stride;  // (every stride a multiple of it)
+  if (off[0] % unit != off[1] % unit) {
+    *overlap = false;
+    return true;
+  }
+  int64_t q[2] = {off[0] / unit, off[1] / unit};
+  // Digits from the smallest stride up: once the axes below do not wrap, a
+  // box that misses on this axis settles it.
+  for (int k = n - 1; k >= 0; --k) {
+    int64_t d[2] = {q[0], q[1]};
+    if (k > 0) {
+      const int64_t radix = axes[k - 1].stride / axes[k].stride;
+      for (int w = 0; w < 2; ++w) {
+        d[w] = q[w] % radix;
+        q[w] /= radix;
+        if (d[w] + axes[k].extent[w] - 1 >= radix) return false;  // wraps into the next digit
+      }
+    }
+    if (d[0] + axes[k].extent[0] - 1 < d[1] || d[1] + axes[k].extent[1] - 1 < d[0]) {
+      *overlap = false;
+      return true;
+    }
+  }
+  *overlap = true;
+  return true;
+}
+
+}  // namespace
+
 bool may_overlap(const View& a, const View& b) {
   if (a.base != b.base) return false;
   int64_t alo, ahi, blo, bhi;
@@ -89,6 +175,8 @@ bool may_overlap(const View& a, const View& b) {
   if (g == 0) return a.offset == b.offset;
   if ((a.offset - b.offset) % g != 0) return false;
   if (same_elements(a, b)) return true;
+  bool grid = false;
+  if (grid_overlap(a, b, &grid)) return grid;
   return exact_overlap(a, b);
 }
 
