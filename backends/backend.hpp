@@ -76,12 +76,13 @@ class Backend {
   // Copies all of a base to host memory; elements never written read as 0.
   virtual void copy_to_host(BaseId id, void* dst) = 0;
 
-  // Copies `count` elements of a base, from element `offset`, to `dst` and
+  // Copies `count` elements of a base, from element `offset` every
+  // `stride` elements (inside the base), next to each other to `dst`, and
   // returns true when the backend can do so at once (its memory is the
   // host's); false (the default: a device) makes the VM sync and copy the
   // whole base instead. The VM asks only when nothing pending touches it.
-  virtual bool read_elements(BaseId id, int64_t offset, int64_t count, void* dst) {
-    (void)id, (void)offset, (void)count, (void)dst;
+  virtual bool read_elements(BaseId id, int64_t offset, int64_t stride, int64_t count, void* dst) {
+    (void)id, (void)offset, (void)stride, (void)count, (void)dst;
     return false;
   }
 

@@ -140,17 +140,48 @@ class HostMemory {
     buffers_[to] = std::move(moved);
   }
 
-  // Copies `count` elements from element `offset` to `dst` (a base never
-  // written reads as zeros).
-  void read(BaseId id, int64_t offset, int64_t count, void* dst) {
+  // Copies `count` elements, from element `offset` every `stride`
+  // elements, to `dst`, next to each other (a base never written reads as
+  // zeros). The caller keeps them inside the base.
+  void read(BaseId id, int64_t offset, int64_t count, void* dst, int64_t stride = 1) {
     Buffer& b = find(id);
-    ARRVM_ASSERT(offset >= 0 && count >= 0 && offset <= b.nelem - count);
+    ARRVM_ASSERT(
+        count >= 0 && offset >= 0 && offset < b.nelem + (count == 0) &&
+        (count == 0 || (offset + (count - 1) * stride >= 0 && offset + (count - 1) * stride < b.nelem)));
     const std::size_t size = dtype_size(b.dtype);
     if (!b.data) {
       std::memset(dst, 0, static_cast<std::size_t>(count) * size);
-    } else {
-      std::memcpy(dst, static_cast<const char*>(b.data.get()) + static_cast<std::size_t>(offset) * size,
-                  static_cast<std::size_t>(count) * size);
+      return;
+    }
+    const char* src = static_cast<const char*>(b.data.get()) + static_cast<std::ptrdiff_t>(offset) * size;
+    if (stride == 1) {
+      std::memcpy(dst, src, static_cast<std::size_t>(count) * size);
+      return;
+    }
+    auto copy = [&](auto word) {  // (a load and a store an element, not a call)
+      using W = decltype(word);
+      W* out = static_cast<W*>(dst);
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(&out[i], src + i * stride * std::ptrdiff_t{sizeof(W)}, sizeof(W));
+    };
+    switch (size) {
+      case 1:
+        copy(uint8_t{});
+        break;
+      case 2:
+        copy(uint16_t{});
+        break;
+      case 4:
+        copy(uint32_t{});
+        break;
+      case 8:
+        copy(uint64_t{});
+        break;
+      default: {
+        char* out = static_cast<char*>(dst);
+        for (int64_t i = 0; i < count; ++i)
+          std::memcpy(out + i * size, src + i * stride * std::ptrdiff_t(size), size);
+      }
     }
   }
 

@@ -97,14 +97,13 @@ class Runtime {
   // Reading a poisoned base rethrows the error that poisoned it.
   void read(BaseId id, void* dst, std::size_t bytes);
 
-  // Copies `count` elements of base `id` from element `offset` to `dst` at
-  // once, with no flush, and returns true, when nothing pending touches the
-  // base (its memory is current), it is not poisoned, its elements are its
-  // own (not padded: rewrite/copy_back.hpp), it has no length class, the
-  // run is not traced and the backend's memory is the host's; false
-  // otherwise (nothing done). read() always flushes (the C API's sync and
-  // a replay keep their batches); the Array API tries this first.
-  bool read_now(BaseId id, int64_t offset, int64_t count, void* dst);
+  // Copies `count` elements of base `id` from element `offset`, every
+  // `stride` elements, next to each other to `dst` at once, with no flush, and returns true, when nothing
+  // pending touches the base (its memory is current), it is not poisoned, its elements are its own (not
+  // padded: rewrite/copy_back.hpp), it has no length class, the run is not traced and the backend's memory is
+  // the host's; false otherwise (nothing done). read() always flushes (the C API's sync and a replay keep
+  // their batches); the Array API tries this first.
+  bool read_now(BaseId id, int64_t offset, int64_t count, void* dst, int64_t stride = 1);
 
   // The same for a write: copies `count` elements (the base's dtype, bools
   // as bytes 0/1) from `src` into base `id` from element `offset` at once

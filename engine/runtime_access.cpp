@@ -40,15 +40,22 @@ void Runtime::forget_touched() {
   touched_upto_ = 0;
 }
 
-bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst) {
+bool Runtime::read_now(BaseId id, int64_t offset, int64_t count, void* dst, int64_t stride) {
   const BaseInfo* b = bases_.find(id);
   // (A traced run records every read as a sync, with its data: trace_->sync.)
-  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0 || offset > b->nelem - count)
-    return false;
+  if (trace_ || b == nullptr || b->klass >= 0 || offset < 0 || count < 0) return false;
+  if (stride == 1) {
+    if (offset > b->nelem - count) return false;
+  } else if (count > 0) {
+    int64_t last = 0;  // the element read last, inside the base
+    if (stride == 0 || __builtin_mul_overflow(count - 1, stride, &last) ||
+        __builtin_add_overflow(last, offset, &last) || last < 0 || last >= b->nelem || offset >= b->nelem)
+      return false;
+  }
   if ((!poisoned_.empty() && poisoned_.count(id) != 0) || copy_back_.is_padded(id) ||
       (!batch_.empty() && pending_uses(id)))
     return false;
-  if (!backend_->read_elements(id, offset, count, dst)) return false;
+  if (!backend_->read_elements(id, offset, stride, count, dst)) return false;
   // What a sync would do to the deferral's watch list (Runtime::watch).
   if (!watched_.empty()) watched_.erase(id);
   ++profile_.reads_direct;

@@ -82,14 +82,22 @@ bool Array::read_element_now(const int64_t* index, int n, void* dst) const {
 }
 
 bool Array::read_elements_now(void* dst) const {
-  const View v = frontend::view_of(*this);
-  // (Contiguous in the base, row-major: one read of the span.)
-  int64_t expect = 1;
-  for (int d = v.rank() - 1; d >= 0; --d) {
-    if (v.shape[d] != 1 && v.stride[d] != expect) return false;
-    expect *= v.shape[d];
+  const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
+  // Contiguous in the base, row-major: one read of the span; else, with one
+  // axis that moves (a column), a read every stride elements.
+  int64_t expect = 1, step = 0;
+  int moving = 0;
+  bool contiguous = true;
+  for (int d = ndim() - 1; d >= 0; --d) {
+    const auto k = static_cast<std::size_t>(d);
+    if (shape_[k] == 1) continue;
+    if (stride_[k] != expect) contiguous = false;
+    expect *= shape_[k];
+    step = stride_[k];
+    ++moving;
   }
-  return detail::ArrayAccess::base(*this).rt->read_now(v.base, v.offset, size(), dst);
+  if (contiguous) return b.rt->read_now(b.id, offset_, size(), dst);
+  return moving == 1 && step != 0 && b.rt->read_now(b.id, offset_, size(), dst, step);
 }
 
 bool Array::read_range_now(int64_t first, int64_t count, void* dst) const {

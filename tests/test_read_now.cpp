@@ -80,6 +80,19 @@ int check_stream(const arrvm::testing::RandomProgram& p, const std::string& back
     ++direct;
     shadow.read(id, want.data(), want.size());
     CHECK(std::memcmp(now.data(), want.data() + at * static_cast<int64_t>(size), size) == 0);
+    // Elements every `stride` from `at` (a column; backwards too), and reads
+    // that would leave the base, which do nothing.
+    const int64_t stride = static_cast<int64_t>(rng() % 7) - 3;
+    const int64_t room = stride > 0 ? (info->nelem - 1 - at) / stride : stride < 0 ? at / -stride : 0;
+    const int64_t count = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(room + 1));
+    std::vector<char> run(static_cast<std::size_t>(room + 2) * size);
+    CHECK_FALSE(rt.read_now(id, at, room + 2, run.data(), stride));  // one past the base (or a step of 0)
+    if (stride == 0) continue;
+    REQUIRE(rt.read_now(id, at, count, run.data(), stride));
+    for (int64_t i = 0; i < count; ++i) {
+      CHECK(std::memcmp(run.data() + i * static_cast<int64_t>(size),
+                        want.data() + (at + i * stride) * static_cast<int64_t>(size), size) == 0);
+    }
   }
   return direct;
 }

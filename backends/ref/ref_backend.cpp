@@ -55,8 +55,8 @@ class RefBackend final : public Backend {
     }
   }
 
-  bool read_elements(BaseId id, int64_t offset, int64_t count, void* dst) override {
-    memory_.read(id, offset, count, dst);
+  bool read_elements(BaseId id, int64_t offset, int64_t stride, int64_t count, void* dst) override {
+    memory_.read(id, offset, count, dst, stride);
     return true;
   }
 

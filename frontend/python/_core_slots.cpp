@@ -152,7 +152,7 @@ bool dot_into(const Array& x, const Array& y, std::size_t n, unsigned char* elem
 }
 
 bool dot_now(const Array& x, const Array& y, py::object* r) {
-  constexpr int64_t kMost = 512;
+  constexpr int64_t kMost = 4096;  // (within the eager path's size: its value, ref's, either way)
   const int64_t n = x.size();
   const DType t = x.dtype();
   if (n == 0 || n > kMost || g_scalar_types.empty() || y.dtype() != t) return false;

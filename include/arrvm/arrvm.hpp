@@ -420,8 +420,8 @@ class ARRVM_API Array {
   bool read_element_now(const int64_t* index, int n, void* dst) const;
   // Copies all elements, row-major, to `dst` (size() * dtype size bytes) at
   // once, with no flush, and returns true, when nothing pending touches the
-  // base and the elements lie next to each other in it (one read); false
-  // otherwise, nothing done.
+  // base and the elements lie next to each other in it (one read) or along
+  // one axis at a fixed step (a column); false otherwise, nothing done.
   bool read_elements_now(void* dst) const;
   // The same for elements [first, first + count) of a 1-D array whose
   // elements lie next to each other in the base; false also when the range

@@ -407,6 +407,8 @@ def matmul(a, b, out=None, **kwargs):
 
 
 def dot(a, b, out=None):
+    if out is None and type(a) is ndarray and type(b) is ndarray and a.ndim == 1 and b.ndim == 1:
+        return a @ b  # (two vectors, the common case first: the type's slot in C++)
     a, b = _operand(a), _operand(b)
     if not isinstance(a, ndarray) and not isinstance(b, ndarray):
         return _np.dot(a, b, out)  # two numbers: NumPy's scalar
