@@ -23,13 +23,23 @@ class UnsupportedDType(TypeError):
     the drop-in runs the operation in NumPy instead."""
 
 
+_CODE_OF = {}  # dtype-likes as programs spell them (np.uint8, 'f8', float, a dtype) -> code
+
+
 def dtype_code(dtype):
     """The extension's code of a NumPy dtype-like (np.float64, 'int32', float, ...)."""
+    try:
+        return _CODE_OF[dtype]  # (np.dtype() of a spelling costs ~0.3 us a call)
+    except (KeyError, TypeError):
+        pass
     d = _np.dtype(dtype)
     try:
-        return _CODE[d]
+        code = _CODE[d]
     except KeyError:
         raise UnsupportedDType("arrvm: dtype %s is not supported (supported: %s)" % (d, ', '.join(_NAMES))) from None
+    if isinstance(dtype, (type, str, _np.dtype)):
+        _CODE_OF[dtype] = code
+    return code
 
 
 def foreign(x):
