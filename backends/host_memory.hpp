@@ -145,9 +145,8 @@ class HostMemory {
   // zeros). The caller keeps them inside the base.
   void read(BaseId id, int64_t offset, int64_t count, void* dst, int64_t stride = 1) {
     Buffer& b = find(id);
-    ARRVM_ASSERT(
-        count >= 0 && offset >= 0 && offset < b.nelem + (count == 0) &&
-        (count == 0 || (offset + (count - 1) * stride >= 0 && offset + (count - 1) * stride < b.nelem)));
+    ARRVM_ASSERT(count == 0 || (offset >= 0 && offset < b.nelem && offset + (count - 1) * stride >= 0 &&
+                                offset + (count - 1) * stride < b.nelem));
     const std::size_t size = dtype_size(b.dtype);
     if (!b.data) {
       std::memset(dst, 0, static_cast<std::size_t>(count) * size);

@@ -101,11 +101,10 @@ bool Array::read_elements_now(void* dst) const {
 }
 
 bool Array::read_range_now(int64_t first, int64_t count, void* dst) const {
-  if (ndim() != 1 || (stride_[0] != 1 && shape_[0] > 1) || first < 0 || count < 0 ||
-      first > shape_[0] - count)
-    return false;
+  if (ndim() != 1 || first < 0 || count < 0 || first > shape_[0] - count) return false;
   const detail::BaseOwner& b = detail::ArrayAccess::base(*this);
-  return b.rt->read_now(b.id, offset_ + first, count, dst);
+  const int64_t step = shape_[0] > 1 ? stride_[0] : 1;
+  return step != 0 && b.rt->read_now(b.id, offset_ + first * step, count, dst, step);
 }
 
 bool Array::write_element_now(const int64_t* index, int n, HostScalar value) const {

@@ -360,7 +360,6 @@ class CpuBackend final : public Backend {
     return true;
   }
 
-  // A launch's work: its elements times its statements.
   // A launch's work: elements x statements; for a kernel whose views all
   // run along their last axis element by element (or stay put), scaled by
   // the widest element against 8 bytes. A vector instruction does 32 uint8

@@ -15,7 +15,7 @@
 namespace arrvm_python {
 
 // x[idx] at once, NumPy-style: a short 1-D int64 index whose picks lie in
-// a short span of a 1-D x with unit stride, both read from memory where
+// a short span of a 1-D x (at any step), both read from memory where
 // nothing pending writes them, into a new array (one write of its data, no
 // gather instruction): a row loop's `x[indices[lo:hi]]`. False, nothing
 // done, where it cannot be read so (or an index is out of bounds: the

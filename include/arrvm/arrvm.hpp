@@ -423,9 +423,8 @@ class ARRVM_API Array {
   // base and the elements lie next to each other in it (one read) or along
   // one axis at a fixed step (a column); false otherwise, nothing done.
   bool read_elements_now(void* dst) const;
-  // The same for elements [first, first + count) of a 1-D array whose
-  // elements lie next to each other in the base; false also when the range
-  // is not inside the array.
+  // The same for elements [first, first + count) of a 1-D array (at its
+  // step in the base); false also when the range is not inside the array.
   bool read_range_now(int64_t first, int64_t count, void* dst) const;
   // Sets the element at `index` to `value` (cast to the dtype) at once, with
   // no instruction, and returns true, when nothing pending touches its base

@@ -227,8 +227,8 @@ def test_short_dot_of_ready_vectors_is_read_at_once():
 
 def test_short_gather_of_ready_arrays_is_read_at_once():
     """`x[idx]` of a short int64 index whose picks lie close together in a
-    1-D x (a CSR row's columns) is read from memory at once, with no
-    instruction issued; wide spans, strided x, pending operands and other
+    1-D x (a CSR row's columns; x at any step) is read from memory at once,
+    with no instruction issued; wide spans, pending operands and other
     index dtypes take the gather instruction; all give NumPy's values, and
     an index out of bounds NumPy's IndexError."""
     import numpy as np
@@ -256,7 +256,12 @@ def test_short_gather_of_ready_arrays_is_read_at_once():
     xm = xn.copy()
     xm[5] = 42.0
     assert np.array_equal(np.asarray((x * 2)[idx]), (xm * 2)[[5, 6]])  # x * 2 pending: the instruction
-    assert np.array_equal(np.asarray(x[::2][idx]), xm[::2][[5, 6]])    # strided x: the instruction
+    xs = x[::-3]
+    arrvm.flush()
+    before = arrvm.profile()['instructions']
+    gs = xs[idx]                                                         # a strided x: read at its step
+    assert arrvm.profile()['instructions'] == before
+    assert np.array_equal(np.asarray(gs), xm[::-3][[5, 6]])
     try:
         x[arrvm.asarray(np.array([1, 5000], dtype=np.int64))]
         raise AssertionError("out of bounds")
