@@ -113,7 +113,8 @@ struct Collector : FlushObserver {
 
 // The distinct batches (by printed form) of a benchmark program at its tiny size.
 std::vector<std::vector<Instruction>> program_batches(const bench::Program& prog) {
-  Vm vm({{"backend", "ref"}, {"fuser", "singleton"}, {"cache", "off"}});
+  // (eager and tiered off: every operation reaches a batch, as when recorded)
+  Vm vm({{"backend", "ref"}, {"fuser", "singleton"}, {"cache", "off"}, {"eager", "off"}, {"tiered", "off"}});
   Collector c;
   vm.runtime().set_flush_observer(&c);
   prog.run(vm, prog.tiny);

@@ -183,16 +183,17 @@ class PartSolver {
     }
     // A part too large for CBC to make progress in the time we give it (and
     // whose model alone would take long to build) keeps its warm start.
-    // Under robinson the weighted stage and the fewest-blocks search need only
-    // the related pairs: a part too large for the full MIP still gets them
-    // (search_only: the full MIP is not built).
+    // With a merge bonus (robinson, machine) the stages before the full MIP
+    // (the weighted or least-traffic stage, the fewest-blocks search) need
+    // only the related pairs: a part too large for the full MIP still gets
+    // them (search_only: the full MIP is not built).
     std::size_t part_pairs = 0, related_pairs = 0;
     for (uint32_t u : part) {
       part_pairs += pairs_of_[u];
       related_pairs += related_of_[u];
     }
     const bool too_large = part.size() > kMaxUnits || part.size() + part_pairs > kMaxColumns;
-    const bool search_only = too_large && ug_.bonus > 0 && !bohrium_ && !options_.ilp_no_block_search &&
+    const bool search_only = too_large && ug_.bonus > 0 && !options_.ilp_no_block_search &&
                              !options_.ilp_force_failure && part.size() <= kMaxUnits &&
                              part.size() + related_pairs <= kMaxColumns;
     if (too_large && !search_only) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fusion/ilp_blocks_search.hpp"
+#include "fusion/ilp_cost_search.hpp"
 #include "fusion/ilp_model.hpp"
 #include "fusion/ilp_part_model.hpp"
 #include "vm/log.hpp"
@@ -131,6 +132,118 @@ std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Co
   return r;
 }
 
+// A large set of units no two of which may share a block (a greedy clique
+// of the conflict graph of `may` over m units): every legal partition has
+// at least this many blocks.
+std::size_t conflict_clique(const BitMatrix& may, uint32_t m) {
+  std::vector<uint32_t> degree(m, 0);
+  for (uint32_t a = 0; a < m; ++a)
+    for (uint32_t b = 0; b < m; ++b) degree[a] += !may.test(a, b);
+  std::vector<uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
+  std::size_t best = m > 0 ? 1 : 0;
+  for (uint32_t start : order) {
+    if (degree[start] + 1 <= best) break;
+    std::vector<uint32_t> clique{start};
+    for (uint32_t c : order) {
+      bool all = c != start;
+      for (std::size_t i = 0; i < clique.size() && all; ++i) all = !may.test(c, clique[i]);
+      if (all) clique.push_back(c);
+    }
+    best = std::max(best, clique.size());
+  }
+  return best;
+}
+
+// What the launch stages give: bounds, and whether `start` is proven optimal.
+struct LaunchBounds {
+  std::optional<Cost> least_traffic;  // T, when proven
+  std::size_t fewest = 0;             // no legal partition has fewer blocks
+  bool proven = false;
+  int mip_solves = 0, cuts = 0;
+};
+
+// Under a merge bonus with bohrium's access terms (machine: traffic plus a
+// launch per block), two bounds first: the least traffic T of a legal
+// partition (the model without leaders and with only the pairs that save
+// bytes: an exact stage, as robinson's weighted one) and the fewest blocks K
+// of a legal partition (a conflict clique, or the search of
+// fusion/ilp_blocks_search.hpp with no weighted pairs). No partition costs
+// less than T + bonus * K; the stages' partitions with greedy merges on top
+// are candidates for `start`, and one that reaches the bound is optimal.
+// Otherwise the search for a cheaper partition (fusion/ilp_cost_search.hpp)
+// decides, when it finishes; the MIP takes the bounds as rows.
+LaunchBounds launch_stages(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost,
+                           const PartScoring& scoring, Blocks& start, Clock::time_point deadline,
+                           bool verbose, bool block_search) {
+  LaunchBounds lb;
+  PartModel traffic(ug, part, true, true);
+  auto traffic_of = [&](const Blocks& blocks) {
+    return traffic.problem().objective_of(traffic.solution_of(groups(traffic.unit_count(), blocks)));
+  };
+  auto consider = [&](const Blocks& blocks) {
+    Blocks found = scoring.improve(blocks);
+    if (scoring.value(found) < scoring.value(start)) start = std::move(found);
+  };
+  const Blocks warm = start;
+  const auto now = Clock::now();
+  if (traffic.pair_count() == 0) {
+    Blocks alone;
+    for (uint32_t a = 0; a < part.size(); ++a) alone.push_back({a});
+    lb.least_traffic = std::llround(traffic_of(alone));
+  } else {
+    PartScoring ts;
+    ts.value = traffic_of;
+    ts.improve = scoring.improve;
+    const PartResult tr = solve_loop(traffic, warm, ts, now + (deadline - now) / 3, verbose);
+    lb.mip_solves += tr.mip_solves;
+    lb.cuts += tr.cuts;
+    if (!tr.failed && !tr.blocks.empty()) consider(tr.blocks);
+    if (tr.optimal) lb.least_traffic = std::llround(tr.objective);
+  }
+  const bool searches = block_search && !ug.units->graph().has_filters();
+  // The search for K runs only when no candidate has as few blocks as a clique.
+  lb.fewest = conflict_clique(traffic.may(), traffic.unit_count());
+  const FewestBlocksProblem fbp = traffic.blocks_problem(0);
+  if (searches && start.size() > lb.fewest) {
+    const auto later = Clock::now();
+    FewestBlocksResult fb = fewest_blocks(fbp, later + (deadline - later) / 3, kMaxSearchStates);
+    if (fb.proven) {
+      lb.fewest = fb.blocks.size();
+      consider(fb.blocks);
+    }
+  }
+  const double bound =
+      static_cast<double>(lb.least_traffic.value_or(0) + ug.bonus * static_cast<Cost>(lb.fewest));
+  if (verbose)
+    logger().debug(
+        "fuser 'ilp': launch stages on {} units: least traffic {}, at least {} blocks; bound {}, best {}",
+        part.size(), lb.least_traffic ? std::to_string(*lb.least_traffic) : "unknown", lb.fewest, bound,
+        scoring.value(start));
+  lb.proven = lb.least_traffic && scoring.value(start) <= bound + 0.5;
+  if (lb.proven || !searches) return lb;
+  CheaperProblem cp{fbp.units, fbp.edges, fbp.may,
+                    fbp.shape, {},        &ug.units->graph(),
+                    &cost,     ug.bonus,  std::llround(scoring.value(start))};
+  for (uint32_t u : part) cp.summary.push_back(ug.units->summary(ug.ids[u]));
+  const auto later = Clock::now();
+  CheaperResult cr = cheaper_partition(cp, later + (deadline - later) / 2, kMaxSearchStates);
+  if (verbose)
+    logger().debug("fuser 'ilp': cheaper-partition search on {} units: {} states, {}", part.size(), cr.states,
+                   cr.proven ? (cr.blocks.empty() ? "none cheaper" : "cheaper") : "gave up: " + cr.why);
+  if (cr.proven && !cr.blocks.empty()) {
+    if (scoring.value(cr.blocks) < scoring.value(start)) {
+      start = std::move(cr.blocks);
+    } else {  // a bug: the MIP decides
+      logger().warn("fuser 'ilp': the cheaper-partition search's partition is not cheaper");
+      cr.proven = false;
+    }
+  }
+  lb.proven = cr.proven;
+  return lb;
+}
+
 // The sum over the part's units of their block cost minus what the MIP
 // counts, so that objective + offset = the part's share of the exact cost.
 Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const CostModel& cost,
@@ -195,6 +308,24 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
       }
     }
   }
+  // With a merge bonus and bohrium's access terms (machine), the launch
+  // stages first.
+  LaunchBounds lb;
+  if (ug.bonus > 0 && bohrium && !force_failure) {
+    lb = launch_stages(ug, part, cost, scoring, start, deadline, verbose, block_search);
+    stage_mips += lb.mip_solves;
+    stage_cuts += lb.cuts;
+    if (lb.proven) {
+      PartResult r;  // optimal without the full MIP
+      r.optimal = true;
+      r.objective = scoring.value(start);
+      r.blocks = std::move(start);
+      r.mip_solves = stage_mips;
+      r.cuts = stage_cuts;
+      r.offset = offset;
+      return r;
+    }
+  }
   if (!full_mip) {
     PartResult r;
     if (scoring.value(start) < scoring.value(warm)) r.blocks = std::move(start);
@@ -230,11 +361,21 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
     }
     // |P| >= a clique of units no two of which may share a block (a row on
     // the leaders); with V, a bound on the cost.
-    const std::size_t clique = model.conflict_clique();
+    const std::size_t clique = conflict_clique(model.may(), model.unit_count());
     std::vector<std::pair<int, double>> terms;
     for (int z : model.leaders()) terms.emplace_back(z, 1.0);
     model.problem().add_row(std::move(terms), static_cast<double>(clique), MipProblem::kInf);
     if (v) bound = static_cast<double>(ug.bonus * static_cast<Cost>(clique) - *v);
+  }
+  if (ug.bonus > 0 && bohrium && !force_failure) {
+    // Traffic >= T and |P| >= K (or a conflict clique): valid rows, and
+    // their sum bounds the objective.
+    std::vector<std::pair<int, double>> terms;
+    for (int z : model.leaders()) terms.emplace_back(z, 1.0);
+    model.problem().add_row(std::move(terms), static_cast<double>(lb.fewest), MipProblem::kInf);
+    if (lb.least_traffic)
+      model.problem().add_row(model.access_terms(), static_cast<double>(*lb.least_traffic), MipProblem::kInf);
+    bound = static_cast<double>(lb.least_traffic.value_or(0) + ug.bonus * static_cast<Cost>(lb.fewest));
   }
   PartResult r;
   if (scoring.value(start) <= bound + 0.5) {

@@ -63,29 +63,12 @@ class PartModel {
   // The leader columns (empty without a merge bonus).
   const std::vector<int>& leaders() const { return leaders_; }
 
-  // A large set of units no two of which may share a block (a greedy clique
-  // of the conflict graph): every legal partition has at least this many
-  // blocks.
-  std::size_t conflict_clique() const {
-    std::vector<uint32_t> degree(m_, 0);
-    for (uint32_t a = 0; a < m_; ++a)
-      for (uint32_t b = 0; b < m_; ++b) degree[a] += !may_.test(a, b);
-    std::vector<uint32_t> order(m_);
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return degree[a] > degree[b]; });
-    std::size_t best = m_ > 0 ? 1 : 0;
-    for (uint32_t start : order) {
-      if (degree[start] + 1 <= best) break;
-      std::vector<uint32_t> clique{start};
-      for (uint32_t c : order) {
-        bool all = c != start;
-        for (std::size_t i = 0; i < clique.size() && all; ++i) all = !may_.test(c, clique[i]);
-        if (all) clique.push_back(c);
-      }
-      best = std::max(best, clique.size());
-    }
-    return best;
-  }
+  // bohrium's access columns with their bytes (empty without them): the
+  // part's traffic is the sum of bytes * column.
+  const std::vector<std::pair<int, double>>& access_terms() const { return access_; }
+
+  // may(a, b): units a and b may share a legal block.
+  const BitMatrix& may() const { return may_; }
 
   // The fewest-blocks search's view of the part (fusion/ilp_blocks_search.hpp).
   FewestBlocksProblem blocks_problem(Cost v) const {
@@ -575,7 +558,7 @@ class PartModel {
             auto it = y_.find(key(r[i], c));
             if (it != y_.end()) ys.push_back(it->second);
           }
-          add_max_column(bytes, ys);
+          access_.emplace_back(add_max_column(bytes, ys), bytes);
         }
       }
     };
@@ -594,6 +577,7 @@ class PartModel {
   std::map<uint64_t, int> y_;
   std::vector<Cost> weight_;  // by column: a link's saving above the bonus
   std::vector<int> leaders_;
+  std::vector<std::pair<int, double>> access_;
   std::vector<MaxColumn> max_columns_;
 };
 

@@ -1,0 +1,63 @@
+// The items of the searches over downsets of a part's units (fusion/
+// ilp_blocks_search.hpp, fusion/ilp_cost_search.hpp): units joined by the
+// pairs the search may not separate, in topological order, with their
+// classes, chain heights and the candidates of each class. Internal to the
+// ilp fuser.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "fusion/ilp_blocks_search.hpp"
+
+namespace arrvm::fusion::ilp::search {
+
+using Bits = std::vector<uint64_t>;
+
+inline bool has(const Bits& b, uint32_t i) {
+  return (b[i / 64] >> (i % 64)) & 1;
+}
+inline void put(Bits& b, uint32_t i) {
+  b[i / 64] |= uint64_t{1} << (i % 64);
+}
+
+struct BitsHash {
+  std::size_t operator()(const Bits& b) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t w : b) h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// The items (see the header) and what the search needs about them.
+struct Items {
+  uint32_t n = 0;
+  std::vector<std::vector<uint32_t>> units;  // by item, in topological order of the items
+  std::vector<Bits> preds;                   // direct predecessors (items)
+  BitMatrix compat;                          // may share a block
+  std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
+  std::vector<std::vector<std::pair<uint32_t, Cost>>> partners;  // by item: the positive weights
+  // By item x: partners y, z that may not share a block, so that x loses
+  // at least the smaller weight; largest first.
+  std::vector<std::vector<std::tuple<Cost, uint32_t, uint32_t>>> conflicts;
+  // By item x: its partners in groups no two of which may share a block
+  // (first fit, heaviest first), so that x keeps at most one of each group.
+  std::vector<std::vector<std::vector<std::pair<uint32_t, Cost>>>> exclusive;
+  Cost budget = 0;                               // weight the search may lose (pairs between items)
+  std::vector<uint32_t> cls;                     // class: iteration shape; kNone for only free/sync
+  std::vector<std::vector<uint32_t>> members;    // by class, items in topological order
+  std::vector<uint32_t> shapeless;               // items of only free/sync, topological order
+  std::vector<uint32_t> height;                  // longest chain starting at the item, in its class
+  std::vector<std::vector<uint32_t>> by_height;  // by class, items by decreasing height
+  std::vector<std::vector<uint32_t>> cands;      // by class, its items and the shapeless ones, ascending
+  std::string problem;                           // not empty: the items could not be formed
+};
+
+// The items of `p` (its weighted pairs summing to `total`); with no
+// weighted pairs, the units themselves.
+Items make_items(const FewestBlocksProblem& p, Cost total);
+
+}  // namespace arrvm::fusion::ilp::search
