@@ -34,10 +34,14 @@
 //  * a block of only free/sync units while units of a shape are left
 //    (merged into the next block: one launch less, the frees' bases
 //    released there);
+// A block is legal when its units pairwise may share one and, with length
+// classes, it is closed under rule 9 (fusion/README.md): checked as units
+// join it in topological order, where a block that is not closed cannot
+// become so (a compress precedes its class). Then the left-out unit of the
+// first prune holds no compress and the block with it is closed (the block
+// it leaves stays closed: it loses no compress).
 // Gives up (not proven) at its deadline, after max_states expansions, or
-// when a state has more blocks to choose from than it enumerates. Without
-// length classes only (the blocks are legal when their units pairwise may
-// share one).
+// when a state has more blocks to choose from than it enumerates.
 #pragma once
 
 #include <chrono>

@@ -202,11 +202,11 @@ LaunchBounds launch_stages(const UnitGraph& ug, const std::vector<uint32_t>& par
     if (!tr.failed && !tr.blocks.empty()) consider(tr.blocks);
     if (tr.optimal) lb.least_traffic = std::llround(tr.objective);
   }
-  const bool searches = block_search && !ug.units->graph().has_filters();
-  // The search for K runs only when no candidate has as few blocks as a clique.
+  // The search for K runs only when no candidate has as few blocks as a
+  // clique (and knows no length classes).
   lb.fewest = conflict_clique(traffic.may(), traffic.unit_count());
   const FewestBlocksProblem fbp = traffic.blocks_problem(0);
-  if (searches && start.size() > lb.fewest) {
+  if (block_search && !ug.units->graph().has_filters() && start.size() > lb.fewest) {
     const auto later = Clock::now();
     FewestBlocksResult fb = fewest_blocks(fbp, later + (deadline - later) / 3, kMaxSearchStates);
     if (fb.proven) {
@@ -222,7 +222,7 @@ LaunchBounds launch_stages(const UnitGraph& ug, const std::vector<uint32_t>& par
         part.size(), lb.least_traffic ? std::to_string(*lb.least_traffic) : "unknown", lb.fewest, bound,
         scoring.value(start));
   lb.proven = lb.least_traffic && scoring.value(start) <= bound + 0.5;
-  if (lb.proven || !searches) return lb;
+  if (lb.proven || !block_search) return lb;
   CheaperProblem cp{fbp.units, fbp.edges, fbp.may,
                     fbp.shape, {},        &ug.units->graph(),
                     &cost,     ug.bonus,  std::llround(scoring.value(start))};

@@ -1,7 +1,8 @@
 // ilp under machine (a launch per block plus bohrium's traffic): the search
 // for a cheaper partition (fusion/ilp_cost_search.hpp). Over single
-// instructions of random batches, at three launch costs (launches dominate,
-// both matter, traffic dominates), against exhaustive search: given the
+// instructions of random batches (some with a compress: rule 9), at three
+// launch costs (launches dominate, both matter, traffic dominates), against
+// exhaustive search: given the
 // optimum plus one as its bound it returns a legal partition that costs the
 // optimum; given the optimum it proves that none is cheaper. Then the ilp
 // fuser under machine on random batches of 25 instructions, where the launch
@@ -77,20 +78,27 @@ struct MachineCostsScope {
 TEST_CASE(
     "cheaper_partition: the optimum of random batches under machine, and the proof that none is cheaper") {
   const int batches = 300 * test_scale();
-  int searched = 0, with_launch = 0, without_launch = 0;
+  int searched = 0, with_launch = 0, without_launch = 0, with_filters = 0;
   for (const double launch_s : {2e-6, 2e-9, 1e-10}) {
     MachineCostsScope scope(launch_s);
     const auto cost = make_cost_model("machine");
-    for (int seed = 0; seed < batches; ++seed) {
+    uint64_t filter_seed = 400000;
+    for (int k = 0; k < batches; ++k) {
       testing::RandomProgramOptions po;
-      po.filters = false;  // the search is for batches without length classes
       po.max_instructions = 9;
-      const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(300000 + seed), po);
+      // Every third batch is the next one from 400000 that holds a compress.
+      uint64_t seed = 300000 + static_cast<uint64_t>(k);
+      if (k % 3 == 0) {
+        while (!Graph(testing::random_program(filter_seed, po).batch).has_filters()) ++filter_seed;
+        seed = filter_seed++;
+      }
+      const testing::RandomProgram prog = testing::random_program(seed, po);
       const Graph g(prog.batch);
+      with_filters += g.has_filters();
       InstructionProblem h(g, *cost);
       const Cost optimum = testing::exhaustive_optimum(g, *cost).cost - cost->constant(g);
-      INFO("seed " << 300000 + seed << ", " << g.size() << " instructions, launch " << launch_s
-                   << " s, bonus " << h.p.bonus << ", optimum " << optimum);
+      INFO("seed " << seed << ", " << g.size() << " instructions, launch " << launch_s << " s, bonus "
+                   << h.p.bonus << ", optimum " << optimum);
       (h.p.bonus > 0 ? with_launch : without_launch) += 1;
 
       h.p.upper = optimum + 1;
@@ -110,8 +118,9 @@ TEST_CASE(
     }
   }
   MESSAGE(searched << " searches, " << with_launch << " with a launch term, " << without_launch
-                   << " without");
-  CHECK(with_launch > batches);  // both regimes of machine's launch_in are covered
+                   << " without, " << with_filters << " of batches with a compress");
+  CHECK(with_filters > searched / 3);  // rule 9 is exercised
+  CHECK(with_launch > batches);        // both regimes of machine's launch_in are covered
   CHECK(without_launch > batches / 10);
 }
 
@@ -123,7 +132,7 @@ TEST_CASE("ilp under machine: random batches of 25 instructions proven, at optim
   int proven = 0, compared = 0, cheaper = 0;
   for (int seed = 0; seed < batches; ++seed) {
     testing::RandomProgramOptions po;
-    po.filters = false;
+    po.filters = seed % 2 == 0;
     po.min_instructions = po.max_instructions = 25;
     const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(1000 + seed), po);
     const Graph g(prog.batch);
