@@ -218,9 +218,18 @@ class PartSolver {
       for (auto& [b, grp] : by_block) r.push_back(std::move(grp));
       return r;
     };
+    // Legal: each block merges whole, in topological order, on the units.
+    auto legal = [&](const Blocks& blocks) {
+      BlockSet s = units_;
+      merge_blocks(s, to_units(blocks), ug_.ids, unit_pos_);
+      for (const auto& b : blocks)
+        for (uint32_t a : b)
+          if (s.find(ug_.ids[part[a]]) != s.find(ug_.ids[part[b.front()]])) return false;
+      return true;
+    };
     const PartResult r =
-        solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve, part_deadline, verbose_,
-                   options_.ilp_force_failure, !options_.ilp_no_block_search, !search_only);
+        solve_part(ug_, part, bohrium_, cost_, seed_groups, exact_cost, improve, legal, part_deadline,
+                   verbose_, options_.ilp_force_failure, !options_.ilp_no_block_search, !search_only);
     rep_.columns += r.columns;
     rep_.rows += r.rows;
     rep_.mip_solves += r.mip_solves;

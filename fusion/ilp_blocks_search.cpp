@@ -257,6 +257,9 @@ class Search {
       if (!own) return;
       for (uint32_t x : out_) {
         if (!includable(x, placed, block)) continue;
+        // (With length classes: x holds no compress, so the block it leaves
+        // stays closed, and this block with x is closed.)
+        if (it_.filters && (!it_.compresses[x].empty() || !closed_with(it_, in_, x))) continue;
         Cost keep = 0, lose = rest_[x];
         for (uint32_t y : in_) keep += w(x, y);
         for (uint32_t y : out_)
@@ -267,7 +270,7 @@ class Search {
       return;
     }
     const uint32_t x = cand_[i];
-    if (includable(x, placed, block)) {
+    if (includable(x, placed, block) && (!it_.filters || closed_with(it_, in_, x))) {
       Cost more = rest_[x];
       for (uint32_t y : out_) more += w(x, y);
       if (loss + more <= left) {
@@ -460,7 +463,37 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
     std::sort(it.cands.back().begin(), it.cands.back().end());
   }
   it.cands.push_back(it.shapeless);
+  it.filters = !p.domains.empty();
+  if (it.filters) {
+    it.domains.assign(n, {});
+    it.compresses.assign(n, {});
+    for (uint32_t x = 0; x < n; ++x) {
+      for (uint32_t u : it.units[x]) {
+        it.domains[x].insert(it.domains[x].end(), p.domains[u].begin(), p.domains[u].end());
+        it.compresses[x].insert(it.compresses[x].end(), p.compresses[u].begin(), p.compresses[u].end());
+      }
+      for (auto* v : {&it.domains[x], &it.compresses[x]}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+      }
+    }
+  }
   return it;
+}
+
+bool closed_with(const Items& it, const std::vector<uint32_t>& in, uint32_t x) {
+  std::vector<uint32_t> domains = it.domains[x], compresses = it.compresses[x];
+  for (uint32_t y : in) {
+    domains.insert(domains.end(), it.domains[y].begin(), it.domains[y].end());
+    compresses.insert(compresses.end(), it.compresses[y].begin(), it.compresses[y].end());
+  }
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  std::sort(compresses.begin(), compresses.end());
+  int tops = 0;
+  for (uint32_t d : domains)
+    tops += d == kNone || !std::binary_search(compresses.begin(), compresses.end(), d);
+  return tops <= 1;
 }
 
 }  // namespace search

@@ -82,6 +82,10 @@ struct FewestBlocksProblem {
   std::vector<uint32_t> shape;         // by unit: iteration shape, kNone for only free/sync
   std::vector<WeightedPair> weighted;  // pairs that may share a block and save above the bonus
   Cost v = 0;                          // the proven largest weighted saving of a legal partition
+  // With length classes (rule 9), by unit: the domains of its instructions
+  // and the compresses among them (BlockSummary::domains, filters); empty
+  // without.
+  std::vector<std::vector<uint32_t>> domains, compresses;
 };
 
 struct FewestBlocksResult {

@@ -38,15 +38,6 @@ class CostSearch {
     std::vector<BlockSummary> sum(it.n);
     for (uint32_t x = 0; x < it.n; ++x)
       for (uint32_t u : it.units[x]) sum[x].absorb(p.summary[u]);
-    filters_ = p.graph->has_filters();
-    if (filters_) {
-      domains_.resize(it.n);
-      compresses_.resize(it.n);
-      for (uint32_t x = 0; x < it.n; ++x) {
-        domains_[x] = sum[x].domains;
-        compresses_[x] = sum[x].filters;
-      }
-    }
     std::vector<std::vector<uint32_t>> reads(it.n), writes(it.n), news(it.n), dels(it.n);
     for (uint32_t x = 0; x < it.n; ++x) {
       for (const auto& [k, n] : sum[x].reads.items()) reads[x].push_back(array(k));
@@ -234,23 +225,6 @@ class CostSearch {
     return true;
   }
 
-  // Rule 9 (fusion/README.md, the transducer rule) for the items in_ and
-  // x: of their domains at most one lacks its compress among them.
-  bool closed_with(uint32_t x) const {
-    std::vector<uint32_t> domains = domains_[x], compresses = compresses_[x];
-    for (uint32_t y : in_) {
-      domains.insert(domains.end(), domains_[y].begin(), domains_[y].end());
-      compresses.insert(compresses.end(), compresses_[y].begin(), compresses_[y].end());
-    }
-    std::sort(domains.begin(), domains.end());
-    domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
-    std::sort(compresses.begin(), compresses.end());
-    int tops = 0;
-    for (uint32_t d : domains)
-      tops += d == kNone || !std::binary_search(compresses.begin(), compresses.end(), d);
-    return tops <= 1;
-  }
-
   void expand(uint32_t s) {
     const Bits key = states_[s].key;
     const Cost g = states_[s].g;
@@ -328,7 +302,7 @@ class CostSearch {
       for (uint32_t x : in_) a.absorb(rows_[x]);
       for (uint32_t x : out_)
         if (includable(x, placed, block) && covered(x, a) &&
-            (!filters_ || (compresses_[x].empty() && closed_with(x))))
+            (!it_.filters || (it_.compresses[x].empty() && closed_with(it_, in_, x))))
           return;
       found_.emplace_back(block, p_.bonus + traffic(a));
       return;
@@ -337,7 +311,7 @@ class CostSearch {
     // (With length classes the block so far must be closed: the items come
     // in topological order and a compress precedes its class, so a block
     // that is not cannot become closed.)
-    if (includable(x, placed, block) && (!filters_ || closed_with(x))) {
+    if (includable(x, placed, block) && (!it_.filters || closed_with(it_, in_, x))) {
       put(block, x);
       in_.push_back(x);
       blocks(i + 1, placed, block, out_height);
@@ -384,7 +358,13 @@ class CostSearch {
 
 CheaperResult cheaper_partition(const CheaperProblem& p, std::chrono::steady_clock::time_point deadline,
                                 long max_states) {
-  FewestBlocksProblem fb{p.units, p.edges, p.may, p.shape, {}, 0};
+  FewestBlocksProblem fb{p.units, p.edges, p.may, p.shape, {}, 0, {}, {}};
+  if (p.graph->has_filters()) {
+    for (const BlockSummary& s : p.summary) {
+      fb.domains.push_back(s.domains);
+      fb.compresses.push_back(s.filters);
+    }
+  }
   const Items it = make_items(fb, 0);
   if (!it.problem.empty()) {
     CheaperResult res;

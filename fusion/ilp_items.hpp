@@ -54,7 +54,15 @@ struct Items {
   std::vector<std::vector<uint32_t>> by_height;  // by class, items by decreasing height
   std::vector<std::vector<uint32_t>> cands;      // by class, its items and the shapeless ones, ascending
   std::string problem;                           // not empty: the items could not be formed
+  bool filters = false;                          // length classes: blocks must be closed under rule 9
+  std::vector<std::vector<uint32_t>> domains, compresses;  // by item, with filters (sorted)
 };
+
+// Rule 9 (fusion/README.md, the transducer rule) for the items `in` and x:
+// of their domains at most one lacks its compress among them. Searches
+// check it as items join a block in topological order: a block that is not
+// closed cannot become so (a compress precedes its class).
+bool closed_with(const Items& it, const std::vector<uint32_t>& in, uint32_t x);
 
 // The items of `p` (its weighted pairs summing to `total`); with no
 // weighted pairs, the units themselves.

@@ -36,6 +36,7 @@ std::vector<uint32_t> groups(uint32_t units, const Blocks& blocks) {
 struct PartScoring {
   std::function<double(const Blocks&)> value;    // exact cost, on the MIP's scale
   std::function<Blocks(const Blocks&)> improve;  // greedy merges on top
+  std::function<bool(const Blocks&)> legal;      // whether the blocks are legal
 };
 
 // Cutting-plane loop: separate walk cuts on the LP, solve the MIP, and
@@ -120,8 +121,9 @@ std::optional<PartResult> fewest_blocks_at(const PartModel& weighted, Cost v, Co
                    fb.proven ? std::to_string(fb.blocks.size()) + " blocks" : "gave up: " + fb.why);
   if (!fb.proven) return std::nullopt;
   const double value = static_cast<double>(bonus * static_cast<Cost>(fb.blocks.size()) - v);
-  if (std::abs(scoring.value(fb.blocks) - value) > 0.5) {  // a bug: the MIP decides
-    logger().warn("fuser 'ilp': the fewest-blocks search's partition costs {}, not {}",
+  if (std::abs(scoring.value(fb.blocks) - value) > 0.5 ||
+      !scoring.legal(fb.blocks)) {  // a bug: the MIP decides
+    logger().warn("fuser 'ilp': the fewest-blocks search's partition costs {}, not {}, or is illegal",
                   scoring.value(fb.blocks), value);
     return std::nullopt;
   }
@@ -202,11 +204,10 @@ LaunchBounds launch_stages(const UnitGraph& ug, const std::vector<uint32_t>& par
     if (!tr.failed && !tr.blocks.empty()) consider(tr.blocks);
     if (tr.optimal) lb.least_traffic = std::llround(tr.objective);
   }
-  // The search for K runs only when no candidate has as few blocks as a
-  // clique (and knows no length classes).
+  // The search for K runs only when no candidate has as few blocks as a clique.
   lb.fewest = conflict_clique(traffic.may(), traffic.unit_count());
   const FewestBlocksProblem fbp = traffic.blocks_problem(0);
-  if (block_search && !ug.units->graph().has_filters() && start.size() > lb.fewest) {
+  if (block_search && start.size() > lb.fewest) {
     const auto later = Clock::now();
     FewestBlocksResult fb = fewest_blocks(fbp, later + (deadline - later) / 3, kMaxSearchStates);
     if (fb.proven) {
@@ -233,10 +234,10 @@ LaunchBounds launch_stages(const UnitGraph& ug, const std::vector<uint32_t>& par
     logger().debug("fuser 'ilp': cheaper-partition search on {} units: {} states, {}", part.size(), cr.states,
                    cr.proven ? (cr.blocks.empty() ? "none cheaper" : "cheaper") : "gave up: " + cr.why);
   if (cr.proven && !cr.blocks.empty()) {
-    if (scoring.value(cr.blocks) < scoring.value(start)) {
+    if (scoring.value(cr.blocks) < scoring.value(start) && scoring.legal(cr.blocks)) {
       start = std::move(cr.blocks);
     } else {  // a bug: the MIP decides
-      logger().warn("fuser 'ilp': the cheaper-partition search's partition is not cheaper");
+      logger().warn("fuser 'ilp': the cheaper-partition search's partition is not cheaper, or illegal");
       cr.proven = false;
     }
   }
@@ -259,12 +260,14 @@ Cost part_offset(const UnitGraph& ug, const std::vector<uint32_t>& part, const C
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
-                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
+                      const std::function<Blocks(const Blocks&)>& improve,
+                      const std::function<bool(const Blocks&)>& legal, Clock::time_point deadline,
                       bool verbose, bool force_failure, bool block_search, bool full_mip) {
   const Cost offset = part_offset(ug, part, cost, bohrium);
   PartScoring scoring;
   scoring.value = [&](const Blocks& blocks) { return static_cast<double>(exact_cost(blocks) - offset); };
   scoring.improve = improve;
+  scoring.legal = legal;
   // With a merge bonus and the pairwise savings (robinson), first the
   // weighted stage: the largest saving above the bonus, V, over legal
   // partitions, from the model of the related pairs alone (no leaders: the
@@ -295,8 +298,7 @@ PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bo
       }
       if (wr.optimal) v = std::llround(-wr.objective);
     }
-    // (The search knows pairs, not length classes: with a compress the MIP decides.)
-    if (v && block_search && !ug.units->graph().has_filters()) {
+    if (v && block_search) {
       if (std::optional<PartResult> found =
               fewest_blocks_at(weighted, *v, ug.bonus, scoring, deadline, verbose)) {
         found->mip_solves = stage_mips;

@@ -50,7 +50,8 @@ struct PartResult {
 // Solves the part made of units `part` (ascending unit indices of `ug`;
 // blocks are lists of indices into `part`), starting from the legal blocks
 // `warm`, until `deadline`. exact_cost prices legal blocks of the part with
-// the exact cost model; improve applies greedy merges on top. A part where no
+// the exact cost model; improve applies greedy merges on top; legal tells
+// whether blocks are legal (a search's result is taken only if they are). A part where no
 // two units that may share a block save anything is solved without CBC (its
 // units alone). force_failure adds a row no solution satisfies (test hook);
 // block_search false skips the fewest-blocks search under robinson (test hook);
@@ -60,7 +61,8 @@ struct PartResult {
 PartResult solve_part(const UnitGraph& ug, const std::vector<uint32_t>& part, bool bohrium,
                       const CostModel& cost, const Blocks& warm,
                       const std::function<Cost(const Blocks&)>& exact_cost,
-                      const std::function<Blocks(const Blocks&)>& improve, Clock::time_point deadline,
+                      const std::function<Blocks(const Blocks&)>& improve,
+                      const std::function<bool(const Blocks&)>& legal, Clock::time_point deadline,
                       bool verbose, bool force_failure, bool block_search, bool full_mip);
 
 // Union-find root with path halving.

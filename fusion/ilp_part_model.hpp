@@ -72,8 +72,15 @@ class PartModel {
 
   // The fewest-blocks search's view of the part (fusion/ilp_blocks_search.hpp).
   FewestBlocksProblem blocks_problem(Cost v) const {
-    FewestBlocksProblem fb{m_, &succ_, &may_, {}, {}, v};
-    for (uint32_t u : part_) fb.shape.push_back(ug_.units->summary(ug_.ids[u]).shape);
+    FewestBlocksProblem fb{m_, &succ_, &may_, {}, {}, v, {}, {}};
+    for (uint32_t u : part_) {
+      const BlockSummary& s = ug_.units->summary(ug_.ids[u]);
+      fb.shape.push_back(s.shape);
+      if (filters_) {
+        fb.domains.push_back(s.domains);
+        fb.compresses.push_back(s.filters);
+      }
+    }
     for (const auto& [k, y] : y_)
       if (weight_[y] > 0)
         fb.weighted.push_back({static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), weight_[y]});

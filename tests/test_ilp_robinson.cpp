@@ -2,9 +2,10 @@
 // that proves |P| at the weighted stage's optimum. On hand-made problems it
 // finds the fewest blocks (two shapes that depend on each other both ways; a
 // weighted pair that must share a block) and gives no proof when stopped; on
-// random batches of up to 12 instructions the ilp fuser's partitions, proven
-// by the search, are legal and cost what `optimal` (and, up to 9
-// instructions, exhaustive search) gives; on 15-25 instructions the search
+// random batches of up to 12 instructions (a quarter with a compress) the ilp
+// fuser's partitions, proven by the search, are legal and cost what `optimal`
+// (and, up to 9 instructions, exhaustive search) gives; with a compress at 25
+// instructions the search proves every part; on 15-25 instructions the search
 // and CBC alone (Options::ilp_no_block_search) agree wherever both prove; on
 // 400 instructions, parts too large for the full MIP still get the weighted
 // stage and the search (cheaper than the warm start CBC alone keeps).
@@ -127,15 +128,24 @@ TEST_CASE("ilp under robinson, <= 12 instructions: the search's partitions are l
   Options options;
   options.time_limit = 20.0;  // never reached on these sizes
   const int batches = 400 * test_scale();
-  int searched = 0, against_exhaustive = 0;
-  for (int seed = 0; seed < batches; ++seed) {
+  int searched = 0, against_exhaustive = 0, with_filters = 0;
+  uint64_t filter_seed = 510000;
+  for (int k = 0; k < batches; ++k) {
     testing::RandomProgramOptions po;
-    po.filters = false;  // with a compress ilp proves nothing (rule 9: fusion/ilp.cpp)
+    po.filters = k % 4 == 3;
     po.min_instructions = 4;
-    po.max_instructions = seed % 2 == 0 ? 12 : 9;
-    const testing::RandomProgram prog = testing::random_program(static_cast<uint64_t>(500000 + seed), po);
+    po.max_instructions = k % 2 == 0 ? 12 : 9;
+    // Every fourth batch is the next one from 510000 that holds a compress
+    // (blocks closed under rule 9).
+    uint64_t seed = 500000 + static_cast<uint64_t>(k);
+    if (po.filters) {
+      while (!Graph(testing::random_program(filter_seed, po).batch).has_filters()) ++filter_seed;
+      seed = filter_seed++;
+    }
+    const testing::RandomProgram prog = testing::random_program(seed, po);
     const Graph g(prog.batch);
-    INFO("seed " << 500000 + seed << ", " << prog.batch.size() << " instructions");
+    INFO("seed " << seed << ", " << prog.batch.size() << " instructions");
+    with_filters += g.has_filters();
     ilp::Report report;
     const Partition p = ilp::fuse_report(g, *robinson, options, &report);
     REQUIRE(check_partition(g, p) == "");
@@ -152,8 +162,10 @@ TEST_CASE("ilp under robinson, <= 12 instructions: the search's partitions are l
     }
   }
   MESSAGE(searched << " of " << batches << " batches proven by the fewest-blocks search, "
-                   << against_exhaustive << " also against exhaustive search");
+                   << against_exhaustive << " also against exhaustive search, " << with_filters
+                   << " with a compress");
   CHECK(searched >= batches / 2);
+  CHECK(with_filters == batches / 4);
   CHECK(against_exhaustive >= batches / 2);
 }
 
@@ -165,7 +177,7 @@ TEST_CASE("ilp under robinson, 15-25 instructions: the search and CBC alone agre
   int both = 0, searched = 0;
   for (uint64_t seed = 0; seed < 20; ++seed) {
     testing::RandomProgramOptions po;
-    po.filters = false;  // with a compress ilp proves nothing (rule 9: fusion/ilp.cpp)
+    po.filters = seed % 2 == 1;
     po.min_instructions = 15;
     po.max_instructions = 25;
     const testing::RandomProgram prog = testing::random_program(600000 + seed, po);
@@ -221,4 +233,31 @@ TEST_CASE(
     CHECK(seconds < options.time_limit + 1.0);
   }
   CHECK(cheaper > 0);
+}
+
+TEST_CASE(
+    "ilp under robinson, 25 instructions with a compress: every part proven by the search, blocks closed") {
+  // ilp_bench --filters' batches: the first ten seeds from 1000 whose batch
+  // holds a compress. Without the closure check of rule 9 in the search, one
+  // of them gets an illegal partition from it (then CBC decides).
+  const auto robinson = make_cost_model("robinson");
+  Options options;
+  options.time_limit = 20.0;
+  int searched = 0;
+  uint64_t seed = 1000;
+  for (int k = 0; k < 10; ++k, ++seed) {
+    testing::RandomProgramOptions po;
+    po.min_instructions = po.max_instructions = 25;
+    testing::RandomProgram prog = testing::random_program(seed, po);
+    while (!Graph(prog.batch).has_filters()) prog = testing::random_program(++seed, po);
+    const Graph g(prog.batch);
+    INFO("seed " << seed);
+    ilp::Report report;
+    const Partition p = ilp::fuse_report(g, *robinson, options, &report);
+    REQUIRE(check_partition(g, p) == "");
+    CHECK(report.optimal());
+    CHECK(report.block_searches == report.parts);
+    searched += report.block_searches;
+  }
+  CHECK(searched >= 10);
 }
