@@ -152,8 +152,10 @@ class Search {
   // A state (items placed, weight lost) is dropped when another with the
   // same items placed lost no more with no more blocks.
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
+    add_state(std::move(key), g, parent, std::move(block), index_[Bits(key.begin(), key.end() - 1)].ids);
+  }
+  void add_state(Bits key, uint32_t g, uint32_t parent, Bits block, std::vector<uint32_t>& same) {
     const uint64_t lost = key[words_];
-    std::vector<uint32_t>& same = index_[Bits(key.begin(), key.end() - 1)];
     for (uint32_t id : same)
       if (states_[id].key[words_] <= lost && states_[id].g <= g) return;
     std::size_t kept = 0;
@@ -232,8 +234,14 @@ class Search {
         Bits next = key;
         for (std::size_t k = 0; k < words_; ++k) next[k] |= b[k];
         next[words_] = static_cast<uint64_t>(lost + loss);
-        if (lost + loss + loss_bound(next) > it_.budget) continue;
-        add_state(std::move(next), g + 1, s, std::move(b));
+        // (The bound depends on the items placed alone: kept per downset
+        // with states.)
+        Bits placed(next.begin(), next.end() - 1);
+        auto at = index_.find(placed);
+        const Cost bound = at != index_.end() ? at->second.loss_bound : loss_bound(next);
+        if (lost + loss + bound > it_.budget) continue;
+        if (at == index_.end()) at = index_.emplace(std::move(placed), Downset{{}, bound}).first;
+        add_state(std::move(next), g + 1, s, std::move(b), at->second.ids);
       }
     }
   }
@@ -290,8 +298,8 @@ class Search {
     }
   }
 
-  static constexpr long kMaxSteps = 20000;
-  static constexpr std::size_t kMaxBlocks = 256;
+  static constexpr long kMaxSteps = 200000;
+  static constexpr std::size_t kMaxBlocks = 4096;
 
   const Items& it_;
   const std::size_t words_;
@@ -304,7 +312,11 @@ class Search {
   std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
   std::vector<std::pair<Bits, Cost>> found_;
   std::vector<State> states_;
-  std::unordered_map<Bits, std::vector<uint32_t>, BitsHash> index_;  // by items placed
+  struct Downset {
+    std::vector<uint32_t> ids;  // its states
+    Cost loss_bound = -1;       // loss_bound() of it, once computed
+  };
+  std::unordered_map<Bits, Downset, BitsHash> index_;  // by items placed
   // (f, -g, state): smallest f first, deepest first among equal f.
   std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>,
                       std::vector<std::tuple<uint32_t, int64_t, uint32_t>>, std::greater<>>
