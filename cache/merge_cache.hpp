@@ -48,8 +48,9 @@ namespace arrvm {
 // elements (fusion/README.md), so partitions cached before may differ;
 // 4: greedy runs both tie orders (fusion/greedy.cpp); 5: offsets relative to
 // the base's first view in the batch; 6: row programs (fusion/row_nests.hpp);
-// 7: lanes rolled up before fusion (rewrite/lane_reroll.hpp).
-inline constexpr uint64_t kMergeKeyVersion = 7;
+// 7: lanes rolled up before fusion (rewrite/lane_reroll.hpp); 8: ilp proves
+// machine and robinson batches it stopped on before (fusion/ilp_cost_search.hpp).
+inline constexpr uint64_t kMergeKeyVersion = 8;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

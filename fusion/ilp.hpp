@@ -73,6 +73,20 @@
 //   What is left for CBC is |P| under V, whose LP bound is the clique; the
 //   gap to the optimum comes from the acyclicity of the blocks (fusion/
 //   README.md, "ilp under robinson").
+// With a merge bonus and bohrium's access terms (machine: traffic plus a
+// launch per block), the launch stages first (fusion/ilp_part.cpp):
+//   the least traffic T: the bohrium model over the pairs that save bytes,
+//          without leaders (exact, milliseconds);
+//   the fewest blocks K: a conflict clique, or the fewest-blocks search
+//          with no weighted pairs;
+//   no partition costs less than T + bonus * K, and a candidate (the
+//          stages' partitions with greedy merges on top) that reaches it is
+//          optimal; otherwise an A* over downsets with each block's exact
+//          cost as its step (fusion/ilp_cost_search.hpp) finds a cheaper
+//          partition or proves there is none. When it gives up, the MIP gets
+//          traffic >= T and |P| >= K as rows.
+//   A search's partition is taken only if its blocks merge whole on the
+//   units (a legality check), else CBC decides.
 // Solving (a cutting-plane loop): up to 20 rounds of walk-cut separation on
 //   the LP relaxation (shortest closed walks, link weight 1 - y), then CBC on
 //   the MIP; if its solution's blocks are illegal, their walk cuts are added
@@ -85,11 +99,13 @@
 // Length classes (rule 9): pairs that share a block only with compresses,
 //   their "no more fused than" rows and lazy closure cuts, in
 //   fusion/ilp_filters.hpp; a batch with a compress is proven like any other.
+//   Both searches keep their blocks closed under rule 9 (fusion/ilp_items.hpp).
 // Limits: a part of more than 1000 units, or more than 8000 unit and pair
 // variables, is not given to CBC (it keeps the warm start; Report::too_large).
-// Under robinson such a part of at most 1000 units whose related pairs fit
-// still gets the weighted stage and the fewest-blocks search, not the full
-// MIP (too_large unless the search proves it).
+// With a merge bonus (robinson, machine) such a part of at most 1000 units
+// whose related pairs fit still gets the stages before the full MIP (the
+// weighted or launch stages and the searches), not the full MIP (too_large
+// unless they prove it).
 // Options::time_limit (Config.fuse_time_limit) bounds the whole run; the
 // parts share what is left after the seeds. A part that runs out keeps the
 // legal blocks of its last MIP solution (blocks that break a walk cut are
