@@ -223,6 +223,11 @@ class Search {
         for (const auto& [y, wy] : it_.partners[x])
           if (!has(reachable, y)) rest_[x] += wy;
       }
+      later_.assign(cand_.size(), Bits(words_, 0));
+      for (std::size_t j = cand_.size(); j-- > 1;) {
+        later_[j - 1] = later_[j];
+        put(later_[j - 1], cand_[j]);
+      }
       found_.clear();
       Bits block(words_, 0);
       in_.clear();
@@ -278,24 +283,36 @@ class Search {
       return;
     }
     const uint32_t x = cand_[i];
-    if (includable(x, placed, block) && (!it_.filters || closed_with(it_, in_, x))) {
-      Cost more = rest_[x];
-      for (uint32_t y : out_) more += w(x, y);
-      if (loss + more <= left) {
-        put(block, x);
-        in_.push_back(x);
-        blocks(i + 1, placed, block, loss + more, left);
-        in_.pop_back();
-        block[x / 64] &= ~(uint64_t{1} << (x % 64));
-      }
+    const bool can_join = includable(x, placed, block) && (!it_.filters || closed_with(it_, in_, x));
+    Cost lose = rest_[x];  // what x joining loses (with the rest and the items left out)
+    for (uint32_t y : out_) lose += w(x, y);
+    if (can_join && loss + lose <= left) {
+      put(block, x);
+      in_.push_back(x);
+      blocks(i + 1, placed, block, loss + lose, left);
+      in_.pop_back();
+      block[x / 64] &= ~(uint64_t{1} << (x % 64));
     }
-    Cost more = 0;
-    for (uint32_t y : in_) more += w(x, y);
-    if (loss + more <= left) {
+    Cost keep = 0;  // what x left out loses (with the items in the block)
+    for (uint32_t y : in_) keep += w(x, y);
+    // Left out, x would end every such block at the leaf's rule when it may
+    // join now, keeps at least what it loses, and no later candidate can
+    // change either (none is its partner, each may share a block with it).
+    if (can_join && !it_.filters && keep >= lose && settled(x, i)) return;
+    if (loss + keep <= left) {
       out_.push_back(x);
-      blocks(i + 1, placed, block, loss + more, left);
+      blocks(i + 1, placed, block, loss + keep, left);
       out_.pop_back();
     }
+  }
+
+  // x (candidate i) may share a block with every later candidate and weighs
+  // nothing with any of them.
+  bool settled(uint32_t x, std::size_t i) const {
+    const uint64_t* compat = it_.compat.row(x);
+    for (std::size_t k = 0; k < words_; ++k)
+      if ((later_[i][k] & ~compat[k]) != 0 || (later_[i][k] & it_.partner_bits[x][k]) != 0) return false;
+    return true;
   }
 
   static constexpr long kMaxSteps = 200000;
@@ -309,6 +326,7 @@ class Search {
   uint32_t cls_ = kNone;  // the class whose blocks are enumerated (kNone: only free/sync are left)
   bool inexact_ = false;
   std::vector<uint32_t> cand_, in_, out_;
+  std::vector<Bits> later_;                               // by candidate position: the candidates after it
   std::vector<Cost> rest_ = std::vector<Cost>(it_.n, 0);  // by candidate: weight with non-candidates
   std::vector<std::pair<Bits, Cost>> found_;
   std::vector<State> states_;
@@ -395,10 +413,15 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
   it.budget = budget;
   const uint32_t n = it.n;
   it.partners.assign(n, {});
-  for (uint32_t x = 0; x < n; ++x)
-    for (uint32_t y = 0; y < n; ++y)
-      if (it.weight[std::size_t{x} * n + y] > 0)
+  it.partner_bits.assign(n, Bits((n + 63) / 64, 0));
+  for (uint32_t x = 0; x < n; ++x) {
+    for (uint32_t y = 0; y < n; ++y) {
+      if (it.weight[std::size_t{x} * n + y] > 0) {
         it.partners[x].emplace_back(y, it.weight[std::size_t{x} * n + y]);
+        put(it.partner_bits[x], y);
+      }
+    }
+  }
   it.conflicts.assign(n, {});
   for (uint32_t x = 0; x < n; ++x) {
     const auto& ps = it.partners[x];

@@ -28,6 +28,8 @@
 //    into the next block it stays legal: one block less);
 //  * a state whose downset another reached with no more blocks and no more
 //    weight lost (Pareto).
+// (While a block is enumerated, a candidate that the second rule would
+// force into it whatever the later candidates do is not left out.)
 // Lower bound on the blocks left (consistent, so the first complete state
 // taken is optimal): per class, the longest chain of items each reaching the
 // next and not allowed to share its block (then no two of the chain share

@@ -40,6 +40,7 @@ struct Items {
   BitMatrix compat;                          // may share a block
   std::vector<Cost> weight;                  // n * n: weight of the pairs between two items
   std::vector<std::vector<std::pair<uint32_t, Cost>>> partners;  // by item: the positive weights
+  std::vector<Bits> partner_bits;                                // by item: its partners
   // By item x: partners y, z that may not share a block, so that x loses
   // at least the smaller weight; largest first.
   std::vector<std::vector<std::tuple<Cost, uint32_t, uint32_t>>> conflicts;
