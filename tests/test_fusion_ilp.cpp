@@ -122,7 +122,7 @@ TEST_CASE("ilp = optimal on random batches, every cost model; same results on re
     }
   }
   MESSAGE(total << " (batch, model) runs, " << compared_exhaustive << " also against exhaustive search, "
-                << proven << " proven optimal by CBC, " << beat_greedy << " cheaper than greedy; "
+                << proven << " proven optimal, " << beat_greedy << " cheaper than greedy; "
                 << with_filters << " batches with a compress, " << unproven_filters
                 << " runs of them not proven, " << filters_exhaustive << " compared with exhaustive search");
   CHECK(filters_exhaustive > 0);
