@@ -122,9 +122,9 @@ TEST_CASE("ilp = optimal on random batches, every cost model; same results on re
     }
   }
   MESSAGE(total << " (batch, model) runs, " << compared_exhaustive << " also against exhaustive search, "
-                << proven << " proven optimal, " << beat_greedy << " cheaper than greedy; "
-                << with_filters << " batches with a compress, " << unproven_filters
-                << " runs of them not proven, " << filters_exhaustive << " compared with exhaustive search");
+                << proven << " proven optimal, " << beat_greedy << " cheaper than greedy; " << with_filters
+                << " batches with a compress, " << unproven_filters << " runs of them not proven, "
+                << filters_exhaustive << " compared with exhaustive search");
   CHECK(filters_exhaustive > 0);
   CHECK(with_filters > batches / 20);
   CHECK(beat_greedy > 0);  // the solver does more than return its warm start

@@ -145,6 +145,51 @@ def test_iteration_gives_numpys_scalars_and_sees_writes():
     assert list(arrvm.zeros(0)) == []
 
 
+def test_iteration_reads_runs_at_once_and_sees_every_write():
+    """`for x in a` reads a run of elements at once and takes each step's
+    element from it while nothing writes the base: a loop that writes the
+    array it iterates (an instruction on a slice, an element, another view of
+    the base, memory adopted from NumPy and written there) sees each write
+    at the next step, across runs, as NumPy's loop does; strided, reversed
+    and broadcast views give NumPy's elements."""
+    import numpy as np
+    import arrvm
+
+    def run(xp, adopt=False):
+        out = []
+        b = xp.arange(200.0) * 2
+        for i, x in enumerate(b):              # an instruction on a slice, and an element
+            out.append(float(x))
+            if i % 37 == 5:
+                b[i + 1:] += 1.0
+            if i == 70:
+                b[150] = -7.0
+        c = xp.arange(150) % 13
+        r = c[::-1]
+        for i, x in enumerate(c):              # another view of the same base
+            out.append(int(x))
+            if i < 149:
+                r[148 - i] = i                  # (that is c[i + 1])
+        for x in (xp.arange(100) * 3)[::-3]:    # strided, reversed
+            out.append(int(x))
+        for x in xp.broadcast_to(xp.arange(1.0, 2.0), (70,)):  # a step of 0
+            out.append(float(x))
+        if adopt:
+            n = np.arange(130.0)
+            a = arrvm.adopt(n)
+            for i, x in enumerate(a):          # written behind the VM's back
+                out.append(float(x))
+                n[i + 1 if i < 129 else 0] = -1.0
+        else:
+            n = np.arange(130.0)
+            for i, x in enumerate(n):
+                out.append(float(x))
+                n[i + 1 if i < 129 else 0] = -1.0
+        return out
+
+    assert run(arrvm, adopt=True) == run(np)
+
+
 def test_number_conversions_of_0d_arrays_read_at_once():
     """float(), int(), operator.index() and bool() of a 0-d array (a lazy
     scalar: x[i] read while x was pending, a reduction) give NumPy's values,
