@@ -9,7 +9,6 @@
 #include <numeric>
 #include <queue>
 #include <tuple>
-#include <unordered_map>
 
 namespace arrvm::fusion::ilp {
 
@@ -152,7 +151,10 @@ class Search {
   // A state (items placed, weight lost) is dropped when another with the
   // same items placed lost no more with no more blocks.
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block) {
-    add_state(std::move(key), g, parent, std::move(block), index_[Bits(key.begin(), key.end() - 1)].ids);
+    const uint64_t h = BitsIndex<Downset>::hash(key.data(), words_);
+    Downset* d = index_.find(key.data(), h);
+    if (d == nullptr) d = &index_.insert(key.data(), h, Downset{{}, loss_bound(key)});
+    add_state(std::move(key), g, parent, std::move(block), d->ids);
   }
   void add_state(Bits key, uint32_t g, uint32_t parent, Bits block, std::vector<uint32_t>& same) {
     const uint64_t lost = key[words_];
@@ -241,12 +243,12 @@ class Search {
         next[words_] = static_cast<uint64_t>(lost + loss);
         // (The bound depends on the items placed alone: kept per downset
         // with states.)
-        Bits placed(next.begin(), next.end() - 1);
-        auto at = index_.find(placed);
-        const Cost bound = at != index_.end() ? at->second.loss_bound : loss_bound(next);
+        const uint64_t h = BitsIndex<Downset>::hash(next.data(), words_);
+        Downset* d = index_.find(next.data(), h);
+        const Cost bound = d != nullptr ? d->loss_bound : loss_bound(next);
         if (lost + loss + bound > it_.budget) continue;
-        if (at == index_.end()) at = index_.emplace(std::move(placed), Downset{{}, bound}).first;
-        add_state(std::move(next), g + 1, s, std::move(b), at->second.ids);
+        if (d == nullptr) d = &index_.insert(next.data(), h, Downset{{}, bound});
+        add_state(std::move(next), g + 1, s, std::move(b), d->ids);
       }
     }
   }
@@ -334,7 +336,7 @@ class Search {
     std::vector<uint32_t> ids;  // its states
     Cost loss_bound = -1;       // loss_bound() of it, once computed
   };
-  std::unordered_map<Bits, Downset, BitsHash> index_;  // by items placed
+  BitsIndex<Downset> index_{words_};  // by items placed (the key's words before the weight lost)
   // (f, -g, state): smallest f first, deepest first among equal f.
   std::priority_queue<std::tuple<uint32_t, int64_t, uint32_t>,
                       std::vector<std::tuple<uint32_t, int64_t, uint32_t>>, std::greater<>>

@@ -188,16 +188,19 @@ class CostSearch {
   void add_state(Bits key, Cost g, uint32_t parent, Bits block) {
     Cost f = g + estimate(key);
     if (f >= p_.upper) return;
-    auto at = index_.find(key);
-    if (at != index_.end())
-      for (uint32_t id : at->second)
-        if (states_[id].g <= g) return;
+    const uint64_t h = BitsIndex<uint32_t>::hash(key.data(), words_);
+    uint32_t* same = index_.find(key.data(), h);
+    if (same != nullptr && states_[*same].g <= g) return;
     f += traffic_left(key);
     if (f >= p_.upper) return;
-    std::vector<uint32_t>& same = at != index_.end() ? at->second : index_[key];
-    for (uint32_t id : same) states_[id].closed = true;  // costlier: never needed
-    same.assign(1, static_cast<uint32_t>(states_.size()));
-    open_.emplace(f, -g, static_cast<uint32_t>(states_.size()));
+    const uint32_t id = static_cast<uint32_t>(states_.size());
+    if (same != nullptr) {
+      states_[*same].closed = true;  // costlier: never needed
+      *same = id;
+    } else {
+      index_.insert(key.data(), h, id);
+    }
+    open_.emplace(f, -g, id);
     states_.push_back({std::move(key), std::move(block), parent, g});
   }
 
@@ -347,7 +350,7 @@ class CostSearch {
   std::vector<uint32_t> cand_, in_, out_;
   std::vector<std::pair<Bits, Cost>> found_;  // blocks with their cost
   std::vector<State> states_;
-  std::unordered_map<Bits, std::vector<uint32_t>, BitsHash> index_;  // by units placed
+  BitsIndex<uint32_t> index_{words_};  // by units placed: the state that placed them at least cost
   // (f, -g, state): smallest f first, deepest first among equal f.
   std::priority_queue<std::tuple<Cost, Cost, uint32_t>, std::vector<std::tuple<Cost, Cost, uint32_t>>,
                       std::greater<>>
