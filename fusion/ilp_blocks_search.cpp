@@ -7,17 +7,13 @@
 #include <tuple>
 
 #include "fusion/ilp_items.hpp"
+#include "fusion/ilp_part.hpp"
 
 namespace arrvm::fusion::ilp {
 
 namespace {
 
 using namespace search;
-
-uint32_t root(std::vector<uint32_t>& uf, uint32_t u) {
-  while (uf[u] != u) u = uf[u] = uf[uf[u]];
-  return u;
-}
 
 class Search {
  public:
@@ -319,7 +315,7 @@ std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
   const uint32_t m = static_cast<uint32_t>(uf.size());
   std::vector<std::vector<uint32_t>> csucc(m);
   for (const auto& [a, b] : edges) {
-    const uint32_t ra = root(uf, a), rb = root(uf, b);
+    const uint32_t ra = uf_root(uf, a), rb = uf_root(uf, b);
     if (ra != rb) csucc[ra].push_back(rb);
   }
   // Tarjan's algorithm (iterative) over the sets; it numbers the strongly
@@ -330,7 +326,7 @@ std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
   std::vector<std::pair<uint32_t, std::size_t>> call;
   int counter = 0, nscc = 0;
   for (uint32_t s = 0; s < m; ++s) {
-    if (root(uf, s) != s || index[s] >= 0) continue;
+    if (uf_root(uf, s) != s || index[s] >= 0) continue;
     call.emplace_back(s, 0);
     index[s] = low[s] = counter++;
     stack.push_back(s);
@@ -365,7 +361,7 @@ std::vector<std::vector<uint32_t>> condense(std::vector<uint32_t>& uf,
     }
   }
   std::vector<std::vector<uint32_t>> groups(nscc);
-  for (uint32_t a = 0; a < m; ++a) groups[nscc - 1 - scc[root(uf, a)]].push_back(a);
+  for (uint32_t a = 0; a < m; ++a) groups[nscc - 1 - scc[uf_root(uf, a)]].push_back(a);
   return groups;
 }
 

@@ -340,8 +340,6 @@ class CostSearch {
   std::size_t aw_ = 0, bw_ = 0;    // words of a row of arrays, of bases
   std::vector<Access> rows_;       // by item
   bool unpriced_ = false;
-  bool filters_ = false;                                     // the batch has a compress
-  std::vector<std::vector<uint32_t>> domains_, compresses_;  // by item, with filters
   long expanded_ = 0, steps_ = 0;
   uint32_t cls_ = kNone;
   Cost g_ = 0;                                   // the state's cost, while its blocks are enumerated

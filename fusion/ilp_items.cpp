@@ -2,6 +2,7 @@
 // units joined by the pairs a search may not separate, their classes, chain
 // heights and candidates; and rule 9's check as items join a block.
 #include "fusion/ilp_items.hpp"
+#include "fusion/ilp_part.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -11,11 +12,6 @@
 namespace arrvm::fusion::ilp::search {
 
 namespace {
-
-uint32_t root(std::vector<uint32_t>& uf, uint32_t u) {
-  while (uf[u] != u) u = uf[u] = uf[uf[u]];
-  return u;
-}
 
 // Reachability (bit rows) of a graph given as successor lists, cycles allowed.
 std::vector<Bits> reachability(const std::vector<std::vector<uint32_t>>& succ) {
@@ -57,8 +53,8 @@ Items make_items(const FewestBlocksProblem& p, Cost total) {
   std::vector<uint32_t> uf(m), item_of;
   std::iota(uf.begin(), uf.end(), 0u);
   auto join = [&](uint32_t a, uint32_t b) {
-    a = root(uf, a);
-    b = root(uf, b);
+    a = uf_root(uf, a);
+    b = uf_root(uf, b);
     if (a == b) return false;
     uf[std::max(a, b)] = std::min(a, b);
     return true;

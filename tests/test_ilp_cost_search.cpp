@@ -119,8 +119,8 @@ TEST_CASE(
   }
   MESSAGE(searched << " searches, " << with_launch << " with a launch term, " << without_launch
                    << " without, " << with_filters << " of batches with a compress");
-  CHECK(with_filters > searched / 3);  // rule 9 is exercised
-  CHECK(with_launch > batches);        // both regimes of machine's launch_in are covered
+  CHECK(with_filters >= searched / 3);  // rule 9 is exercised
+  CHECK(with_launch > batches);         // both regimes of machine's launch_in are covered
   CHECK(without_launch > batches / 10);
 }
 
