@@ -484,8 +484,7 @@ LoweredBlock lower(std::span<const Instruction> batch, std::span<const uint32_t>
   // (A block one loop can run may also read as a row program where
   // may_overlap is more careful than the fusion graph: legal either way.)
   RowProgram program;
-  if (target == Target::Cpu && row_program(batch, block, &program) &&
-      row_program_legal(batch, block, program))
+  if (row_program(batch, block, &program) && row_program_legal(batch, block, program))
     return lower_row_program(batch, block, program, target);
   verify_block(batch, block);
   return stride_classes(schedule(contract(build(batch, block), batch, block), target));

@@ -4,6 +4,10 @@
 // loop (Stmt::depth 1) before the loops inside it; and a row program, its
 // statements numbered by segment (Stmt::segment), which the printer runs
 // one after the other in each row.
+//
+// On cpu the loop over rows is OpenMP's; on OpenCl it is the work items'
+// (one row an item: the kernel is one launch over m items) and every inner
+// loop is a plain loop of that item (device_rows).
 #include <algorithm>
 #include <unordered_map>
 #include <vector>
@@ -32,12 +36,25 @@ View widened(const View& v, const Dims& shape) {
   return w;
 }
 
+// OpenCl: the rows are the work items, the loops inside them the item's own.
+LoweredBlock device_rows(LoweredBlock b, Target target) {
+  if (target != Target::OpenCl) return b;
+  for (std::size_t L = 0; L < b.kernel.loops.size(); ++L) {
+    Loop& l = b.kernel.loops[L];
+    if (L == 0) {
+      l.kind = LoopKind::WorkItems;
+    } else if (l.kind != LoopKind::Sweep) {
+      l.kind = LoopKind::Serial;
+    }
+  }
+  return b;
+}
+
 }  // namespace
 
 LoweredBlock lower_nest(std::span<const Instruction> batch, std::span<const uint32_t> block,
                         std::span<const uint32_t> rows, Target target) {
   const std::size_t nx = rows.size();
-  if (target != Target::Cpu) throw InternalError("a row nest reached a backend that does not allow them");
   if (!std::equal(rows.begin(), rows.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(nx)))
     throw InternalError("a row nest must list its rows' instructions first");
   if (!row_nest_legal(batch, block.first(nx), block.subspan(nx)))
@@ -69,14 +86,13 @@ LoweredBlock lower_nest(std::span<const Instruction> batch, std::span<const uint
   ARRVM_ASSERT(static_cast<int>(b.kernel.body.size()) >= x_statements);
   for (int s = 0; s < x_statements; ++s) b.kernel.body[s].depth = 1;
   b = contract(std::move(b), shadow, order);
-  b = schedule(std::move(b), target);
+  b = device_rows(schedule(std::move(b), target), target);
   ARRVM_ASSERT(!b.kernel.loops.empty() && b.kernel.loops[0].axis == 0);
   return stride_classes(std::move(b));
 }
 
 LoweredBlock lower_row_program(std::span<const Instruction> batch, std::span<const uint32_t> block,
                                const RowProgram& program, Target target) {
-  if (target != Target::Cpu) throw InternalError("a row program reached a backend that does not allow them");
   if (!row_program_legal(batch, block, program))
     throw InternalError("a row program whose accesses leave their rows: `" + to_string(batch[block[0]]) +
                         "`");
@@ -133,7 +149,7 @@ LoweredBlock lower_row_program(std::span<const Instruction> batch, std::span<con
     b.kernel.body[s].depth = program.row[static_cast<std::size_t>(segment[s])] ? 1 : 0;
   }
   b = contract(std::move(b), seen, order, keep);
-  b = schedule(std::move(b), target);
+  b = device_rows(schedule(std::move(b), target), target);
   ARRVM_ASSERT(b.kernel.loops.size() == 2 && b.kernel.loops[0].axis == 0 && b.kernel.loops[1].axis == 1);
   return stride_classes(std::move(b));
 }

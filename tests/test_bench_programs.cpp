@@ -184,13 +184,12 @@ TEST_CASE("bench programs: every block with work runs as exactly one kernel on c
       vm.flush();
       const arrvm::Profile& prof = vm.runtime().profile();
       CHECK(prof.work_blocks > 0);
-      // A row nest (gauss and lu on cpu) is one block of the partition, so
-      // one kernel too; opencl's rules allow none.
+      // A row nest (gauss and lu) is one block of the partition, so one
+      // kernel too, on both backends.
       CHECK(prof.kernels_launched == prof.work_blocks);
       const uint64_t nests = prof.pass("row-fusion");
       const std::string name(p.name);
-      if (std::string(backend) == "opencl") CHECK(nests == 0);
-      if (std::string(backend) == "cpu" && (name == "gauss" || name == "lu")) CHECK(nests > 0);
+      if (name == "gauss" || name == "lu") CHECK(nests > 0);
       MESSAGE(std::string(backend) << " " << name << ": " << prof.kernels_launched << " kernels, "
                                    << prof.blocks << " blocks, " << nests << " row nests");
     }

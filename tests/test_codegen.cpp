@@ -121,6 +121,19 @@ Batch gauss_nest() {
   return b;
 }
 
+// s = x.sum(axis=1); y = x / s[:, None]; free s, over (3 x 4) float64: a row
+// program of two segments (the sum; the division), s one scalar a row.
+Batch normalize_rows() {
+  Batch b;
+  const BaseId x = b.base(DType::Float64, 12), s = b.base(DType::Float64, 3), y = b.base(DType::Float64, 12);
+  b.add(make(Opcode::AddReduce, whole(s, {3}), {v(whole(x, {3, 4}))}, 1));
+  View sb = whole(s, {3, 4});
+  sb.stride = Dims{1, 0};
+  b.add(make(Opcode::Divide, whole(y, {3, 4}), {v(whole(x, {3, 4})), v(sb)}));
+  b.add(control(Opcode::Free, s));
+  return b;
+}
+
 // c = cumsum(x * 2, axis=1) over (4 x 5) float64
 Batch scan_rows() {
   Batch b;
@@ -413,7 +426,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("golden: a row nest (cpu only: C, parallel and serial)") {
+TEST_CASE("golden: a row nest (C, parallel and serial; OpenCL, a work item a row)") {
   const Batch b = gauss_nest();
   const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
   CHECK(cpu.kernel.body[0].depth == 1);
@@ -424,8 +437,33 @@ TEST_CASE("golden: a row nest (cpu only: C, parallel and serial)") {
   serial.serial = true;
   check_golden("row_nest.serial.c",
                without_prelude(codegen::CPrinter(serial).print(cpu.kernel, "kernel"), serial.prelude));
-  // OpenCL's rules allow no row nests: a nest reaching it is a bug upstream.
-  CHECK_THROWS_AS(codegen::lower(b.instrs, all(b), Target::OpenCl), InternalError);
+  // On OpenCl the rows are the work items and the loop inside a row is the item's.
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::WorkItems}, {1, LoopKind::Serial}});
+  CHECK(ocl.kernel.body[0].depth == 1);
+  const std::string prelude = opencl::dialect(true).prelude;
+  check_golden("row_nest.gpu.cl",
+               without_prelude(opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel"), prelude));
+  check_golden("row_nest.cpu.cl",
+               without_prelude(opencl::OpenClPrinter(true, false, 64).print(ocl.kernel, "kernel"), prelude));
+}
+
+TEST_CASE("golden: a row program (C; OpenCL, a work item a row running its segments)") {
+  const Batch b = normalize_rows();
+  const codegen::LoweredBlock cpu = codegen::lower(b.instrs, all(b), Target::Cpu);
+  REQUIRE(cpu.kernel.body.size() == 2);
+  CHECK(cpu.kernel.body[0].segment == 0);
+  CHECK(cpu.kernel.body[1].segment == 1);
+  CHECK(cpu.contracted.size() == 1);  // s
+  check_golden("row_program.c",
+               without_prelude(codegen::CPrinter().print(cpu.kernel, "kernel"), codegen::CDialect{}.prelude));
+  const codegen::LoweredBlock ocl = codegen::lower(b.instrs, all(b), Target::OpenCl);
+  CHECK(loops(ocl) == std::vector<std::pair<int, LoopKind>>{{0, LoopKind::WorkItems}, {1, LoopKind::Sweep}});
+  const std::string prelude = opencl::dialect(true).prelude;
+  check_golden("row_program.gpu.cl",
+               without_prelude(opencl::OpenClPrinter(true, true, 64).print(ocl.kernel, "kernel"), prelude));
+  check_golden("row_program.cpu.cl",
+               without_prelude(opencl::OpenClPrinter(true, false, 64).print(ocl.kernel, "kernel"), prelude));
 }
 
 // max(x) over 50 int32: a reduction alone

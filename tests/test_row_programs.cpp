@@ -1,12 +1,14 @@
 // Row programs (vm/row_nest.hpp, RowProgram; fusion/row_nests.hpp): on cpu
-// a reduction along the rows and the work that reads its result row by row
-// (an epilogue: `x / x.sum(axis=1)[:, None]`, softmax, standardization)
-// run as one kernel, each row running its segments in order. The programs
-// below are written the way NumPy programs are and must give exactly
-// ref's values (rows shorter than the SIMD sweep threshold: one order of
-// additions); programs whose epilogue reads another row's result must not
-// become one block, and random programs of reductions, row scalars and
-// shifted views equal ref whatever the engine fuses.
+// and opencl a reduction along the rows and the work that reads its result
+// row by row (an epilogue: `x / x.sum(axis=1)[:, None]`, softmax,
+// standardization) run as one kernel, each row (an OpenMP iteration, a work
+// item) running its segments in order. The programs below are written the
+// way NumPy programs are and must give exactly ref's values on cpu (rows
+// shorter than the SIMD sweep threshold: one order of additions), and
+// within 1e-12 on opencl (the device's libm); programs whose epilogue reads
+// another row's result must not become one block, and random programs of
+// reductions, row scalars and shifted views equal ref whatever the engine
+// fuses.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -105,31 +107,48 @@ Run run(const std::function<std::vector<double>(const Vm&)>& program, const std:
   return r;
 }
 
-// `program` on ref, and on cpu with and without row fusion under each
-// fuser: ref's values bit for bit (libm's scalar functions: vector-math,
-// within 4 ulp of ref, is off), or, for rows the cpu sums in SIMD lanes
-// (256 elements or more, docs/semantics.md), within `rtol` of ref's.
-// Returns the greedy run with row fusion.
-Run check_against_ref(const std::function<std::vector<double>(const Vm&)>& program, double rtol = 0) {
+// The backends that run row programs, and the tolerance against ref beyond
+// the caller's: none on cpu (libm's scalar functions: vector-math, within 4
+// ulp of ref, is off), 1e-12 on opencl (the device's libm).
+struct Backend {
+  const char* name;
+  double rtol;
+};
+constexpr Backend kBackends[] = {{"cpu", 0}, {"opencl", 1e-12}};
+
+// `program` on ref, and on each backend with and without row fusion under
+// each fuser (on opencl greedy and ilp: its compiles are slow): ref's values
+// bit for bit on cpu, or, for rows the cpu sums in SIMD lanes (256 elements
+// or more, docs/semantics.md), within `rtol` of ref's. Returns the greedy
+// runs with row fusion, cpu's then opencl's.
+std::vector<Run> check_against_ref(const std::function<std::vector<double>(const Vm&)>& program,
+                                   double rtol = 0) {
   cputest::TempDir dir;
   const Run want = run(program, "ref", "singleton", false, dir.path());
-  Run greedy;
-  for (const char* fuser : {"greedy", "linear", "optimal", "ilp", "unintrusive"}) {
-    for (bool rows : {true, false}) {
-      CAPTURE(std::string(fuser));
-      CAPTURE(rows);
-      const Run got = run(program, "cpu", fuser, rows, dir.path());
-      REQUIRE(got.values.size() == want.values.size());
-      int64_t differ = 0;
-      for (std::size_t i = 0; i < want.values.size(); ++i) {
-        const double x = got.values[i], y = want.values[i];
-        differ += rtol == 0 ? !same(x, y) : !(std::abs(x - y) <= rtol * std::max(1.0, std::abs(y)));
+  std::vector<Run> greedy;
+  for (const Backend& backend : kBackends) {
+    const bool cpu = std::string(backend.name) == "cpu";
+    for (const char* fuser : {"greedy", "linear", "optimal", "ilp", "unintrusive"}) {
+      if (!cpu && std::string(fuser) != "greedy" && std::string(fuser) != "ilp") continue;
+      for (bool rows : {true, false}) {
+        CAPTURE(std::string(backend.name));
+        CAPTURE(std::string(fuser));
+        CAPTURE(rows);
+        const Run got = run(program, backend.name, fuser, rows, dir.path());
+        REQUIRE(got.values.size() == want.values.size());
+        const double tol = std::max(rtol, backend.rtol);
+        int64_t differ = 0;
+        for (std::size_t i = 0; i < want.values.size(); ++i) {
+          const double x = got.values[i], y = want.values[i];
+          differ += !same(x, y) && !(std::abs(x - y) <= tol * std::max(1.0, std::abs(y)));
+        }
+        CHECK(differ == 0);
+        if (!rows) CHECK(got.programs == 0);
+        if (rows && std::string(fuser) == "greedy") greedy.push_back(got);
       }
-      CHECK(differ == 0);
-      if (!rows) CHECK(got.programs == 0);
-      if (rows && std::string(fuser) == "greedy") greedy = got;
     }
   }
+  REQUIRE(greedy.size() == std::size(kBackends));
   return greedy;
 }
 
@@ -141,15 +160,18 @@ TEST_CASE(
     CAPTURE(m);
     CAPTURE(n);
     const double rtol = n >= 256 ? 1e-9 : 0;  // (a sum near 0 divides: relative to its terms)
-    const Run s = check_against_ref([m, n](const Vm& vm) { return softmax(vm, m, n); }, rtol);
-    CHECK(s.kernels == 1);  // max; subtract, exp, sum; divide
-    CHECK(s.programs == 1);
-    const Run z = check_against_ref([m, n](const Vm& vm) { return normalize(vm, m, n); }, rtol);
-    CHECK(z.kernels == 2);  // one each, the in-place one too
-    CHECK(z.programs == 2);
-    const Run d = check_against_ref([m, n](const Vm& vm) { return standardize(vm, m, n); }, rtol);
-    CHECK(d.kernels == 1);  // the mean, d, its squares' sum, the row's scalars, d * r
-    CHECK(d.programs == 1);
+    for (const Run& s : check_against_ref([m, n](const Vm& vm) { return softmax(vm, m, n); }, rtol)) {
+      CHECK(s.kernels == 1);  // max; subtract, exp, sum; divide
+      CHECK(s.programs == 1);
+    }
+    for (const Run& z : check_against_ref([m, n](const Vm& vm) { return normalize(vm, m, n); }, rtol)) {
+      CHECK(z.kernels == 2);  // one each, the in-place one too
+      CHECK(z.programs == 2);
+    }
+    for (const Run& d : check_against_ref([m, n](const Vm& vm) { return standardize(vm, m, n); }, rtol)) {
+      CHECK(d.kernels == 1);  // the mean, d, its squares' sum, the row's scalars, d * r
+      CHECK(d.programs == 1);
+    }
   }
 }
 
@@ -158,12 +180,13 @@ TEST_CASE("row programs: an epilogue that reads another row's result runs apart"
     for (bool reversed : {false, true}) {
       CAPTURE(m);
       CAPTURE(reversed);
-      const Run r =
-          check_against_ref([m, n, reversed](const Vm& vm) { return other_rows(vm, m, n, reversed); });
       // The reduction alone, then its reader (in C++ the reversed vector is
       // a copy, which nests with its reader as a row's statement).
-      CHECK(r.programs == (reversed ? 1u : 0u));
-      CHECK(r.kernels == 2);
+      for (const Run& r :
+           check_against_ref([m, n, reversed](const Vm& vm) { return other_rows(vm, m, n, reversed); })) {
+        CHECK(r.programs == (reversed ? 1u : 0u));
+        CHECK(r.kernels == 2);
+      }
     }
   }
 }
@@ -269,21 +292,32 @@ TEST_CASE("row programs: random reductions, row scalars and shifted readers equa
   const char* full = std::getenv("ARRVM_TEST_FULL");
   const int count = full != nullptr && *full != '\0' ? 300 : 40;
   cputest::TempDir dir;
-  uint64_t programs = 0;
+  uint64_t programs = 0, device_programs = 0;
   for (int s = 0; s < count; ++s) {
     CAPTURE(s);
     const auto program = [s](const Vm& vm) { return random_rows(vm, static_cast<uint64_t>(s)); };
     const Run want = run(program, "ref", "singleton", false, dir.path());
-    for (const char* fuser : {"greedy", "ilp"}) {
-      CAPTURE(std::string(fuser));
-      const Run got = run(program, "cpu", fuser, true, dir.path());
-      REQUIRE(got.values.size() == want.values.size());
-      int64_t differ = 0;
-      for (std::size_t i = 0; i < want.values.size(); ++i) differ += !same(got.values[i], want.values[i]);
-      CHECK(differ == 0);
-      programs += got.programs;
+    for (const Backend& backend : kBackends) {
+      // (opencl: every fourth program, its compiles are slow)
+      if (std::string(backend.name) != "cpu" && s % 4 != 0) continue;
+      for (const char* fuser : {"greedy", "ilp"}) {
+        CAPTURE(std::string(backend.name));
+        CAPTURE(std::string(fuser));
+        const Run got = run(program, backend.name, fuser, true, dir.path());
+        REQUIRE(got.values.size() == want.values.size());
+        int64_t differ = 0;
+        for (std::size_t i = 0; i < want.values.size(); ++i) {
+          const double x = got.values[i], y = want.values[i];
+          differ += !same(x, y) && !(std::abs(x - y) <= backend.rtol * std::max(1.0, std::abs(y)));
+        }
+        CHECK(differ == 0);
+        programs += got.programs;
+        if (std::string(backend.name) != "cpu") device_programs += got.programs;
+      }
     }
   }
-  MESSAGE(count << " programs x 2 fusers: " << programs << " row programs and nests ran");
+  MESSAGE(count << " programs x 2 fusers (" << (count + 3) / 4 << " on opencl): " << programs
+                << " row programs and nests ran, " << device_programs << " on opencl");
   CHECK(programs > static_cast<uint64_t>(count) / 2);
+  CHECK(device_programs > static_cast<uint64_t>(count) / 8);
 }

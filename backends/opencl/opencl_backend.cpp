@@ -21,6 +21,7 @@
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
 #include "vm/interrupt.hpp"
+#include "vm/row_nest.hpp"
 #include "vm/timeline.hpp"
 
 namespace arrvm {
@@ -40,7 +41,8 @@ class OpenClBackend final : public Backend {
   explicit OpenClBackend(const Config& config)
       : device_(opencl::select_device(config.opencl_device)),
         printer_(device_.fp64, device_.gpu, static_cast<int>(opencl::Launcher::group_size(device_))),
-        reuse_(config.cache != CacheMode::Off) {
+        reuse_(config.cache != CacheMode::Off),
+        row_fusion_(config.pass_on("row-fusion")) {
     cl_int err = CL_SUCCESS;
     // One VM at a time creates its context (as discovery, opencl::list_devices,
     // happens once): some drivers' first context initializes shared state.
@@ -71,6 +73,9 @@ class OpenClBackend final : public Backend {
   void copy_to_host(BaseId id, void* dst) override { memory_.read_all(id, dst); }
 
   void release(BaseId id) override { memory_.release(id); }
+
+  // Row nests and row programs (vm/row_nest.hpp): one work item a row.
+  FusionRules fusion_rules() const override { return {.row_nests = row_fusion_}; }
 
   bool can_rename() const override { return true; }
   void rename(BaseId from, BaseId to) override { memory_.rename(from, to); }
@@ -188,8 +193,18 @@ class OpenClBackend final : public Backend {
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       Step st;
       st.block_index = bi;
-      if (plan_block(batch, block, partition.structure, bi, &st)) {
-        if (!st.lowered.kept.empty() || st.klass >= 0) st.block = block;
+      // A row nest (vm/row_nest.hpp) runs its rows' instructions first: the
+      // order its lowering, key and binding see (as on cpu).
+      std::span<const uint32_t> order = block;
+      if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) {
+        nest_rows_.insert(nest_rows_.end(), nest_rest_.begin(), nest_rest_.end());
+        order = nest_rows_;
+        profile().count_pass("row-fusion", 1);
+      }
+      if (plan_block(batch, order, partition.structure, bi, &st)) {
+        const std::vector<codegen::Stmt>& body = st.lowered.kernel.body;
+        if (!body.empty() && body.back().segment > 0) profile().count_pass("row-fusion", 1);  // a row program
+        if (!st.lowered.kept.empty() || st.klass >= 0) st.block.assign(order.begin(), order.end());
         plan.push_back(std::move(st));
       }
       Step release;
@@ -353,8 +368,13 @@ class OpenClBackend final : public Backend {
     // the sweep of a full reduction (each work item then writes partials).
     const std::vector<int> partials = opencl::partial_reductions(k);
     const int64_t work = b.shape.product();
-    const int64_t total =
-        k.sweep_axis >= 0 && partials.empty() ? b.shape.without(k.sweep_axis).product() : work;
+    int64_t total = work;
+    if (partials.empty()) {  // the axes of the WorkItems loops (all but the sweep, or a row nest's rows)
+      total = 1;
+      for (const codegen::Loop& l : k.loops) {
+        if (l.kind == codegen::LoopKind::WorkItems) total *= b.shape[l.axis];
+      }
+    }
     cl_kernel kern = kernel(st.kernels[0]);
     const Geometry g = geometry(kern, total, sequential, 0, work);
     Mem errors;
@@ -543,7 +563,9 @@ class OpenClBackend final : public Backend {
   codegen::CDialect dialect_;
   opencl::OpenClPrinter printer_;
   std::unique_ptr<opencl::ProgramCache> programs_;
-  bool reuse_;  // keep Loop steps (ARRVM_CACHE other than off)
+  bool reuse_;                                   // keep Loop steps (ARRVM_CACHE other than off)
+  bool row_fusion_;                              // the row-fusion pass (ARRVM_PASSES)
+  std::vector<uint32_t> nest_rows_, nest_rest_;  // a row nest's order (plan_batch)
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<KeptLoop>>> kept_;  // structure id -> per block
   uint64_t lowerings_reused_ = 0;
   opencl::DeviceMemory memory_;

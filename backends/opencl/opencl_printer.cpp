@@ -231,7 +231,9 @@ int OpenClPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* br
     *braces = 1;
     return 1;
   }
-  if (k.loops[first].kind == LoopKind::Sweep) {
+  // A sweep, or a row program's inner loop (c_printer.cpp, row_segments;
+  // Simd on cpu): a plain loop of the work item.
+  if (k.loops[first].kind == LoopKind::Sweep || k.loops[first].kind == LoopKind::Simd) {
     const std::string i = "i" + num(k.loops[first].axis);
     w.open("for (int64_t " + i + " = 0; " + i + " < n" + num(k.loops[first].axis) + "; ++" + i + ") {");
     offsets(w, k, first, k.loops[first].axis);

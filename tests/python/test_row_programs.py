@@ -1,7 +1,7 @@
 """Reductions along the rows with their epilogues, written as NumPy users
 write them (softmax with keepdims, `x / x.sum(axis=1)[:, None]`, a
 standardization, an in-place normalization), under `python3 -m arrvm` on
-the cpu backend: NumPy's values, and each function one kernel a call
+the cpu and opencl backends: NumPy's values, and each function one kernel a call
 (fusion/row_nests.hpp: a row program), against two or more without row
 fusion."""
 import json
@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -50,20 +51,21 @@ print(json.dumps(out))
 """
 
 
-def run(under_arrvm, **extra):
+def run(under_arrvm, backend='cpu', **extra):
     env = dict(os.environ)
     env.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
-    env.update(ARRVM_BACKEND='cpu', ARRVM_TIERED='off', ARRVM_EAGER='off', **extra)
+    env.update(ARRVM_BACKEND=backend, ARRVM_TIERED='off', ARRVM_EAGER='off', **extra)
     cmd = [sys.executable] + (['-m', 'arrvm'] if under_arrvm else []) + ['-c', SCRIPT]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
 
-def test_epilogues_are_one_kernel_with_numpys_values(tmp_path):
+@pytest.mark.parametrize('backend', ['cpu', 'opencl'])
+def test_epilogues_are_one_kernel_with_numpys_values(tmp_path, backend):
     want = run(False)
-    fused = run(True, ARRVM_CACHE_DIR=str(tmp_path))
-    apart = run(True, ARRVM_CACHE_DIR=str(tmp_path), ARRVM_PASSES='-row-fusion')
+    fused = run(True, backend, ARRVM_CACHE_DIR=str(tmp_path))
+    apart = run(True, backend, ARRVM_CACHE_DIR=str(tmp_path), ARRVM_PASSES='-row-fusion')
     for name, w in want.items():
         for got in (fused[name], apart[name]):
             np.testing.assert_allclose(np.array(got['values']), np.array(w['values']), rtol=1e-12, atol=1e-13)
