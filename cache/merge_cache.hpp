@@ -49,8 +49,9 @@ namespace arrvm {
 // 4: greedy runs both tie orders (fusion/greedy.cpp); 5: offsets relative to
 // the base's first view in the batch; 6: row programs (fusion/row_nests.hpp);
 // 7: lanes rolled up before fusion (rewrite/lane_reroll.hpp); 8: ilp proves
-// machine and robinson batches it stopped on before (fusion/ilp_cost_search.hpp).
-inline constexpr uint64_t kMergeKeyVersion = 8;
+// machine and robinson batches it stopped on before (fusion/ilp_cost_search.hpp);
+// 9: a row program grows through a single segment (fusion/row_nests.cpp).
+inline constexpr uint64_t kMergeKeyVersion = 9;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

@@ -158,11 +158,12 @@ bool special_conflict(const Graph& g, const BlockSummary& p, const BlockSummary&
 
 }  // namespace
 
-bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
-  return blocks_fusible_but_filters(g, a, b) && transducers_closed(a, b);
+bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b, bool sweeps_alone) {
+  return blocks_fusible_but_filters(g, a, b, sweeps_alone) && transducers_closed(a, b);
 }
 
-bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
+bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b,
+                                bool sweeps_alone) {
   if (a.shape != kNone && b.shape != kNone && a.shape != b.shape) return false;
   if (a.axis >= 0 && b.axis >= 0 && a.axis != b.axis) return false;
   // Rule 7: a scatter meets a sweep only along the last axis.
@@ -172,7 +173,7 @@ bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const Blo
   }
   // Rule 8: with FusionRules::sweeps_alone a block that is not only
   // elementwise meets only free/sync.
-  if (g.rules().sweeps_alone && ((a.special && b.shape != kNone) || (b.special && a.shape != kNone))) {
+  if (sweeps_alone && ((a.special && b.shape != kNone) || (b.special && a.shape != kNone))) {
     return false;
   }
   const BlockSummary& small = a.io.size() <= b.io.size() ? a : b;

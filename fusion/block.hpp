@@ -66,11 +66,20 @@ struct BlockSummary {
 // True if no member of `a` and member of `b` are fuse-preventing, i.e. every
 // cross pair is Graph::fusible. Cost: O(s * v) where s is the number of
 // arrays of the smaller block and v the arrays of one base in the larger.
-bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b);
+// `sweeps_alone`: whether rule 8 applies (FusionRules::sweeps_alone; not
+// within a row program's segment, which such a backend runs whole by rows).
+bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b, bool sweeps_alone);
+inline bool blocks_fusible(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
+  return blocks_fusible(g, a, b, g.rules().sweeps_alone);
+}
 
 // blocks_fusible without the transducer rule: whether the union may be a
 // legal block once the compresses it lacks join it (the ilp's pairs).
-bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b);
+bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b,
+                                bool sweeps_alone);
+inline bool blocks_fusible_but_filters(const Graph& g, const BlockSummary& a, const BlockSummary& b) {
+  return blocks_fusible_but_filters(g, a, b, g.rules().sweeps_alone);
+}
 
 // The transducer rule alone (rule 9, part of blocks_fusible): whether the
 // union of the two blocks is closed under length classes.

@@ -355,6 +355,7 @@ std::string check_partition(const Graph& g, const Partition& p) {
     // fusible, and the nest is legal (vm/row_nest.hpp).
     // A row program: each segment is fusible, and the program is legal.
     std::vector<std::span<const uint32_t>> parts = {b};
+    bool rule8 = g.rules().sweeps_alone;  // (a row program's segments run whole, by rows)
     if (g.rules().row_nests && row_nest_split(g.batch(), b, &rows, &rest)) {
       if (!row_nest_legal(g.batch(), rows, rest))
         return "block " + std::to_string(k) + " is a row nest whose accesses leave their rows";
@@ -367,6 +368,7 @@ std::string check_partition(const Graph& g, const Partition& p) {
         if (program.segment[m] >= 0) segments[static_cast<std::size_t>(program.segment[m])].push_back(b[m]);
       }
       parts.assign(segments.begin(), segments.end());
+      rule8 = false;
     }
     for (std::span<const uint32_t> part : parts) {
       if (part.empty()) continue;
@@ -377,7 +379,7 @@ std::string check_partition(const Graph& g, const Partition& p) {
       BlockSummary before = BlockSummary::of(g, part[0]);
       for (std::size_t m = 1; m < part.size(); ++m) {
         const BlockSummary one = BlockSummary::of(g, part[m]);
-        if (!blocks_fusible(g, before, one)) {
+        if (!blocks_fusible(g, before, one, rule8)) {
           for (std::size_t q = 0; q < m; ++q) {
             if (!g.fusible(part[q], part[m])) {
               return "block " + std::to_string(k) + " holds the fuse-preventing pair " +

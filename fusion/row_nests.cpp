@@ -58,22 +58,31 @@ std::size_t nest_rows(const Graph& g, const CostModel& cost, Partition* p) {
       }
     }
     // A row program (a reduction and its epilogues): blocks k, k+1, ...
-    // while each next block with work keeps it legal and saves.
+    // while each next block with work keeps it legal and saves. The union
+    // may pass through one segment on the way (an elementwise block and a
+    // reduction that the rules kept apart, mpi's rule 8: `y = x.copy();
+    // y /= abs(y).max(1)[:, None]`); the program is the longest legal one.
     if (has_work(g, blocks[k])) {
-      Block program = blocks[k];
-      std::size_t last = k;
+      Block program = blocks[k], grown;
+      std::size_t last = k, at = k;
       while (true) {
-        std::size_t next = last + 1;
+        std::size_t next = at + 1;
         while (next < n && frees_only(g, blocks[next])) ++next;
         if (next >= n) break;
-        merged = program;
-        for (std::size_t b = last + 1; b <= next; ++b)
+        merged = at == last ? program : grown;
+        for (std::size_t b = at + 1; b <= next; ++b)
           merged.insert(merged.end(), blocks[b].begin(), blocks[b].end());
         std::sort(merged.begin(), merged.end());
-        if (!row_program(batch, merged, &shape) || !row_program_legal(batch, merged, shape)) break;
-        if (cost.saving(g, summary(g, program), summary(g, blocks[next])) < 0) break;
-        program = std::move(merged);
-        last = next;
+        if (!row_program_shapes(batch, merged, &shape)) break;
+        if (shape.segments() >= 2 && !row_program_legal(batch, merged, shape)) break;
+        if (cost.saving(g, summary(g, at == last ? program : grown), summary(g, blocks[next])) < 0) break;
+        at = next;
+        if (shape.segments() >= 2) {
+          program = std::move(merged);
+          last = next;
+        } else {
+          grown = std::move(merged);
+        }
       }
       if (last > k) {
         if (last + 1 < n && frees_only(g, blocks[last + 1])) {

@@ -115,3 +115,33 @@ TEST_CASE("is_monotone") {
   CHECK_FALSE(is_monotone(make_view(0, 0, {4, 4}, {1, 4})));  // a transpose
   CHECK_FALSE(is_monotone(make_view(0, 9, {4}, {-1})));
 }
+
+TEST_CASE("row_bounds: each rank's rows are those whose first element it owns, else the even split") {
+  // (9 x 13) row-major over 117 elements on 3 ranks: [0, 39), [39, 78), [78, 117).
+  const Distribution d = Distribution::even(117, 3);
+  const View a = make_view(0, 0, Dims{9, 13}, Dims{13, 1});
+  const std::vector<int64_t> rows = row_bounds(a, d, 3);
+  CHECK(rows == std::vector<int64_t>{0, 3, 6, 9});  // row 3 starts at 39, row 6 at 78
+  for (int q = 0; q < 3; ++q) {
+    for (int64_t r = rows[q]; r < rows[q + 1]; ++r) CHECK(d.owner(r * 13) == q);
+  }
+  // The interior rows of a (9 x 13) grid, from (1, 1): row r starts at 14 + 13 r.
+  const View inner = make_view(0, 14, Dims{7, 11}, Dims{13, 1});
+  const std::vector<int64_t> in = row_bounds(inner, d, 3);
+  CHECK(in == std::vector<int64_t>{0, 2, 5, 7});  // starts 14 27 | 40 53 66 | 79 92
+  // A column vector (m) of 4 over 3 ranks ([0, 1), [1, 2), [2, 4)), and one row.
+  CHECK(row_bounds(make_view(0, 0, Dims{4}, Dims{1}), Distribution::even(4, 3), 3) ==
+        std::vector<int64_t>{0, 1, 2, 4});
+  CHECK(row_bounds(make_view(0, 0, Dims{1, 6}, Dims{6, 1}), Distribution::even(6, 3), 3) ==
+        std::vector<int64_t>{0, 1, 1, 1});  // (rank 0 owns its first element)
+  // Rows descending in memory: the even split.
+  const View reversed = make_view(0, 104, Dims{9, 13}, Dims{-13, 1});
+  CHECK(row_bounds(reversed, d, 3) == std::vector<int64_t>{0, 3, 6, 9});
+  const View five = make_view(0, 0, Dims{5, 13}, Dims{-13, 1});
+  CHECK(row_bounds(five, d, 3) == std::vector<int64_t>{0, 1, 3, 5});
+  // row_box: rows [r0, r1) of any shape whose axis 0 has the rows.
+  const Box b = row_box(Dims{9, 13}, 3, 6);
+  CHECK(b.start == Dims{3, 0});
+  CHECK(b.count == Dims{3, 13});
+  CHECK(row_box(Dims{9}, 6, 9).count == Dims{3});
+}

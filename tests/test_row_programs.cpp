@@ -20,8 +20,11 @@
 #include <vector>
 
 #include "engine/runtime.hpp"
+#include "fusion/algorithms.hpp"
 #include "fusion/block_set.hpp"
+#include "fusion/cost.hpp"
 #include "fusion/graph.hpp"
+#include "fusion/row_nests.hpp"
 #include "include/arrvm/arrvm.hpp"
 #include "tests/cpu_test_util.hpp"
 #include "tests/fusion_test_util.hpp"
@@ -236,6 +239,77 @@ TEST_CASE("row programs: check_partition accepts the legal program and names the
     const std::vector<uint32_t> maps{1, 2};
     CHECK_FALSE(arrvm::row_program(c.instrs, maps, &p));
   }
+}
+
+TEST_CASE("row programs: grown through one segment where rule 8 keeps a reduction from its producers") {
+  // y = x.copy(); y /= abs(y).max(axis=1)[:, None] over (5, 7), as mpi's
+  // fusers see it (sweeps_alone): [copy, abs], [max], [divide], frees. The
+  // first two make one segment, not yet a row program; with the divide they
+  // are one, and every fuser but singleton runs it as one block.
+  using arrvm::BaseId;
+  using arrvm::Dims;
+  using arrvm::DType;
+  using arrvm::make_view;
+  using arrvm::Opcode;
+  using arrvm::View;
+  using fusion_test::Batch;
+  using fusion_test::control;
+  using fusion_test::make;
+  using fusion_test::v;
+  const int64_t m = 5, n = 7;
+  Batch c;
+  const BaseId x = c.base(DType::Float64, m * n), y = c.base(DType::Float64, m * n),
+               t = c.base(DType::Float64, m * n), s = c.base(DType::Float64, m);
+  const View X = make_view(x, 0, Dims{m, n}, Dims{n, 1}), Y = make_view(y, 0, Dims{m, n}, Dims{n, 1}),
+             T = make_view(t, 0, Dims{m, n}, Dims{n, 1});
+  c.add(make(Opcode::Identity, Y, {v(X)}));
+  c.add(make(Opcode::Absolute, T, {v(Y)}));
+  c.add(make(Opcode::MaximumReduce, make_view(s, 0, Dims{m}, Dims{1}), {v(T)}, 1));
+  c.add(control(Opcode::Free, t));
+  c.add(make(Opcode::Divide, Y, {v(Y), v(make_view(s, 0, Dims{m, n}, Dims{1, 0}))}));
+  c.add(control(Opcode::Free, s));
+  const auto cost = arrvm::fusion::make_cost_model("bohrium");
+  auto block_of = [](const arrvm::Partition& p, uint32_t i) {
+    for (std::size_t k = 0; k < p.blocks.size(); ++k) {
+      if (std::find(p.blocks[k].begin(), p.blocks[k].end(), i) != p.blocks[k].end()) return k;
+    }
+    return p.blocks.size();
+  };
+  for (const arrvm::fusion::Algorithm& a : arrvm::fusion::algorithms()) {
+    CAPTURE(std::string(a.name));
+    bool copy_with_abs = false;  // (a program grows from a block with work, not from two elementwise ones)
+    for (bool rows : {false, true}) {
+      CAPTURE(rows);
+      const arrvm::fusion::Graph g(c.instrs, arrvm::FusionRules{.sweeps_alone = true, .row_nests = rows});
+      const arrvm::Partition p = arrvm::fusion::run_algorithm(a, g, *cost, {});
+      CHECK(arrvm::fusion::check_partition(g, p) == "");
+      int work = 0;
+      for (const arrvm::Block& b : p.blocks) {
+        work +=
+            std::any_of(b.begin(), b.end(), [&](uint32_t i) { return !arrvm::is_control(c.instrs[i].op); });
+      }
+      if (!rows) {
+        copy_with_abs = block_of(p, 0) == block_of(p, 1);
+        CHECK(work >= 3);  // the reduction alone (rule 8)
+        continue;
+      }
+      if (std::string(a.name) == "singleton") {
+        CHECK(work == 4);
+      } else {
+        // The abs, the maximum and the divide in one block; the copy too
+        // where the fuser joined it to the abs.
+        CHECK(block_of(p, 1) == block_of(p, 2));
+        CHECK(block_of(p, 2) == block_of(p, 4));
+        CHECK(work == (copy_with_abs ? 1 : 2));
+      }
+    }
+  }
+  // The first two alone are one segment: row_program_shapes, not row_program.
+  arrvm::RowProgram p;
+  const std::vector<uint32_t> first{0, 1, 2, 3};
+  CHECK_FALSE(arrvm::row_program(c.instrs, first, &p));
+  REQUIRE(arrvm::row_program_shapes(c.instrs, first, &p));
+  CHECK(p.segments() == 1);
 }
 
 namespace {

@@ -161,6 +161,10 @@ bool row_nest_legal(std::span<const Instruction> batch, std::span<const uint32_t
 }
 
 bool row_program(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p) {
+  return row_program_shapes(batch, block, p) && p->segments() >= 2;
+}
+
+bool row_program_shapes(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p) {
   p->m = p->n = 0;
   p->segment.assign(block.size(), -1);
   p->row.clear();
@@ -193,7 +197,7 @@ bool row_program(std::span<const Instruction> batch, std::span<const uint32_t> b
     for (int k = 0; k < n; ++k) current[mine[k].view->base].push_back(mine[k]);
     p->segment[q] = p->segments() - 1;
   }
-  return p->segments() >= 2;
+  return p->segments() >= 1;
 }
 
 bool row_program_legal(std::span<const Instruction> batch, std::span<const uint32_t> block,

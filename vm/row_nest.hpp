@@ -99,6 +99,10 @@ struct RowProgram {
 // Whether `block` has a row program's shapes; then `*p` gets its segments.
 bool row_program(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p);
 
+// row_program but for the two segments: `block` may also be one segment (an
+// ordinary kernel that a row program may still grow from).
+bool row_program_shapes(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p);
+
 // Whether the row program `p` of `block` (row_program) may run as one
 // loop nest (above).
 bool row_program_legal(std::span<const Instruction> batch, std::span<const uint32_t> block,

@@ -128,6 +128,39 @@ Box box_without(const Box& box, int axis) {
   return b;
 }
 
+std::vector<int64_t> row_bounds(const View& anchor, const Distribution& d, int ranks) {
+  ARRVM_ASSERT(anchor.rank() >= 1 && ranks >= 1);
+  const int64_t m = anchor.shape[0];
+  std::vector<int64_t> bounds(static_cast<std::size_t>(ranks) + 1);
+  const bool ascending = anchor.stride[0] > 0 && anchor.nelem() > 0 && d.ranks() == ranks;
+  for (int q = 0; q <= ranks; ++q) {
+    if (!ascending) {
+      bounds[q] = m * q / ranks;
+      continue;
+    }
+    // The first row whose first element is at or past rank q's first element.
+    int64_t lo = 0, hi = m;
+    while (lo < hi) {
+      const int64_t r = lo + (hi - lo) / 2;
+      if (anchor.offset + r * anchor.stride[0] >= d.lo(q)) {
+        hi = r;
+      } else {
+        lo = r + 1;
+      }
+    }
+    bounds[q] = q == 0 ? 0 : (q == ranks ? m : lo);
+  }
+  return bounds;
+}
+
+Box row_box(const Dims& shape, int64_t r0, int64_t r1) {
+  ARRVM_ASSERT(shape.size() >= 1 && 0 <= r0 && r0 <= r1 && r1 <= shape[0]);
+  Box b = full_box(shape);
+  b.start[0] = r0;
+  b.count[0] = r1 - r0;
+  return b;
+}
+
 std::vector<Box> owned_boxes(const View& v, int64_t lo, int64_t hi) {
   std::vector<Box> out;
   if (lo >= hi || v.nelem() == 0) return out;

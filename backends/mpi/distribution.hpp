@@ -42,6 +42,15 @@ View sub_view(const View& v, const Box& box);
 // The box without axis `axis` (a reduction's output part).
 Box box_without(const Box& box, int axis);
 
+// A row nest or row program (vm/row_nest.hpp) runs by rows: rank q takes
+// rows [bounds[q], bounds[q+1]) of its m rows. Those whose first element
+// in `anchor` (a view whose axis 0 has the m rows) q owns under `d`, when
+// the rows ascend in memory; else the even split of the rows.
+std::vector<int64_t> row_bounds(const View& anchor, const Distribution& d, int ranks);
+
+// Rows [r0, r1) of the iteration space `shape` (axis 0 the rows).
+Box row_box(const Dims& shape, int64_t r0, int64_t r1);
+
 // Boxes covering exactly the iteration points of `v` whose element lies in
 // [lo, hi): disjoint, in a deterministic order. A row-major view gives at
 // most 2*rank-1 boxes; views whose inner axes interleave with their outer

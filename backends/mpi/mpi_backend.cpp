@@ -22,6 +22,7 @@
 #include "backends/mpi/distribution.hpp"
 #include "backends/philox.hpp"
 #include "vm/error.hpp"
+#include "vm/row_nest.hpp"
 
 namespace arrvm {
 
@@ -154,7 +155,8 @@ View pin_axis(const View& v, int k, int64_t i) {
 
 class MpiBackend final : public Backend {
  public:
-  explicit MpiBackend(const Config& config) : mem_limit_(config.mem_limit) {
+  explicit MpiBackend(const Config& config)
+      : mem_limit_(config.mem_limit), row_fusion_(config.pass_on("row-fusion")) {
     Config node_config = config;
     node_config.backend = config.mpi_node_backend;
     node_config.mem_limit = 0;  // (charged here, alike on every rank: charge())
@@ -167,8 +169,9 @@ class MpiBackend final : public Backend {
   bool compiles_kernels() const override { return true; }
 
   // Reductions, scans, gathers and scatters run as collectives between node
-  // kernels, so the fusers give each a block of its own (rule 8).
-  FusionRules fusion_rules() const override { return {.sweeps_alone = true}; }
+  // kernels, so the fusers give each a block of its own (rule 8); a row nest
+  // or row program runs whole, by rows (run_rows).
+  FusionRules fusion_rules() const override { return {.sweeps_alone = true, .row_nests = row_fusion_}; }
 
   BackendStats stats() const override {
     const MpiBackendStats& s = comm_.stats();
@@ -282,6 +285,9 @@ class MpiBackend final : public Backend {
       }
       if (work.size() == 1 && opcode_kind(work[0]->op) != OpKind::Elementwise) {
         run_special(*work[0]);
+      } else if (row_fusion_ && by_rows(batch, block)) {
+        profile().count_pass("row-fusion", 1);
+        run_rows(work, frees);
       } else {
         check_elementwise_block(work);
         if (!work.empty()) run_elementwise(work, frees);
@@ -658,6 +664,90 @@ class MpiBackend final : public Backend {
     if (!batch.empty()) node_->execute(batch, part);
     for (const Instruction* in : ins) {
       if (!freed(in->out.base)) write_back(in->out, boxes);
+    }
+  }
+
+  // Whether a block is a row nest or a legal row program (vm/row_nest.hpp).
+  bool by_rows(std::span<const Instruction> batch, const Block& block) {
+    if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) return true;
+    return row_program(batch, block, &program_) && row_program_legal(batch, block, program_);
+  }
+
+  // A row nest or row program: every conflicting access of its instructions
+  // stays in its row (the legality vm/row_nest.hpp proves), so its rows run
+  // apart. Rank q runs rows [bounds[q], bounds[q+1]) (mpi::row_bounds: those
+  // whose first element of the first output it owns) as one node block, the
+  // node backend's row nest or row program: it fetches what those rows read
+  // of bases the block did not create, and ships the elements it wrote of
+  // other ranks' parts to their owners.
+  void run_rows(const std::vector<const Instruction*>& ins, const std::vector<const Instruction*>& frees) {
+    auto freed = [&](BaseId id) {
+      return std::any_of(frees.begin(), frees.end(), [&](const Instruction* f) { return f->out.base == id; });
+    };
+    std::vector<BaseId> to_charge, created;
+    for (const Instruction* in : ins) {
+      establish_inputs(*in);
+      const bool fresh = !find(in->out.base).established;
+      establish_output(*in, true);
+      if (fresh) created.push_back(in->out.base);
+      if (fresh && !freed(in->out.base)) to_charge.push_back(in->out.base);
+    }
+    for (BaseId id : to_charge) charge(find(id));
+    const View& anchor = ins[0]->out;
+    const std::vector<int64_t> rows = mpi::row_bounds(anchor, find(anchor.base).dist, P());
+    auto boxes_of = [&](const View& v) {
+      if (v.rank() == 0 || v.shape[0] != anchor.shape[0])
+        throw InternalError("mpi backend: a row block's view of shape " + to_string(v.shape) +
+                            " has not its " + std::to_string(anchor.shape[0]) + " rows");
+      std::vector<std::vector<Box>> boxes(P());
+      for (int q = 0; q < P(); ++q) {
+        if (rows[q + 1] > rows[q]) boxes[q].push_back(mpi::row_box(v.shape, rows[q], rows[q + 1]));
+      }
+      return boxes;
+    };
+    // What a row reads of a base the block creates, that row wrote (a read
+    // of another row's element would conflict across rows).
+    auto made_here = [&](BaseId b) { return std::find(created.begin(), created.end(), b) != created.end(); };
+    std::vector<Needs> needs(P());
+    for (const Instruction* in : ins) {
+      for (int i = 0; i < in->nin; ++i) {
+        if (!in->in[i].is_const && !made_here(in->in[i].view.base))
+          add_needs(in->in[i].view, boxes_of(in->in[i].view), &needs);
+      }
+    }
+    fetch(needs);
+    std::vector<Instruction> batch;
+    Block blk;
+    if (rows[me() + 1] > rows[me()]) {
+      for (const Instruction* in : ins) {
+        const Box box = mpi::row_box(in->out.shape, rows[me()], rows[me() + 1]);
+        int64_t lo, hi;
+        if (mpi::box_range(in->out, box, &lo, &hi)) ensure_extent(in->out.base, lo, hi + 1);
+      }
+      for (const Instruction* in : ins) {
+        Instruction l = *in;
+        l.out = local(mpi::sub_view(in->out, mpi::row_box(in->out.shape, rows[me()], rows[me() + 1])));
+        for (int i = 0; i < l.nin; ++i) {
+          const View& v = in->in[i].view;
+          if (!l.in[i].is_const)
+            l.in[i].view = local(mpi::sub_view(v, mpi::row_box(v.shape, rows[me()], rows[me() + 1])));
+        }
+        blk.push_back(static_cast<uint32_t>(batch.size()));
+        batch.push_back(l);
+      }
+      for (const Instruction* f : frees) {  // (contracted in the node's kernel)
+        auto it = bases_.find(f->out.base);
+        if (it == bases_.end() || it->second.node < 0) continue;
+        Instruction l = *f;
+        l.out = local(f->out);
+        blk.push_back(static_cast<uint32_t>(batch.size()));
+        batch.push_back(l);
+        it->second.node = -1;  // released by the node backend
+      }
+    }
+    if (!batch.empty()) node_->execute(batch, Partition{{std::move(blk)}});
+    for (const Instruction* in : ins) {
+      if (!freed(in->out.base)) write_back(in->out, boxes_of(in->out));
     }
   }
 
@@ -1161,6 +1251,9 @@ class MpiBackend final : public Backend {
   std::vector<BaseId> temps_;
   int64_t mem_limit_;
   bool agreed_ = false;  // the error being thrown is raised alike on every rank (collective())
+  bool row_fusion_;      // the row-fusion pass (ARRVM_PASSES): row nests and programs (run_rows)
+  std::vector<uint32_t> nest_rows_, nest_rest_;  // (by_rows' scratch)
+  RowProgram program_;
   uint64_t charged_ = 0, charged_peak_ = 0;
 };
 

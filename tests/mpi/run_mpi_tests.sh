@@ -11,7 +11,8 @@
 # which runs it on ref and mpi side by side and compares every sync and every
 # base left live (so traces whose syncs carry no contents are checked too).
 # Random programs (arrvm_mpi_random_test, singleton and greedy partitions),
-# the poisoning test (arrvm_mpi_poison_test) complete the set.
+# the poisoning test (arrvm_mpi_poison_test) and a count of the row programs
+# run by rows complete the set.
 set -euo pipefail
 build=$(cd "${1:?usage: run_mpi_tests.sh BUILD_DIR share|full}" && pwd)
 mode=${2:-share}
@@ -73,6 +74,22 @@ for run in "${runs[@]}"; do
     "${mpirun[@]}" -np "$np" "$build/arrvm_mpi_poison_test" || fail=1
   fi
 done
+# Row programs and nests run whole, by rows (mpi_backend.cpp run_rows):
+# tests/data/row_programs.trace (softmax, normalizations, a standardization,
+# an epilogue reading another row's sum; 9x13, 4x1, 1x6) verified above;
+# here its row programs must have run as such on 3 ranks, and not at all
+# without the row-fusion pass.
+count_rows() {
+  ARRVM_PROFILE=1 ARRVM_PASSES=$1 "${mpirun[@]}" -np 3 "$build/arrvm" replay "$src/tests/data/row_programs.trace" \
+    --backend mpi 2>&1 | sed -n 's/.*row-fusion \([0-9]*\).*/\1/p' | head -1
+}
+rows_on=$(count_rows default)
+rows_off=$(count_rows -row-fusion)
+if [ "${rows_on:-0}" -gt 0 ] && [ "${rows_off:-1}" = 0 ]; then
+  echo "row programs on 3 ranks: $rows_on run by rows (0 without row-fusion)"
+else
+  echo "FAIL: row programs on 3 ranks: '$rows_on' run by rows, '$rows_off' without row-fusion"; fail=1
+fi
 # An error on one rank only (here its compiler fails; in life, memory that one
 # rank cannot get) ends the job on every rank with the error: never a hang.
 status=0
