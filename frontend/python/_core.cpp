@@ -137,6 +137,18 @@ std::function<void(void*)> numpy_deleter(py::object keep_alive, int64_t id, std:
   };
 }
 
+bool assign_fits(py::handle value, const HostScalar& s, DType target) {
+  if (s.kind() != HostScalar::Kind::UInt) return true;
+  const bool is_signed =
+      target == DType::Int8 || target == DType::Int16 || target == DType::Int32 || target == DType::Int64;
+  const bool narrow_unsigned =
+      target == DType::UInt8 || target == DType::UInt16;  // (uint32 takes a C unsigned long)
+  const bool python = PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr());
+  if (!is_signed && !(python && narrow_unsigned)) return true;
+  PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+  return false;
+}
+
 bool is_int_dtype(DType d) {
   return d != DType::Bool && d != DType::Float32 && d != DType::Float64;
 }
@@ -612,6 +624,7 @@ PYBIND11_MODULE(_core, m) {
     if (v) {
       view.assign(*v);
     } else {
+      if (!assign_fits(value, s, view.dtype())) throw py::error_already_set();
       view.assign(s);
     }
   });

@@ -41,6 +41,12 @@ inline Array* exact_array(PyObject* o) {
 Array* as_array(py::handle h);                  // an arrvm array (exact or a subclass), else null
 bool as_scalar(py::handle h, HostScalar* out);  // a Python bool, int or float
 bool is_int_dtype(DType d);
+// Whether a number of 2^63 or more may be assigned into an array of `target`
+// as NumPy 1.24 allows: a Python int into uint32 or uint64 (modulo) or a
+// bool, float or complex array, not into int8-int64, uint8 or uint16 (its
+// setitem takes a C long there); a NumPy uint64 into any unsigned or
+// non-integer array; else sets NumPy's OverflowError and returns false.
+bool assign_fits(py::handle value, const HostScalar& s, DType target);
 bool weak_ok(const HostScalar& s, DType d);  // taken weakly next to dtype d as NumPy 1.24 would
 bool number_operand(py::handle h, DType d, HostScalar* s);
 bool fast_operands(py::handle a, py::handle b, int n, std::vector<ArrayOrScalar>* out);

@@ -266,17 +266,68 @@ PyObject* element_now(PyObject* self, PyObject* key) {
 // A NumPy bool, integer or real scalar as the value it holds (what an
 // assignment casts to the array's dtype; a binary operation keeps NumPy's
 // scalar, whose dtype promotion differs from a Python number's).
+// NumPy's integer and real scalar objects (Py<Type>ScalarObject,
+// numpy/arrayscalars.h): the value follows the object header.
+template <class T>
+struct NumpyScalar {
+  PyObject_HEAD T obval;
+};
+
+template <class T>
+T numpy_value(PyObject* o) {
+  return reinterpret_cast<const NumpyScalar<T>*>(o)->obval;
+}
+
 bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
   if (g_scalar_types.empty()) return false;
   PyObject* o = h.ptr();
   const auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
   int code = -1;
-  for (std::size_t k = 0; k < g_scalar_types.size(); ++k) {
+  for (std::size_t k = 0; k < g_scalar_types.size() && code < 0; ++k) {
     if (g_scalar_types[k].ptr() == t) code = static_cast<int>(k);
   }
   if (code < 0) return false;
   const auto d = static_cast<DType>(code);
   if (dtype != nullptr) *dtype = d;
+  // An integer or real: its value read in place (PyNumber_Index would make
+  // a Python int first: `T[i, j] = T[i - 1, j - 1] + 1` took 49 ns against
+  // NumPy's 30). As as_scalar takes a Python int: int64 when it fits.
+  switch (d) {
+    case DType::Int8:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<int8_t>(o)));
+      return true;
+    case DType::Int16:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<int16_t>(o)));
+      return true;
+    case DType::Int32:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<int32_t>(o)));
+      return true;
+    case DType::Int64:
+      *out = HostScalar(numpy_value<int64_t>(o));
+      return true;
+    case DType::UInt8:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<uint8_t>(o)));
+      return true;
+    case DType::UInt16:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<uint16_t>(o)));
+      return true;
+    case DType::UInt32:
+      *out = HostScalar(static_cast<int64_t>(numpy_value<uint32_t>(o)));
+      return true;
+    case DType::Float32:
+      *out = HostScalar(static_cast<double>(numpy_value<float>(o)));
+      return true;
+    case DType::Float64:
+      *out = HostScalar(numpy_value<double>(o));
+      return true;
+    case DType::UInt64: {
+      const uint64_t v = numpy_value<uint64_t>(o);
+      *out = v <= static_cast<uint64_t>(INT64_MAX) ? HostScalar(static_cast<int64_t>(v)) : HostScalar(v);
+      return true;
+    }
+    default:
+      break;
+  }
   if (d == DType::Bool) {
     *out = HostScalar(PyObject_IsTrue(o) == 1);
     return true;
@@ -329,9 +380,12 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
     int64_t at[8];
     HostScalar s(0);
     const int n = element_key(key, at);
-    if (n > 0 && (as_scalar(value, &s) || numpy_number(value, &s)) &&
-        as_array(self)->write_element_now(at, n, s))
-      return 0;
+    // (A Python number first; NumPy's scalar before as_scalar's subclass checks.)
+    const bool python = PyLong_CheckExact(value) || PyFloat_CheckExact(value) || PyBool_Check(value);
+    if (n > 0 && (python ? as_scalar(value, &s) : numpy_number(value, &s) || as_scalar(value, &s))) {
+      if (!assign_fits(value, s, as_array(self)->dtype())) return -1;
+      if (as_array(self)->write_element_now(at, n, s)) return 0;
+    }
     if (PyErr_Occurred()) return -1;
   }
   // `out[1:] = a[:-1]`: a basic key with a slice and an array value, as the
