@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "cache/disk_entry.hpp"
 #include "cache/process.hpp"
@@ -152,6 +155,110 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
   if (!file.empty()) store_to_disk(key, file, so);
   if (mode_ != CacheMode::Off) loaded_[key] = fn;
   return fn;
+}
+
+std::vector<std::size_t> unit_members(const std::vector<std::string>& sources) {
+  std::vector<std::size_t> members;
+  std::map<std::string, std::string> helpers;  // guard name -> text, of the members so far
+  const std::string open = "#ifndef ARRVM_HELPER_";
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string& src = sources[i];
+    if (src.find("#pragma GCC") != std::string::npos || src.find("declare simd") != std::string::npos)
+      continue;
+    // Every `static` definition must sit inside a guard: count them.
+    std::map<std::string, std::string> mine;
+    std::size_t guarded_statics = 0;
+    bool ok = true;
+    for (std::size_t at = src.find(open); at != std::string::npos; at = src.find(open, at + 1)) {
+      const std::size_t name_end = src.find('\n', at);
+      const std::size_t end = src.find("#endif\n", name_end);
+      if (name_end == std::string::npos || end == std::string::npos) {
+        ok = false;
+        break;
+      }
+      const std::string text = src.substr(name_end, end - name_end);
+      for (std::size_t k = text.find("static "); k != std::string::npos; k = text.find("static ", k + 1))
+        ++guarded_statics;
+      mine.emplace(src.substr(at + open.size(), name_end - at - open.size()), text);
+    }
+    std::size_t statics = 0;
+    for (std::size_t k = src.find("static "); k != std::string::npos; k = src.find("static ", k + 1))
+      ++statics;
+    if (!ok || statics != guarded_statics) continue;
+    for (const auto& [name, text] : mine) {
+      const auto it = helpers.find(name);
+      if (it != helpers.end() && it->second != text) ok = false;
+    }
+    if (!ok) continue;
+    helpers.insert(mine.begin(), mine.end());
+    members.push_back(i);
+  }
+  return members;
+}
+
+std::string unit_source(const std::vector<std::string>& sources, const std::vector<std::string>& symbols) {
+  std::string unit;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string& src = sources[i];
+    std::set<std::string> names;  // arrvm_r<k>
+    for (std::size_t at = src.find("arrvm_r"); at != std::string::npos; at = src.find("arrvm_r", at + 1)) {
+      std::size_t end = at + 7;
+      while (end < src.size() && std::isdigit(static_cast<unsigned char>(src[end]))) ++end;
+      const bool word_end =
+          end == src.size() || !(std::isalnum(static_cast<unsigned char>(src[end])) || src[end] == '_');
+      if (end > at + 7 && word_end &&
+          (at == 0 || !(std::isalnum(static_cast<unsigned char>(src[at - 1])) || src[at - 1] == '_')))
+        names.insert(src.substr(at, end - at));
+    }
+    for (const std::string& n : names) unit += "#define " + n + " " + symbols[i] + "_" + n.substr(6) + "\n";
+    unit += src;
+    if (!src.empty() && src.back() != '\n') unit += '\n';
+    for (const std::string& n : names) unit += "#undef " + n + "\n";
+  }
+  return unit;
+}
+
+std::vector<void*> KernelCache::get_all(const std::vector<std::string>& sources,
+                                        const std::vector<std::string>& symbols) {
+  ARRVM_ASSERT(sources.size() == symbols.size());
+  std::vector<void*> fns(sources.size(), nullptr);
+  std::vector<std::string> keys(sources.size()), files(sources.size());
+  std::vector<std::string> missing;
+  std::vector<std::size_t> missing_at;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    fns[i] = lookup(sources[i], symbols[i], &keys[i], &files[i]);
+    if (fns[i] == nullptr) {
+      missing.push_back(sources[i]);
+      missing_at.push_back(i);
+    }
+  }
+  std::vector<std::size_t> unit = unit_members(missing);
+  if (unit.size() >= 2) {
+    std::vector<std::string> unit_sources, unit_symbols;
+    for (std::size_t u : unit) {
+      unit_sources.push_back(missing[u]);
+      unit_symbols.push_back(symbols[missing_at[u]]);
+    }
+    WorkDir work;
+    const std::string so = compile(unit_source(unit_sources, unit_symbols), work.path());
+    for (std::size_t u : unit) {
+      const std::size_t i = missing_at[u];
+      ++stats_.misses;
+      void* fn = load(so, symbols[i]);
+      if (fn == nullptr) {
+        const char* err = dlerror();
+        throw BackendError("cpu backend: cannot load compiled kernel " + symbols[i] + " from " + so,
+                           err ? err : "");
+      }
+      if (!files[i].empty()) store_to_disk(keys[i], files[i], so);
+      if (mode_ != CacheMode::Off) loaded_[keys[i]] = fn;
+      fns[i] = fn;
+    }
+  }
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (fns[i] == nullptr) fns[i] = get(sources[i], symbols[i]);
+  }
+  return fns;
 }
 
 // -lm: without it the kernel's libm references are unversioned and bind to

@@ -115,28 +115,59 @@ void CompileQueue::work(std::size_t index) {
   while (true) {
     wake_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
     if (stop_.load()) break;
-    const std::string id = std::move(queue_.front());
-    queue_.pop_front();
-    Job* job = jobs_.at(id).get();
-    job->running = true;
+    // The oldest kernel and up to kUnitKernels - 1 more that wait: one
+    // compiler run for those that may share a translation unit
+    // (KernelCache::get_all).
+    std::vector<Job*> jobs;
+    while (!queue_.empty() && jobs.size() < kUnitKernels) {
+      jobs.push_back(jobs_.at(queue_.front()).get());
+      queue_.pop_front();
+    }
+    std::vector<std::string> sources, symbols;
+    for (Job* job : jobs) {
+      job->running = true;
+      sources.push_back(job->source);
+      symbols.push_back(job->symbol);
+    }
     ++busy_;
     const uint64_t compiled_before = cache.stats().compiled;
     lock.unlock();
-    State s;
+    std::vector<State> states(jobs.size());
     const auto start = std::chrono::steady_clock::now();
-    try {
-      s.fn = cache.get(job->source, job->symbol);
-    } catch (...) {
-      s.error = std::current_exception();
+    bool together = false;
+    if (jobs.size() > 1) {
+      try {
+        const std::vector<void*> fns = cache.get_all(sources, symbols);
+        for (std::size_t j = 0; j < jobs.size(); ++j) states[j].fn = fns[j];
+        together = true;
+      } catch (const InterruptedError&) {
+        for (State& s : states) s.error = std::current_exception();
+        together = true;
+      } catch (...) {  // one at a time: each kernel its own error
+      }
     }
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!together) {
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        try {
+          states[j].fn = cache.get(sources[j], symbols[j]);
+        } catch (...) {
+          states[j].error = std::current_exception();
+        }
+      }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     lock.lock();
-    s.compiled = cache.stats().compiled > compiled_before;
+    const bool compiled = cache.stats().compiled > compiled_before;
     snapshots_[index] = cache.stats();
-    s.done = true;
-    job->state = std::move(s);
-    job->running = false;
-    job->source.clear();  // (the state is all that is read from now on)
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      State& s = states[j];
+      s.seconds = seconds / static_cast<double>(jobs.size());  // (its share of the unit's compile)
+      s.compiled = compiled;
+      s.done = true;
+      jobs[j]->state = std::move(s);
+      jobs[j]->running = false;
+      jobs[j]->source.clear();  // (the state is all that is read from now on)
+    }
     --busy_;
     done_.notify_all();
   }

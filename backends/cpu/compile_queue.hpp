@@ -7,7 +7,9 @@
 // Each worker owns a KernelCache (the compiler runs under its time limit,
 // in its own process group; the disk cache is shared through the cache
 // directory as between processes). The queue is FIFO; a kernel is compiled
-// once however often it is asked for. At destruction (and at exit) the
+// once however often it is asked for. A worker takes the oldest kernel and
+// up to kUnitKernels - 1 more that wait, and compiles those that may share
+// a translation unit in one compiler run (KernelCache::get_all). At destruction (and at exit) the
 // compiles get ARRVM_BACKGROUND_GRACE seconds to finish, so that the next run
 // finds them in the disk cache; then the queued kernels are dropped and a
 // compile that is running is killed (its thread's cancel flag:
@@ -33,6 +35,8 @@ namespace arrvm {
 
 class CompileQueue {
  public:
+  static constexpr std::size_t kUnitKernels = 8;
+
   CompileQueue(const Config& config, int workers);
   ~CompileQueue();
   CompileQueue(const CompileQueue&) = delete;

@@ -7,6 +7,7 @@
 #include "backends/c_printer.hpp"
 #include "backends/cpu/vector_math.hpp"
 #include "vm/error.hpp"
+#include "vm/hash.hpp"
 #include "vm/interrupt.hpp"
 #include "vm/log.hpp"
 #include "vm/timeline.hpp"
@@ -81,11 +82,14 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
   if (queue_ && failed_.count(signature) != 0) return nullptr;
   if (queue_ && pending_.count(signature) != 0)
     return pending(signature, queue_->poll(signature, "", ""), k, parallel, inner, work);
-  const std::string name = "arrvm_kernel";
+  // Named after its signature, its helpers guarded: kernels compiled as one
+  // translation unit (KernelCache::get_all) keep apart.
+  const std::string name = "arrvm_k_" + sha256_hex(signature).substr(0, 16);
   std::string source;
   {
     ScopedSpan t(profile(), &profile().codegen_s, "codegen");
     codegen::CDialect dialect;
+    dialect.guard_helpers = true;
     dialect.chunked_random = true;  // loop_schedule keeps random's loops off omp simd
     dialect.serial = !parallel;
     dialect.inner_extent = inner;

@@ -1,0 +1,206 @@
+// Kernels compiled together (cache/kernel_cache.hpp, KernelCache::get_all;
+// backends/cpu/compile_queue.hpp): the cpu backend's kernels, printed with
+// guarded helpers and named after their signatures, share one translation
+// unit and one compiler run when several wait; what would act on the
+// kernels after it keeps a kernel apart; each kernel's disk entry serves a
+// later process; and a program run tiered gives ref's values with fewer
+// compiler runs than kernels.
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <arrvm/arrvm.hpp>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/kernel_cache.hpp"
+#include "engine/runtime.hpp"
+#include "tests/cpu_test_util.hpp"
+#include "vm/config.hpp"
+#include "vm/profile.hpp"
+
+namespace {
+
+using arrvm::Array;
+using arrvm::DType;
+
+// A kernel as the cpu backend prints it: the prelude, guarded helpers, an
+// OpenMP reduction named arrvm_r0, the function `name`. `op` is its
+// combine ("a + b", "a > b ? a : b"): kernels that share the reduction's
+// name but not its combine must not meet in one unit.
+std::string kernel(const std::string& name, const std::string& helper, const std::string& op) {
+  return "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
+         "#define ARRVM_DIV0() do { volatile double arrvm_z_ = 0.0; arrvm_z_ = 1.0 / arrvm_z_; } while (0)\n"
+         "#ifndef ARRVM_HELPER_" +
+         helper + "\n#define ARRVM_HELPER_" + helper + "\nstatic inline double " + helper +
+         "(double a, double b) { return " + op +
+         "; }\n#endif\n"
+         "#pragma omp declare reduction(arrvm_r0 : double : omp_out = " +
+         helper + "(omp_out, omp_in)) initializer(omp_priv = -0.0)\n" + "double " + name +
+         "(const double* x, int64_t n) {\n  double acc0 = -0.0;\n"
+         "#pragma omp parallel for reduction(arrvm_r0:acc0)\n"
+         "  for (int64_t i = 0; i < n; ++i) acc0 = " +
+         helper + "(acc0, x[i]);\n  return acc0;\n}\n";
+}
+
+using Fn = double (*)(const double*, int64_t);
+
+int lines_in(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  std::string line;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
+
+// An executable shell script `name` in `dir` running `body`.
+std::string script(const cputest::TempDir& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("compile units: which kernels may share a translation unit") {
+  const std::string sum = kernel("k_sum", "f_add_float64", "a + b");
+  const std::string max = kernel("k_max", "f_maximum_float64", "a > b ? a : b");
+  const std::string sum2 = kernel("k_sum2", "f_add_float64", "a + b");
+  // The same helper name with another text: apart.
+  const std::string other_add = kernel("k_bad", "f_add_float64", "b + a");
+  // What acts on the kernels after it, and a static outside a guard: apart.
+  const std::string gcc = "#pragma GCC optimize (\"no-tree-vectorize\")\n" + kernel("k_gcc", "f_x", "a");
+  const std::string simd =
+      "#pragma omp declare simd notinbranch\ndouble exp(double);\n" + kernel("k_simd", "f_y", "a");
+  const std::string loose =
+      "static inline double f_z(double a) { return a; }\n" + kernel("k_loose", "f_w", "a");
+  CHECK(arrvm::unit_members({sum, max, sum2}) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(arrvm::unit_members({sum, other_add, max}) == std::vector<std::size_t>{0, 2});
+  CHECK(arrvm::unit_members({gcc, sum, simd, loose, max}) == std::vector<std::size_t>{1, 4});
+  CHECK(arrvm::unit_members({}).empty());
+  // Each kernel's reduction gets a name of its own around its source.
+  const std::string unit = arrvm::unit_source({sum, max}, {"k_sum", "k_max"});
+  CHECK(unit.find("#define arrvm_r0 k_sum_r0\n") != std::string::npos);
+  CHECK(unit.find("#define arrvm_r0 k_max_r0\n") != std::string::npos);
+  CHECK(unit.find("#undef arrvm_r0\n") != std::string::npos);
+}
+
+TEST_CASE("compile units: one compiler run for kernels that may share one; each entry serves a new cache") {
+  cputest::TempDir dir;
+  const std::string counting =
+      script(dir, "counting-cc", "echo x >> \"" + dir.file("runs") + "\"; exec cc \"$@\"");
+  arrvm::Config config;
+  config.cc = counting;
+  config.cache_dir = dir.file("cache");
+  const std::vector<std::string> sources = {
+      kernel("k_sum", "f_add_float64", "a + b"), kernel("k_max", "f_maximum_float64", "a > b ? a : b"),
+      kernel("k_sum2", "f_add_float64", "a + b"),
+      "#pragma GCC optimize (\"no-tree-vectorize\")\n" + kernel("k_gcc", "f_first", "a")};
+  const std::vector<std::string> symbols = {"k_sum", "k_max", "k_sum2", "k_gcc"};
+  const double x[5] = {1.0, -2.0, 7.5, 3.0, 0.25};
+  const double want[4] = {9.75, 7.5, 9.75, -0.0};  // (k_gcc's combine keeps its start)
+  {
+    arrvm::KernelCache cache(config);
+    const std::vector<void*> fns = cache.get_all(sources, symbols);
+    REQUIRE(fns.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+      REQUIRE(fns[i] != nullptr);
+      CHECK(reinterpret_cast<Fn>(fns[i])(x, 5) == want[i]);
+    }
+    CHECK(lines_in(dir.file("runs")) == 2);  // the three in one unit, the GCC pragma's apart
+    CHECK(cache.stats().compiled == 2);
+    CHECK(cache.stats().misses == 4);
+    // Asked again: memory.
+    CHECK(cache.get_all(sources, symbols) == fns);
+    CHECK(lines_in(dir.file("runs")) == 2);
+  }
+  // A new cache on the same directory: every kernel from its own entry.
+  arrvm::KernelCache fresh(config);
+  for (std::size_t i = 0; i < 4; ++i) {
+    void* fn = fresh.get(sources[i], symbols[i]);
+    REQUIRE(fn != nullptr);
+    CHECK(reinterpret_cast<Fn>(fn)(x, 5) == want[i]);
+  }
+  CHECK(fresh.stats().disk_hits == 4);
+  CHECK(lines_in(dir.file("runs")) == 2);
+}
+
+TEST_CASE("compile units: a unit that fails to compile leaves each kernel to its own run") {
+  cputest::TempDir dir;
+  arrvm::Config config;
+  config.cache_dir = dir.file("cache");
+  arrvm::KernelCache cache(config);
+  const std::string broken = kernel("k_broken", "f_broken", "a +* b");
+  CHECK_THROWS_AS(cache.get_all({kernel("k_ok", "f_add_float64", "a + b"), broken}, {"k_ok", "k_broken"}),
+                  arrvm::BackendError);
+  // The good kernel alone compiles (the compile queue then asks one by one).
+  CHECK(cache.get(kernel("k_ok", "f_add_float64", "a + b"), "k_ok") != nullptr);
+}
+
+TEST_CASE("compile units: a program run tiered compiles its kernels in fewer runs, with ref's values") {
+  cputest::TempDir dir;
+  const std::string counting =
+      script(dir, "counting-cc", "echo x >> \"" + dir.file("runs") + "\"; exec cc \"$@\"");
+  // Twelve kernels of distinct structure, each read at once (a batch each:
+  // interpreted at once while the first compiles, so the others wait in
+  // the queue together).
+  const auto program = [](const arrvm::Vm& vm) {
+    std::vector<double> out;
+    const Array x = Array::arange(0.0, 600.0, 1.0, DType::Float64, vm).reshape({20, 30}) * 0.01;
+    const std::vector<std::function<Array()>> steps = {[&] { return x + 1.0; },
+                                                       [&] { return x * x; },
+                                                       [&] { return arrvm::sqrt(x + 2.0); },
+                                                       [&] { return (x - 0.5) * (x + 0.5); },
+                                                       [&] { return x.sum(1); },
+                                                       [&] { return (x * x).sum(1); },
+                                                       [&] { return arrvm::exp(x * -1.0); },
+                                                       [&] { return x / (x + 1.0); },
+                                                       [&] { return x.max(1); },
+                                                       [&] { return (x * 3.0 - 1.0) * x; },
+                                                       [&] { return x.min(1); },
+                                                       [&] { return (x + x * x).sum(1); }};
+    for (const auto& step : steps) {
+      for (double v : step().to_vector<double>()) out.push_back(v);
+    }
+    return out;
+  };
+  const arrvm::Vm ref({{"backend", "ref"}});
+  const std::vector<double> want = program(ref);
+  const arrvm::Vm cpu({{"backend", "cpu"},
+                       {"tiered", "on"},
+                       {"eager", "off"},
+                       {"cache_dir", dir.file("cache")},
+                       {"cc", counting},
+                       {"log", "off"}});
+  const arrvm::Profile& p = cpu.runtime().profile();
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t kernels = 0;
+  for (int round = 0; round < 600; ++round) {
+    const std::vector<double> got = program(cpu);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) CHECK(got[k] == doctest::Approx(want[k]).epsilon(1e-12));
+    if (p.blocks_interpreted > 0 && p.kernels_launched > 0 && round > 2) {
+      // Every kernel compiled once the last round interpreted nothing.
+      const uint64_t before = p.blocks_interpreted;
+      program(cpu);
+      if (p.blocks_interpreted == before) {
+        kernels = p.kernel_cache_misses;
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > 120) break;
+  }
+  const int runs = lines_in(dir.file("runs"));
+  MESSAGE(kernels << " kernels compiled in " << runs << " compiler runs (" << p.kernels_compiled
+                  << " counted)");
+  REQUIRE(kernels >= 8);
+  CHECK(static_cast<uint64_t>(runs) < kernels);
+  CHECK(p.kernels_compiled == kernels);  // (kernels the compiler built, several a run)
+}
