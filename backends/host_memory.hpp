@@ -2,7 +2,7 @@
 // allocated lazily on first write (a base freed before it is written never
 // gets memory). Large buffers of freed bases are kept in a pool (up to
 // kPoolLimit bytes, oldest returned first) and reused for a base of the
-// same rounded size: a loop that allocates and frees its temporaries each
+// same rounded size, or up to a quarter smaller: a loop that allocates and frees its temporaries each
 // iteration (NumPy programs do) then pays no page faults, no kernel page
 // clearing and no munmap per iteration. Small buffers (under kPoolMin) are
 // kept too, in a free list per size (kSmallPerSize each, kSmallLimit bytes
@@ -252,14 +252,22 @@ class HostMemory {
       small_bytes_ -= rounded;
       return p;
     }
+    // The smallest pooled buffer of at least `rounded` bytes and at most a
+    // quarter more (the latest of equal ones): a loop whose temporaries
+    // shrink by a row each iteration (LU, Cholesky, Gram-Schmidt) reuses
+    // the last one. A buffer keeps the size it is pooled under, so the
+    // slack is not used again.
+    auto best = pool_.rend();
     for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
-      if (it->bytes != rounded) continue;
-      void* p = it->data;
-      pooled_ -= rounded;
-      pool_.erase(std::next(it).base());
-      return p;
+      if (it->bytes < rounded || it->bytes > rounded + rounded / 4) continue;
+      if (best == pool_.rend() || it->bytes < best->bytes) best = it;
+      if (it->bytes == rounded) break;
     }
-    return nullptr;
+    if (best == pool_.rend()) return nullptr;
+    void* p = best->data;
+    pooled_ -= best->bytes;
+    pool_.erase(std::next(best).base());
+    return p;
   }
 
   void drain_pool() {

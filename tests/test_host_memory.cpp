@@ -1,5 +1,6 @@
 // Host memory of the cpu backend (backends/host_memory.hpp): freed buffers
-// are reused for bases of the same rounded size, small ones from a free
+// are reused for bases of the same rounded size (large ones also for a
+// base up to a quarter smaller), small ones from a free
 // list per size (at most kSmallPerSize each), large ones from the pool; a
 // reused buffer reads as zeros until written, as a new one does.
 #include <doctest/doctest.h>
@@ -64,4 +65,42 @@ TEST_CASE("host memory: large buffers come back from the pool, also zero-filled"
   CHECK(again == first);
   CHECK(again[0] == 0.0);
   CHECK(again[n - 1] == 0.0);
+}
+
+TEST_CASE(
+    "host memory: a pooled buffer serves a base up to a quarter smaller, zero-filled, and not a larger one") {
+  // A loop whose temporary shrinks a row each iteration (LU's outer product):
+  // each iteration reuses the last one's buffer.
+  HostMemory m;
+  const int64_t n = static_cast<int64_t>(HostMemory::kPoolMin / sizeof(double)) * 4;
+  const double* first = filled(m, 1, n, 3.0);
+  m.release(1);
+  const double* p = first;
+  for (int k = 1; k <= 6; ++k) {
+    const int64_t size = n - k * n / 32;  // 3% smaller each time
+    m.declare(10 + k, DType::Float64, size);
+    const auto* q = static_cast<const double*>(m.for_write(10 + k));
+    CHECK(q == p);
+    CHECK(q[0] == 0.0);
+    CHECK(q[size - 1] == 0.0);
+    auto* w = static_cast<double*>(m.for_write(10 + k));
+    for (int64_t i = 0; i < size; ++i) w[i] = 1.0;
+    m.release(10 + k);
+    p = q;
+  }
+  // More than a quarter smaller, or larger: a buffer of its own.
+  m.declare(30, DType::Float64, n / 2);
+  CHECK(m.for_write(30) != p);
+  m.declare(31, DType::Float64, n);
+  CHECK(m.for_write(31) != p);
+  // The smallest that fits is taken: pooled n and 1.15 n, asked 0.95 n twice.
+  HostMemory b;
+  const double* big = filled(b, 1, n * 23 / 20, 1.0);
+  const double* fit = filled(b, 2, n, 1.0);
+  b.release(1);
+  b.release(2);
+  b.declare(3, DType::Float64, n * 19 / 20);
+  CHECK(b.for_write(3) == fit);
+  b.declare(4, DType::Float64, n * 19 / 20);
+  CHECK(b.for_write(4) == big);
 }
