@@ -48,6 +48,45 @@ TEST_SUITE("ref views") {
     check_same(vm.read<int32_t>(o), Vec<int32_t>{200, 200, 200, 200, 200, 200});
   }
 
+  TEST_CASE("rows at unit step: slices, row, column and scalar broadcasts, every pairing, against a loop") {
+    // A (3 x 5) output inside a (4 x 7) base; inputs from a (5 x 8) matrix
+    // as a slice (rows at unit step), its row 1 down the rows (stride 0, 1),
+    // its column 2 along the rows (stride 8, 0) and one element (0, 0).
+    Vm vm;
+    Vec<double> host(40);
+    for (int i = 0; i < 40; ++i) host[i] = i * 0.5 - 3;
+    const BaseId m = vm.array<double>(host);
+    const BaseId o = vm.empty<double>(28);
+    const View out = view(o, 8, {3, 5}, {7, 1});
+    struct Form {
+      View v;
+      int64_t off, rs, cs;  // element (r, c) of m is off + r * rs + c * cs
+    };
+    const Form forms[] = {{view(m, 9, {3, 5}, {8, 1}), 9, 8, 1},
+                          {view(m, 8, {3, 5}, {0, 1}), 8, 0, 1},
+                          {view(m, 2, {3, 5}, {8, 0}), 2, 8, 0},
+                          {view(m, 0, {3, 5}, {0, 0}), 0, 0, 0}};
+    for (const Form& x : forms) {
+      vm.issue(make(O::Negative, out, {in(x.v)}));
+      Vec<double> got = vm.read<double>(o);
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 5; ++c) CHECK(got[8 + r * 7 + c] == -host[x.off + r * x.rs + c * x.cs]);
+      }
+      for (const Form& y : forms) {
+        vm.issue(make(O::Subtract, out, {in(x.v), in(y.v)}));
+        got = vm.read<double>(o);
+        for (int r = 0; r < 3; ++r) {
+          for (int c = 0; c < 5; ++c) {
+            CHECK(got[8 + r * 7 + c] ==
+                  host[x.off + r * x.rs + c * x.cs] - host[y.off + r * y.rs + c * y.cs]);
+          }
+        }
+        CHECK(got[7] == 0);  // outside the output's rows: untouched
+        CHECK(got[13] == 0);
+      }
+    }
+  }
+
   TEST_CASE("reversed and transposed views") {
     Vm vm;
     const BaseId a = vm.array<int16_t>({1, 2, 3, 4, 5, 6});

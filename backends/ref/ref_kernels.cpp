@@ -219,10 +219,32 @@ struct Kernel<OpKind::Elementwise> {
     const bool flat = dense(shape, o.stride);
     const int64_t n = shape.product();
     Res* out = o.p + o.offset;
+    // Rows at unit step (the output's last axis at unit step, each input's
+    // at unit or zero step: a slice of a matrix, a row or a column
+    // broadcast): a flat loop per row, as dense operands get one in all.
+    const int last = rank - 1;
+    const int64_t inner = rank >= 1 ? shape[last] : 0;
+    const bool rows =
+        rank >= 2 && inner > 1 && o.stride[last] == 1 && (a.stride[last] == 0 || a.stride[last] == 1);
     if constexpr (std::is_invocable_v<F, T>) {
       if (flat && dense(shape, a.stride)) {
         const T* x = a.p + a.offset;
         for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+        return;
+      }
+      if (rows) {
+        const Dims outer = shape.without(last), os = o.stride.without(last), as = a.stride.without(last);
+        const bool step = a.stride[last] == 1;
+        for_each_index<2>(outer, {o.offset, a.offset}, {&os, &as}, [&](const std::array<int64_t, 2>& x) {
+          Res* r = o.p + x[0];
+          const T* u = a.p + x[1];
+          if (step) {
+            for (int64_t i = 0; i < inner; ++i) r[i] = f(u[i]);
+          } else {
+            const T v = *u;
+            for (int64_t i = 0; i < inner; ++i) r[i] = f(v);
+          }
+        });
         return;
       }
       for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a.stride},
@@ -247,6 +269,30 @@ struct Kernel<OpKind::Elementwise> {
           for (int64_t i = 0; i < n; ++i) out[i] = f(v, y[i]);
           return;
         }
+      }
+      if (rows && (b.stride[last] == 0 || b.stride[last] == 1)) {
+        const Dims outer = shape.without(last), os = o.stride.without(last), as = a.stride.without(last),
+                   bs = b.stride.without(last);
+        const bool sx = a.stride[last] == 1, sy = b.stride[last] == 1;
+        for_each_index<3>(outer, {o.offset, a.offset, b.offset}, {&os, &as, &bs},
+                          [&](const std::array<int64_t, 3>& x) {
+                            Res* r = o.p + x[0];
+                            const T* u = a.p + x[1];
+                            const T* w = b.p + x[2];
+                            if (sx && sy) {
+                              for (int64_t i = 0; i < inner; ++i) r[i] = f(u[i], w[i]);
+                            } else if (sx) {
+                              const T v = *w;
+                              for (int64_t i = 0; i < inner; ++i) r[i] = f(u[i], v);
+                            } else if (sy) {
+                              const T v = *u;
+                              for (int64_t i = 0; i < inner; ++i) r[i] = f(v, w[i]);
+                            } else {
+                              const T v = *u, z = *w;
+                              for (int64_t i = 0; i < inner; ++i) r[i] = f(v, z);
+                            }
+                          });
+        return;
       }
       for_each_index<3>(instr.out.shape, {o.offset, a.offset, b.offset}, {&o.stride, &a.stride, &b.stride},
                         [&](const std::array<int64_t, 3>& x) { o.p[x[0]] = f(a.at(x[1]), b.at(x[2])); });
