@@ -160,6 +160,14 @@ bool row_nest_legal(std::span<const Instruction> batch, std::span<const uint32_t
   return true;
 }
 
+bool row_nest_order(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                    std::vector<uint32_t>* order) {
+  thread_local std::vector<uint32_t> rest;
+  if (!row_nest_split(batch, block, order, &rest)) return false;
+  order->insert(order->end(), rest.begin(), rest.end());
+  return true;
+}
+
 bool row_program(std::span<const Instruction> batch, std::span<const uint32_t> block, RowProgram* p) {
   return row_program_shapes(batch, block, p) && p->segments() >= 2;
 }

@@ -50,6 +50,11 @@ namespace arrvm {
 bool row_nest_split(std::span<const Instruction> batch, std::span<const uint32_t> block,
                     std::vector<uint32_t>* rows, std::vector<uint32_t>* rest);
 
+// A row nest in the order a backend runs it: true if `block` is one
+// (row_nest_split), with `order` its rows' members, then the rest.
+bool row_nest_order(std::span<const Instruction> batch, std::span<const uint32_t> block,
+                    std::vector<uint32_t>* order);
+
 // Whether rows X (over (m)) and nest Y (over (m, ...)), as row_nest_split
 // gives them, may run as one nest (above): every conflicting pair stays in
 // its row and has its X instruction first in the batch.

@@ -199,9 +199,8 @@ class CpuBackend final : public Backend {
   void run_block(std::span<const Instruction> batch, std::span<const uint32_t> block, uint64_t structure,
                  std::size_t index) {
     if (!codegen::has_work(batch, block)) return;  // a block of frees and syncs
-    if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) {
-      nest_rows_.insert(nest_rows_.end(), nest_rest_.begin(), nest_rest_.end());
-      block = nest_rows_;
+    if (row_nest_order(batch, block, &nest_order_)) {
+      block = nest_order_;
       profile().count_pass("row-fusion", 1);
     }
     batch = resolve_classes(batch, block);
@@ -432,8 +431,8 @@ class CpuBackend final : public Backend {
   Threads threads_;     // (before kernels_: sets libgomp's spin count before a kernel loads it)
   CpuKernels kernels_;  // (after threads_)
   bool memoize_;
-  bool row_fusion_;                              // the row-fusion pass (ARRVM_PASSES)
-  std::vector<uint32_t> nest_rows_, nest_rest_;  // scratch: a row nest's order
+  bool row_fusion_;                   // the row-fusion pass (ARRVM_PASSES)
+  std::vector<uint32_t> nest_order_;  // scratch: a row nest's order
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_, counts_;

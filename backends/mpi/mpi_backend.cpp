@@ -669,7 +669,7 @@ class MpiBackend final : public Backend {
 
   // Whether a block is a row nest or a legal row program (vm/row_nest.hpp).
   bool by_rows(std::span<const Instruction> batch, const Block& block) {
-    if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) return true;
+    if (row_nest_order(batch, block, &nest_order_)) return true;
     return row_program(batch, block, &program_) && row_program_legal(batch, block, program_);
   }
 
@@ -1250,9 +1250,9 @@ class MpiBackend final : public Backend {
   BaseId next_node_id_ = 0;
   std::vector<BaseId> temps_;
   int64_t mem_limit_;
-  bool agreed_ = false;  // the error being thrown is raised alike on every rank (collective())
-  bool row_fusion_;      // the row-fusion pass (ARRVM_PASSES): row nests and programs (run_rows)
-  std::vector<uint32_t> nest_rows_, nest_rest_;  // (by_rows' scratch)
+  bool agreed_ = false;               // the error being thrown is raised alike on every rank (collective())
+  bool row_fusion_;                   // the row-fusion pass (ARRVM_PASSES): row nests and programs (run_rows)
+  std::vector<uint32_t> nest_order_;  // (by_rows' scratch)
   RowProgram program_;
   uint64_t charged_ = 0, charged_peak_ = 0;
 };

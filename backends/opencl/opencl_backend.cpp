@@ -193,14 +193,10 @@ class OpenClBackend final : public Backend {
       for (uint32_t i : block) ARRVM_ASSERT(i < batch.size());
       Step st;
       st.block_index = bi;
-      // A row nest (vm/row_nest.hpp) runs its rows' instructions first: the
-      // order its lowering, key and binding see (as on cpu).
-      std::span<const uint32_t> order = block;
-      if (row_nest_split(batch, block, &nest_rows_, &nest_rest_)) {
-        nest_rows_.insert(nest_rows_.end(), nest_rest_.begin(), nest_rest_.end());
-        order = nest_rows_;
-        profile().count_pass("row-fusion", 1);
-      }
+      // A row nest runs its rows first: the order its lowering, key and binding see (as on cpu).
+      const bool nest = row_nest_order(batch, block, &nest_order_);
+      if (nest) profile().count_pass("row-fusion", 1);
+      const std::span<const uint32_t> order = nest ? std::span<const uint32_t>(nest_order_) : block;
       if (plan_block(batch, order, partition.structure, bi, &st)) {
         const std::vector<codegen::Stmt>& body = st.lowered.kernel.body;
         if (!body.empty() && body.back().segment > 0) profile().count_pass("row-fusion", 1);  // a row program
@@ -368,12 +364,9 @@ class OpenClBackend final : public Backend {
     // the sweep of a full reduction (each work item then writes partials).
     const std::vector<int> partials = opencl::partial_reductions(k);
     const int64_t work = b.shape.product();
-    int64_t total = work;
-    if (partials.empty()) {  // the axes of the WorkItems loops (all but the sweep, or a row nest's rows)
-      total = 1;
-      for (const codegen::Loop& l : k.loops) {
-        if (l.kind == codegen::LoopKind::WorkItems) total *= b.shape[l.axis];
-      }
+    int64_t total = partials.empty() ? 1 : work;  // else the WorkItems loops' axes (a nest: its rows)
+    for (const codegen::Loop& l : k.loops) {
+      if (partials.empty() && l.kind == codegen::LoopKind::WorkItems) total *= b.shape[l.axis];
     }
     cl_kernel kern = kernel(st.kernels[0]);
     const Geometry g = geometry(kern, total, sequential, 0, work);
@@ -563,9 +556,9 @@ class OpenClBackend final : public Backend {
   codegen::CDialect dialect_;
   opencl::OpenClPrinter printer_;
   std::unique_ptr<opencl::ProgramCache> programs_;
-  bool reuse_;                                   // keep Loop steps (ARRVM_CACHE other than off)
-  bool row_fusion_;                              // the row-fusion pass (ARRVM_PASSES)
-  std::vector<uint32_t> nest_rows_, nest_rest_;  // a row nest's order (plan_batch)
+  bool reuse_;                        // keep Loop steps (ARRVM_CACHE other than off)
+  bool row_fusion_;                   // the row-fusion pass (ARRVM_PASSES)
+  std::vector<uint32_t> nest_order_;  // a row nest's order (plan_batch)
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<KeptLoop>>> kept_;  // structure id -> per block
   uint64_t lowerings_reused_ = 0;
   opencl::DeviceMemory memory_;
