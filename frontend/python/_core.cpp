@@ -715,6 +715,12 @@ PYBIND11_MODULE(_core, m) {
     if (dt >= 0) d = static_cast<DType>(dt);
     return arrvm::reduce(name, a, axes, keepdims, d);
   });
+  // `x.sum()`, `x.max()`, ... with no arguments: reduce and scalar_if_ready
+  // in one call (the Python method's path took 1.35 us on 10 elements,
+  // NumPy's 0.69).
+  m.def("reduce_value", [](const std::string& name, const Array& a) -> py::object {
+    return value_if_ready(arrvm::reduce(name, a, std::nullopt, false, std::nullopt));
+  });
   m.def("where", [](const Array& c, py::handle a, py::handle b) {
     Array* x = as_array(a);
     Array* y = as_array(b);

@@ -349,7 +349,13 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def _m_reduction(name):
+    minmax = name in ('min', 'max')  # (an empty one raises NumPy's error in _reduce)
+    whole = _core.reduce_value
+
     def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if axis is None and dtype is None and out is None and keepdims is False and not kwargs and (
+                not minmax or self.size):
+            return whole(name, self)  # (`x.sum()`: one call into C)
         if name in ('sum', 'prod', 'mean'):
             return _value(_reduce(name, self, axis, dtype, out, keepdims), out)
         return _value(_reduce(name, self, axis, None, out, keepdims), out)
