@@ -203,4 +203,21 @@ TEST_CASE("compile units: a program run tiered compiles its kernels in fewer run
   REQUIRE(kernels >= 8);
   CHECK(static_cast<uint64_t>(runs) < kernels);
   CHECK(p.kernels_compiled == kernels);  // (kernels the compiler built, several a run)
+  // A second process's VM on that cache: every kernel from its disk entry
+  // (counted as a hit, not compiled), no compiler run, ref's values.
+  const arrvm::Vm again({{"backend", "cpu"},
+                         {"tiered", "on"},
+                         {"eager", "off"},
+                         {"cache_dir", dir.file("cache")},
+                         {"cc", counting},
+                         {"log", "off"}});
+  const arrvm::Profile& q = again.runtime().profile();
+  for (int round = 0; round < 200 && q.kernel_cache_disk_hits < kernels; ++round) {
+    const std::vector<double> got = program(again);
+    for (std::size_t k = 0; k < want.size(); ++k) CHECK(got[k] == doctest::Approx(want[k]).epsilon(1e-12));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(q.kernel_cache_disk_hits >= kernels);
+  CHECK(q.kernels_compiled == 0);
+  CHECK(lines_in(dir.file("runs")) == runs);
 }

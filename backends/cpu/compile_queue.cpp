@@ -1,5 +1,6 @@
 #include "backends/cpu/compile_queue.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <unordered_set>
@@ -134,25 +135,39 @@ void CompileQueue::work(std::size_t index) {
     lock.unlock();
     std::vector<State> states(jobs.size());
     const auto start = std::chrono::steady_clock::now();
-    bool together = false;
-    if (jobs.size() > 1) {
+    // Those in the cache's memory or on disk first (not compiled), then the rest.
+    std::vector<std::size_t> missing;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
       try {
-        const std::vector<void*> fns = cache.get_all(sources, symbols);
-        for (std::size_t j = 0; j < jobs.size(); ++j) states[j].fn = fns[j];
+        states[j].fn = cache.find(sources[j], symbols[j]);
+      } catch (...) {
+        states[j].error = std::current_exception();
+      }
+      if (states[j].fn == nullptr && !states[j].error) missing.push_back(j);
+    }
+    bool together = false;
+    if (missing.size() > 1) {
+      std::vector<std::string> unit_sources, unit_symbols;
+      for (std::size_t j : missing) {
+        unit_sources.push_back(sources[j]);
+        unit_symbols.push_back(symbols[j]);
+      }
+      try {
+        const std::vector<void*> fns = cache.get_all(unit_sources, unit_symbols);
+        for (std::size_t u = 0; u < missing.size(); ++u) states[missing[u]].fn = fns[u];
         together = true;
       } catch (const InterruptedError&) {
-        for (State& s : states) s.error = std::current_exception();
+        for (std::size_t j : missing) states[j].error = std::current_exception();
         together = true;
       } catch (...) {  // one at a time: each kernel its own error
       }
     }
-    if (!together) {
-      for (std::size_t j = 0; j < jobs.size(); ++j) {
-        try {
-          states[j].fn = cache.get(sources[j], symbols[j]);
-        } catch (...) {
-          states[j].error = std::current_exception();
-        }
+    for (std::size_t j : missing) {
+      if (together) break;
+      try {
+        states[j].fn = cache.get(sources[j], symbols[j]);
+      } catch (...) {
+        states[j].error = std::current_exception();
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -161,8 +176,9 @@ void CompileQueue::work(std::size_t index) {
     snapshots_[index] = cache.stats();
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       State& s = states[j];
-      s.seconds = seconds / static_cast<double>(jobs.size());  // (its share of the unit's compile)
-      s.compiled = compiled;
+      const bool built = std::find(missing.begin(), missing.end(), j) != missing.end();
+      s.seconds = built ? seconds / static_cast<double>(missing.size()) : 0;  // (its share of the run)
+      s.compiled = compiled && built;
       s.done = true;
       jobs[j]->state = std::move(s);
       jobs[j]->running = false;
