@@ -602,17 +602,7 @@ class MpiBackend final : public Backend {
   // rank runs the iteration points whose first output element it owns.
   void run_elementwise(const std::vector<const Instruction*>& ins,
                        const std::vector<const Instruction*>& frees) {
-    auto freed = [&](BaseId id) {
-      return std::any_of(frees.begin(), frees.end(), [&](const Instruction* f) { return f->out.base == id; });
-    };
-    std::vector<BaseId> to_charge;
-    for (const Instruction* in : ins) {
-      establish_inputs(*in);
-      const bool fresh = !find(in->out.base).established;
-      establish_output(*in, true);
-      if (fresh && !freed(in->out.base)) to_charge.push_back(in->out.base);
-    }
-    for (BaseId id : to_charge) charge(find(id));
+    establish_block(ins, frees);
     const std::vector<std::vector<Box>> boxes = owner_boxes(ins[0]->out);
     std::vector<Needs> needs(P());
     std::vector<View> written;
@@ -640,30 +630,66 @@ class MpiBackend final : public Backend {
     for (std::size_t k = 0; k < boxes[me()].size(); ++k) {
       Block blk;
       for (const Instruction* in : ins) {
-        Instruction l = *in;
-        l.out = local(mpi::sub_view(in->out, boxes[me()][k]));
-        for (int i = 0; i < l.nin; ++i) {
-          if (!l.in[i].is_const) l.in[i].view = local(mpi::sub_view(in->in[i].view, boxes[me()][k]));
-        }
-        blk.push_back(static_cast<uint32_t>(batch.size()));
-        batch.push_back(l);
+        append(localized(*in, [&](const View&) { return boxes[me()][k]; }), &batch, &blk);
       }
-      if (k + 1 == boxes[me()].size()) {
-        for (const Instruction* f : frees) {
-          auto it = bases_.find(f->out.base);
-          if (it == bases_.end() || it->second.node < 0) continue;
-          Instruction l = *f;
-          l.out = local(f->out);
-          blk.push_back(static_cast<uint32_t>(batch.size()));
-          batch.push_back(l);
-          it->second.node = -1;  // released by the node backend
-        }
-      }
+      if (k + 1 == boxes[me()].size()) append_frees(frees, &batch, &blk);
       part.blocks.push_back(std::move(blk));
     }
     if (!batch.empty()) node_->execute(batch, part);
     for (const Instruction* in : ins) {
-      if (!freed(in->out.base)) write_back(in->out, boxes);
+      if (!freed_in(frees, in->out.base)) write_back(in->out, boxes);
+    }
+  }
+
+  static bool freed_in(const std::vector<const Instruction*>& frees, BaseId id) {
+    return std::any_of(frees.begin(), frees.end(), [&](const Instruction* f) { return f->out.base == id; });
+  }
+
+  // Fixes the distributions a block's instructions need (inputs still open:
+  // even; outputs: establish_output) and charges the bases it creates and
+  // keeps; returns the bases it creates.
+  std::vector<BaseId> establish_block(const std::vector<const Instruction*>& ins,
+                                      const std::vector<const Instruction*>& frees) {
+    std::vector<BaseId> created;
+    for (const Instruction* in : ins) {
+      establish_inputs(*in);
+      const bool fresh = !find(in->out.base).established;
+      establish_output(*in, true);
+      if (fresh) created.push_back(in->out.base);
+    }
+    for (BaseId id : created) {
+      if (!freed_in(frees, id)) charge(find(id));
+    }
+    return created;
+  }
+
+  // `in` on this rank's node bases, each view restricted to box_of(view).
+  template <class BoxOf>
+  Instruction localized(const Instruction& in, BoxOf&& box_of) {
+    Instruction l = in;
+    l.out = local(mpi::sub_view(in.out, box_of(in.out)));
+    for (int i = 0; i < l.nin; ++i) {
+      if (!l.in[i].is_const) l.in[i].view = local(mpi::sub_view(in.in[i].view, box_of(in.in[i].view)));
+    }
+    return l;
+  }
+
+  static void append(Instruction in, std::vector<Instruction>* batch, Block* blk) {
+    blk->push_back(static_cast<uint32_t>(batch->size()));
+    batch->push_back(std::move(in));
+  }
+
+  // The block's frees of bases this rank's node holds, after its work (the
+  // node backend may then contract what the block writes and frees).
+  void append_frees(const std::vector<const Instruction*>& frees, std::vector<Instruction>* batch,
+                    Block* blk) {
+    for (const Instruction* f : frees) {
+      auto it = bases_.find(f->out.base);
+      if (it == bases_.end() || it->second.node < 0) continue;
+      Instruction l = *f;
+      l.out = local(f->out);
+      append(std::move(l), batch, blk);
+      it->second.node = -1;  // released by the node backend
     }
   }
 
@@ -681,18 +707,7 @@ class MpiBackend final : public Backend {
   // of bases the block did not create, and ships the elements it wrote of
   // other ranks' parts to their owners.
   void run_rows(const std::vector<const Instruction*>& ins, const std::vector<const Instruction*>& frees) {
-    auto freed = [&](BaseId id) {
-      return std::any_of(frees.begin(), frees.end(), [&](const Instruction* f) { return f->out.base == id; });
-    };
-    std::vector<BaseId> to_charge, created;
-    for (const Instruction* in : ins) {
-      establish_inputs(*in);
-      const bool fresh = !find(in->out.base).established;
-      establish_output(*in, true);
-      if (fresh) created.push_back(in->out.base);
-      if (fresh && !freed(in->out.base)) to_charge.push_back(in->out.base);
-    }
-    for (BaseId id : to_charge) charge(find(id));
+    const std::vector<BaseId> created = establish_block(ins, frees);
     const View& anchor = ins[0]->out;
     const std::vector<int64_t> rows = mpi::row_bounds(anchor, find(anchor.base).dist, P());
     auto boxes_of = [&](const View& v) {
@@ -725,29 +740,15 @@ class MpiBackend final : public Backend {
         if (mpi::box_range(in->out, box, &lo, &hi)) ensure_extent(in->out.base, lo, hi + 1);
       }
       for (const Instruction* in : ins) {
-        Instruction l = *in;
-        l.out = local(mpi::sub_view(in->out, mpi::row_box(in->out.shape, rows[me()], rows[me() + 1])));
-        for (int i = 0; i < l.nin; ++i) {
-          const View& v = in->in[i].view;
-          if (!l.in[i].is_const)
-            l.in[i].view = local(mpi::sub_view(v, mpi::row_box(v.shape, rows[me()], rows[me() + 1])));
-        }
-        blk.push_back(static_cast<uint32_t>(batch.size()));
-        batch.push_back(l);
+        append(
+            localized(*in, [&](const View& v) { return mpi::row_box(v.shape, rows[me()], rows[me() + 1]); }),
+            &batch, &blk);
       }
-      for (const Instruction* f : frees) {  // (contracted in the node's kernel)
-        auto it = bases_.find(f->out.base);
-        if (it == bases_.end() || it->second.node < 0) continue;
-        Instruction l = *f;
-        l.out = local(f->out);
-        blk.push_back(static_cast<uint32_t>(batch.size()));
-        batch.push_back(l);
-        it->second.node = -1;  // released by the node backend
-      }
+      append_frees(frees, &batch, &blk);
     }
     if (!batch.empty()) node_->execute(batch, Partition{{std::move(blk)}});
     for (const Instruction* in : ins) {
-      if (!freed(in->out.base)) write_back(in->out, boxes_of(in->out));
+      if (!freed_in(frees, in->out.base)) write_back(in->out, boxes_of(in->out));
     }
   }
 
