@@ -54,6 +54,9 @@ py::object wrap(Array a);  // a new Python ndarray owning `a`
 // Integers, slices, None and `...` (NumPy's basic indexing) as indices into
 // *out; false for any other key (arrays, lists: the Python slow path).
 bool basic_key(py::handle key, std::vector<arrvm::Index>* out);
+// self[key] and self[key] = value as NumPy indexes (the type's slots and methods).
+py::object getitem(py::handle self, py::handle key);
+void setitem(py::handle self, py::handle key, py::handle value);
 py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::handle out);
 PyObject* new_numpy_scalar(DType t, const void* p);
 void translate(const arrvm::Error& e);  // a C++ error as the Python exception NumPy raises

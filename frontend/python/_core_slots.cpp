@@ -263,21 +263,9 @@ PyObject* element_now(PyObject* self, PyObject* key) {
   }
 }
 
-// Whether `key` is a slice or a tuple holding one: a basic key whose view
-// keeps an axis (never NumPy's scalar).
-bool has_slice(PyObject* key) {
-  if (PySlice_Check(key)) return true;
-  if (!PyTuple_CheckExact(key)) return false;
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
-    if (PySlice_Check(PyTuple_GET_ITEM(key, k))) return true;
-  }
-  return false;
-}
-
 // mp_ass_subscript: an element set from a number at once (Array::
-// write_element_now: a NumPy loop's `T[i, j] = v`) without pybind11's
-// dispatch, else the __setitem__ method's slot.
-objobjargproc g_ass_subscript_method = nullptr;
+// write_element_now: a NumPy loop's `T[i, j] = v`), else setitem; neither
+// through pybind11's method dispatch (~0.1 us a call).
 int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
   if (value != nullptr && !g_scalar_types.empty()) {
     int64_t at[8];
@@ -291,42 +279,27 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
     }
     if (PyErr_Occurred()) return -1;
   }
-  // `out[1:] = a[:-1]`: a basic key with a slice and an array value, as the
-  // __setitem__ method takes it, without its dispatch.
-  if (value != nullptr && exact_array(value) != nullptr && has_slice(key)) {
-    thread_local std::vector<arrvm::Index> ix;
-    ix.clear();
-    bool basic = false;
-    PyObject* r = run_slot([&]() -> py::object {
-      basic = basic_key(key, &ix);
-      if (basic) as_array(self)->index(ix).assign(*exact_array(value));
-      return py::none();
-    });
-    if (r == nullptr) return -1;
-    Py_DECREF(r);
-    if (basic) return 0;
+  if (value == nullptr) {  // `del x[i]`: NumPy's error
+    PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
+    return -1;
   }
-  return g_ass_subscript_method(self, key, value);
+  // Any other key or value (`out[1:] = a[:-1]`, `counts[t] = x.sum()`, an
+  // element of a pending array): setitem, without pybind11's dispatch.
+  PyObject* r = run_slot([&]() -> py::object {
+    setitem(self, key, value);
+    return py::none();
+  });
+  if (r == nullptr) return -1;
+  Py_DECREF(r);
+  return 0;
 }
 
-// mp_subscript: element_now, and a view by a basic key with a slice (a
-// loop's `values[lo:hi]`, a stencil's `a[1:-1]`), without pybind11's
-// dispatch; else the __getitem__ method's slot.
-binaryfunc g_subscript_method = nullptr;
+// mp_subscript: element_now, a gather by indices read at once, else
+// getitem (a loop's `values[lo:hi]`, a stencil's `a[1:-1]`, `A[i]`);
+// none through pybind11's method dispatch.
 PyObject* mp_subscript(PyObject* self, PyObject* key) {
   if (PyObject* e = element_now(self, key)) return e;
   if (PyErr_Occurred()) return nullptr;
-  if (has_slice(key)) {
-    thread_local std::vector<arrvm::Index> ix;
-    ix.clear();
-    bool basic = false;
-    PyObject* r = run_slot([&]() -> py::object {
-      basic = basic_key(key, &ix);
-      return basic ? wrap(as_array(self)->index(ix)) : py::none();
-    });
-    if (r == nullptr || basic) return r;
-    Py_DECREF(r);  // (an advanced key: the method below)
-  }
   // x[idx] of a 1-D x by a 1-D int64 array in range (a row loop's
   // `x[indices[lo:hi]]`), as the __getitem__ method takes it, without its dispatch.
   const Array* a = exact_array(self);
@@ -345,7 +318,7 @@ PyObject* mp_subscript(PyObject* self, PyObject* key) {
     if (r == nullptr || taken) return r;
     Py_DECREF(r);
   }
-  return g_subscript_method(self, key);
+  return run_slot([&] { return getitem(self, key); });
 }
 
 // Iteration (`for x in a`): an iterator object in C. Over a 1-D array each
@@ -460,9 +433,7 @@ PyObject* array_iter(PyObject* self) {
 
 void install_slots(PyTypeObject* t) {
   t->tp_iter = array_iter;
-  g_subscript_method = t->tp_as_mapping->mp_subscript;
   t->tp_as_mapping->mp_subscript = mp_subscript;
-  g_ass_subscript_method = t->tp_as_mapping->mp_ass_subscript;
   t->tp_as_mapping->mp_ass_subscript = mp_ass_subscript;
   PyNumberMethods* n = t->tp_as_number;
 #define ARRVM_SLOTS(slot, islot, i) \

@@ -312,3 +312,56 @@ def test_short_gather_of_ready_arrays_is_read_at_once():
         raise AssertionError("out of bounds")
     except IndexError as e:
         assert '5000' in str(e)
+
+
+def test_indexing_through_the_type_slots_is_numpys():
+    # x[key] and x[key] = v go through the type's slots into C++ for every
+    # basic key (pybind11's method dispatch only for `del`): an integer key
+    # with an array value, a row of a pending array, a 0-d value, a key whose
+    # __index__ itself indexes an array (a call inside a call), and the
+    # errors NumPy raises.
+    import numpy as np
+    import arrvm
+    import pytest
+
+    class Nested:
+        def __init__(self, arr, i):
+            self.arr, self.i = arr, i
+
+        def __index__(self):
+            return int(self.arr[self.i, 0:1][0])  # (indexes inside the outer call)
+
+    for pending in (False, True):
+        n = np.arange(24.0).reshape(4, 6)
+        a = arrvm.asarray(n).copy()
+        if pending:
+            a += 0  # (a pending write: element reads and writes stay lazy)
+        else:
+            arrvm.flush()
+        counts_n, counts_a = np.zeros(5), arrvm.zeros(5)
+        for t in range(5):
+            counts_n[t] = n[t % 4].sum()
+            counts_a[t] = a[t % 4].sum()  # (an integer key, a 0-d array value)
+        n[2] = n[1] * 2
+        a[2] = a[1] * 2  # (a row by an integer key)
+        n[1, 2:4] = 7
+        a[1, 2:4] = 7
+        n[3, ...] = n[0]
+        a[3, ...] = a[0]
+        idx = arrvm.asarray(np.array([[1.0], [3.0], [0.0], [2.0]]))
+        assert np.array_equal(np.asarray(a[Nested(idx, 1), 1:]), n[3, 1:])
+        a[Nested(idx, 0), Nested(idx, 3)] = -1.0
+        n[1, 2] = -1.0
+        np.testing.assert_array_equal(np.asarray(a), n)
+        np.testing.assert_array_equal(np.asarray(counts_a), counts_n)
+        np.testing.assert_array_equal(np.asarray(a[1]), n[1])
+        assert a[1, 2] == n[1, 2] and type(a[1, 2]) is type(n[1, 2])
+        with pytest.raises(IndexError):
+            a[4] = 1.0
+        with pytest.raises(IndexError):
+            a[0, 9]
+        with pytest.raises(ValueError):
+            a[0] = arrvm.ones(5)
+        with pytest.raises(ValueError, match='cannot delete array elements'):
+            del a[0]
+        np.testing.assert_array_equal(np.asarray(a), n)  # (nothing changed by the errors)
