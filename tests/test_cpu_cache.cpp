@@ -77,7 +77,9 @@ std::vector<std::filesystem::path> cache_files(const std::string& dir) {
 
 // A kernel has two compiled forms: with its OpenMP parallel regions, for
 // launches at or above the parallel threshold (2^15 elements), and without,
-// below it (CDialect::serial). Each is compiled once, at its first launch.
+// below it (CDialect::serial). Each is compiled once, at its first launch;
+// a serial launch after the parallel form is compiled runs that form on one
+// thread instead (the next test).
 TEST_CASE("cpu: the same block at another size and offset compiles no kernel") {
   cputest::TempDir dir;
   Runtime rt(cputest::config("cpu", dir.path()));
@@ -99,6 +101,19 @@ TEST_CASE("cpu: the same block at another size and offset compiles no kernel") {
   CHECK(fourth.cache.memory_hits > third.cache.memory_hits);
   check_values(program(rt, 20, 7), 7);  // the serial form again
   CHECK(cpu_backend_stats(rt.backend()).cache.compiled == third.cache.compiled);
+}
+
+TEST_CASE("cpu: a small launch after a large one runs the parallel form, compiling nothing") {
+  cputest::TempDir dir;
+  Runtime rt(cputest::config("cpu", dir.path()));
+  check_values(program(rt, 100000, 3), 3);  // the parallel form
+  const CpuBackendStats first = cpu_backend_stats(rt.backend());
+  CHECK(first.cache.compiled >= 1);
+  check_values(program(rt, 20, 7), 7);  // below the threshold: the same kernel, on one thread
+  check_values(program(rt, 1000, 2), 2);
+  const CpuBackendStats second = cpu_backend_stats(rt.backend());
+  CHECK(second.cache.compiled == first.cache.compiled);
+  CHECK(second.kernels_launched > first.kernels_launched);
 }
 
 TEST_CASE("cpu: the disk cache serves a new process, and a corrupt entry is recompiled") {

@@ -50,8 +50,7 @@ KernelCacheStats CpuKernels::stats() const {
 // The compiled kernel of `k`: from the memo by its signature, else printed
 // and fetched from the kernel cache (memory, disk, or the compiler).
 // `parallel`: with its OpenMP parallel regions, else printed without them
-// (CDialect::serial): a kernel launched at both sizes is compiled twice,
-// one launched at one size (nearly all) once. `inner` > 0: for that
+// (CDialect::serial), unless the parallel form is already there. `inner` > 0: for that
 // innermost extent only (CDialect::inner_extent).
 // `work`: the launch's (tiered: a block too big to interpret waits for its kernel).
 KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work) {
@@ -70,14 +69,22 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
     if (inner > 0) suffix += std::to_string(inner);
     if (!vector_functions_.empty()) suffix += 'v';
   }
+  const std::string parallel_form = signature + 'p' + suffix;
   signature += (parallel ? 'p' : 's') + suffix;
   if (memoize_) {
     auto it = memo_.find(signature);
+    // A serial launch of a kernel whose parallel form is compiled (or
+    // compiling) runs that form on one thread (its regions' if clauses):
+    // a kernel launched on both sides of kParallelWork is compiled once
+    // (a rolled loop whose lanes shrink below it, a triangular solve).
+    if (it == memo_.end() && !parallel) it = memo_.find(parallel_form);
     if (it != memo_.end()) {
       ++memo_hits_;
       ++profile().kernel_cache_hits;
       return it->second;
     }
+    if (!parallel && queue_ && pending_.count(parallel_form) != 0)
+      return pending(parallel_form, queue_->poll(parallel_form, "", ""), k, true, inner, work);
   }
   if (queue_ && failed_.count(signature) != 0) return nullptr;
   if (queue_ && pending_.count(signature) != 0)
