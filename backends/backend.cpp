@@ -89,7 +89,7 @@ void Backend::rename(BaseId from, BaseId to) {
 }
 
 int64_t index_limit(const Instruction& in) {
-  return in.op == Opcode::Gather ? in.in[0].view.nelem() : in.out.nelem();
+  return opcode_kind(in.op) == OpKind::Gather ? in.in[0].view.nelem() : in.out.nelem();
 }
 
 Error index_error(const Instruction& in, int64_t index) {

@@ -434,7 +434,12 @@ void CPrinter::statements(Writer& w, const LoopKernel& k, int depth,
     } else if (kind == OpKind::Gather) {
       const int j = st.in[0].index;
       w.open("{");
-      w.line("const int64_t x = " + operand(st.in[1], level) + ";");
+      // (gather_clip: clamped into [0, N); only an empty source fails)
+      const std::string x = operand(st.in[1], level), n = "N" + num(j);
+      w.line(
+          "const int64_t x = " +
+          (st.op == Opcode::GatherClip ? x + " < 0 ? 0 : " + x + " >= " + n + " ? " + n + " - 1 : " + x : x) +
+          ";");
       w.line(std::string(c_type(st.out.dtype)) + " v = 0;");
       w.line("if ((uint64_t)x < (uint64_t)N" + num(j) + ") v = Q" + num(j) + "[" +
              indexed_offset(j, k.indexed[j].rank, "x") + "]; else " + bad_index(k, st.err) + ";");

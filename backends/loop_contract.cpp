@@ -51,7 +51,7 @@ std::unordered_map<BaseId, BaseUse> base_uses(std::span<const Instruction> batch
     const Instruction& in = batch[i];
     if (opcode_kind(in.op) == OpKind::Sync) uses[in.out.base].ok = false;
     if (is_control(in.op)) continue;
-    if (in.op == Opcode::Gather) uses[in.in[0].view.base].ok = false;
+    if (opcode_kind(in.op) == OpKind::Gather) uses[in.in[0].view.base].ok = false;
     if (in.op == Opcode::Scatter) uses[in.out.base].ok = false;
     for (int k = 0; k < in.nin; ++k) {
       if (in.in[k].is_const) continue;

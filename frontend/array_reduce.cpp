@@ -117,19 +117,34 @@ Array Array::cummax(std::optional<int> axis) const {
   return frontend::scan(*this, Opcode::MaximumAccumulate, axis, "maximum.accumulate");
 }
 
-Array Array::take(const Array& indices) const {
+namespace frontend {
+
+// The gather of `a`'s flat view at int64 `idx` (gather: out of range is an
+// error; gather_clip: clamped).
+Array gather(const Array& a, const Array& idx, Opcode op) {
+  const View src = view_of(a);
+  Array r = new_array(runtime_ptr(a), src.dtype, view_of(idx).shape);
+  issue(runtime_of(a), op, view_of(r), {Operand::of(src), Operand::of(view_of(idx))});
+  return r;
+}
+
+}  // namespace frontend
+
+Array Array::take(const Array& indices, TakeMode mode) const {
   frontend::common_runtime(*this, indices);
-  return take_in_range(frontend::flat_indices(indices, size()));
+  if (mode == TakeMode::Raise)
+    return frontend::gather(*this, frontend::flat_indices(indices, size()), Opcode::Gather);
+  if (!is_integer(indices.dtype()) && !is_bool(indices.dtype()))
+    throw Error("take: indices must be integers, got " + std::string(dtype_name(indices.dtype())));
+  if (size() == 0 && indices.size() > 0) throw Error("take: cannot do a non-empty take from an empty array");
+  Array idx = frontend::cast_to(indices, DType::Int64);
+  if (mode == TakeMode::Wrap && size() > 0) idx = mod(idx, size());
+  return frontend::gather(*this, idx, Opcode::GatherClip);
 }
 
 Array Array::take_in_range(const Array& indices) const {
   frontend::common_runtime(*this, indices);
-  const Array idx = frontend::cast_to(indices, DType::Int64);
-  const View src = frontend::view_of(*this);
-  Array r = frontend::new_array(frontend::runtime_ptr(*this), src.dtype, frontend::view_of(idx).shape);
-  frontend::issue(frontend::runtime_of(*this), Opcode::Gather, frontend::view_of(r),
-                  {Operand::of(src), Operand::of(frontend::view_of(idx))});
-  return r;
+  return frontend::gather(*this, frontend::cast_to(indices, DType::Int64), Opcode::GatherClip);
 }
 
 void Array::put(const Array& indices, const Array& values) {

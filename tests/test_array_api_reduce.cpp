@@ -182,11 +182,19 @@ TEST_CASE("array_api: take and put") {
   const Array bad = a.take(host<int64_t>({10}, vm));
   CHECK_THROWS_AS(bad.to_vector<int64_t>(), arrvm::Error);
   check_values<int64_t>(a.take(host<int64_t>({-10}, vm)), {0});
-  // take_in_range: the same values for indices in [0, size()); a negative
-  // one is not wrapped but out of range, take()'s Error.
+  // take_in_range: the same values for indices in [0, size()); it cannot
+  // fail (the clip gather): an index the caller did not check is clamped.
   check_values<int64_t>(a.take_in_range(host<int32_t>({3, 9, 0}, vm)), {30, 90, 0});
-  CHECK_THROWS_AS(a.take_in_range(host<int64_t>({-1}, vm)).to_vector<int64_t>(), arrvm::Error);
-  CHECK_THROWS_AS(a.take_in_range(host<int64_t>({10}, vm)).to_vector<int64_t>(), arrvm::Error);
+  check_values<int64_t>(a.take_in_range(host<int64_t>({-1, 10}, vm)), {0, 90});
+  // NumPy's take modes: clip clamps (no negative counting), wrap is modulo
+  // the size; neither takes from an empty array.
+  using Mode = Array::TakeMode;
+  check_values<int64_t>(a.take(host<int64_t>({-1, 4, 10, 99}, vm), Mode::Clip), {0, 40, 90, 90});
+  check_values<int64_t>(a.take(host<int32_t>({-1, 4, 10, 23}, vm), Mode::Wrap), {90, 40, 0, 30});
+  check_values<int64_t>(take(a, host<int64_t>({-11}, vm), Mode::Wrap), {90});
+  CHECK_THROWS_AS(Array::zeros({0}, DType::Int64, vm).take(host<int64_t>({0}, vm), Mode::Clip), arrvm::Error);
+  CHECK_THROWS_AS(a.take(Array::ones({2}, DType::Float64, vm), Mode::Wrap), arrvm::Error);
+  CHECK(Array::zeros({0}, DType::Int64, vm).take(Array::zeros({0}, DType::Int64, vm), Mode::Wrap).size() == 0);
 
   Array z = Array::zeros({5}, DType::Int32, vm);
   z.put(host<int64_t>({1, 3}, vm), host<int64_t>({7, 9}, vm));  // values cast to int32

@@ -27,7 +27,7 @@ enum class OpKind : uint8_t {
   Generator,    // out[i] = f(flat index i)
   Reduce,       // out = reduce(in, axis); out shape = in shape without axis
   Accumulate,   // inclusive scan along axis; out shape = in shape
-  Gather,       // out[i] = flat(in0)[in1[i]]
+  Gather,       // out[i] = flat(in0)[in1[i]] (gather_clip: in1[i] clamped into range)
   Scatter,      // flat(out)[in1[i]] = in0[i]
   Free,         // releases a base
   Sync,         // the frontend wants a base's contents

@@ -1051,9 +1051,12 @@ class MpiBackend final : public Backend {
     add_needs(idx, boxes, &needs);
     fetch(needs);
     std::vector<uint8_t> raw;
-    const std::vector<int64_t> index = read_values(idx, boxes[me()], &raw, DType::Int64);
+    std::vector<int64_t> index = read_values(idx, boxes[me()], &raw, DType::Int64);
     const Local& s = find(src.base);
     const int64_t limit = src.nelem();
+    if (in.op == Opcode::GatherClip && limit > 0) {  // (clamped into range; an empty source fails)
+      for (int64_t& x : index) x = std::clamp<int64_t>(x, 0, limit - 1);
+    }
     std::vector<std::vector<int64_t>> want(P());
     std::vector<std::pair<int, int64_t>> where(index.size());  // (owner, position in its list)
     BadIndex bad;

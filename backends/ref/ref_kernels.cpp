@@ -1,5 +1,6 @@
 #include "backends/ref/ref_kernels.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <type_traits>
@@ -450,7 +451,11 @@ struct Kernel<OpKind::Gather> {
     const View& src = instr.in[0].view;
     int64_t unused_i = 0;
     const In<int64_t> idx = in_operand<int64_t>(instr, instr.in[1], instr.out.rank(), mem, &unused_i);
-    check_indices(instr, idx, instr.out.shape, src.nelem());
+    // gather_clip clamps each index into [0, n): only an empty source fails.
+    const bool clip = Op == Opcode::GatherClip;
+    const int64_t n = src.nelem();
+    if (clip && n == 0) throw index_error(instr, idx.at(idx.offset));
+    if (!clip) check_indices(instr, idx, instr.out.shape, n);
     visit_dtype(instr.out.dtype, [&](auto t) {
       using T = decltype(t);
       T unused{};
@@ -458,7 +463,8 @@ struct Kernel<OpKind::Gather> {
       const Out<T> o = out_operand<T>(instr, instr.out, mem);
       for_each_index<2>(instr.out.shape, {o.offset, idx.offset}, {&o.stride, &idx.stride},
                         [&](const std::array<int64_t, 2>& x) {
-                          o.p[x[0]] = s.at(flat_to_offset(idx.at(x[1]), s.offset, src.shape, s.stride));
+                          const int64_t f = clip ? std::clamp<int64_t>(idx.at(x[1]), 0, n - 1) : idx.at(x[1]);
+                          o.p[x[0]] = s.at(flat_to_offset(f, s.offset, src.shape, s.stride));
                         });
     });
   }

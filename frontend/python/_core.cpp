@@ -543,7 +543,12 @@ PYBIND11_MODULE(_core, m) {
   cls.def("_astype", [](const Array& a, int dt) { return wrap(a.astype(static_cast<DType>(dt))); });
   cls.def("_expand_dims", &Array::expand_dims);
   cls.def("_squeeze", [](const Array& a, const std::vector<int>& axes) { return a.squeeze(axes); });
-  cls.def("_take", [](const Array& a, const Array& idx) { return a.take(idx); });
+  cls.def(
+      "_take",
+      [](const Array& a, const Array& idx, int mode) {
+        return a.take(idx, static_cast<Array::TakeMode>(mode));
+      },
+      py::arg("idx"), py::arg("mode") = 0);  // (mode: Array::TakeMode, raise 0, clip 1, wrap 2)
   cls.def("_take_in_range", [](const Array& a, const Array& idx) { return a.take_in_range(idx); });
   cls.def("_index_bounds", &index_bounds);  // (see index_bounds)
   cls.def("_put", [](Array& a, const Array& idx, const Array& v) { a.put(idx, v); });

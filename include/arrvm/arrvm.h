@@ -145,9 +145,10 @@ typedef enum arrvm_opcode {
   ARRVM_OP_ARCCOSH = 73,
   ARRVM_OP_ARCTANH = 74,
   ARRVM_OP_HYPOT = 75,
-  ARRVM_OP_IMAG = 76,      /* complex -> its imaginary part (the real part: a cast) */
-  ARRVM_OP_CONJUGATE = 77, /* complex -> its conjugate */
-  ARRVM_OP_COMPLEX = 78,   /* two floats (real, imaginary) -> complex */
+  ARRVM_OP_IMAG = 76,        /* complex -> its imaginary part (the real part: a cast) */
+  ARRVM_OP_CONJUGATE = 77,   /* complex -> its conjugate */
+  ARRVM_OP_COMPLEX = 78,     /* two floats (real, imaginary) -> complex */
+  ARRVM_OP_GATHER_CLIP = 79, /* gather with each index clamped into [0, n) (NumPy's take mode='clip') */
   /* Not opcodes: the range of a 32-bit int, as for arrvm_dtype. */
   ARRVM_OP_RANGE_MIN_ = -2147483647 - 1,
   ARRVM_OP_RANGE_MAX_ = 2147483647

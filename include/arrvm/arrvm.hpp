@@ -377,12 +377,17 @@ class ARRVM_API Array {
   Array cummax(std::optional<int> axis = std::nullopt) const;
 
   // ---- indexing by arrays (over the flattened, row-major view) ----
-  // out[i...] = flat(self)[indices[i...]]; indices are cast to int64, negative
-  // ones count from the end; out of range is an Error (raised at run time).
-  Array take(const Array& indices) const;
+  // out[i...] = flat(self)[indices[i...]]; indices are cast to int64. NumPy's
+  // take modes: Raise (negative ones count from the end; out of range is an
+  // Error, raised at run time), Clip (each clamped into [0, size()): no
+  // negative counting), Wrap (each modulo size()). Clip and Wrap of an
+  // empty array by a non-empty index are an Error.
+  enum class TakeMode { Raise, Clip, Wrap };
+  Array take(const Array& indices, TakeMode mode = TakeMode::Raise) const;
   // take() for int64 indices the caller has read and found in [0, size())
-  // (as NumPy checks them before it gathers): one gather, no wrapping of
-  // negative ones; an index out of range is still take()'s Error.
+  // (as NumPy checks them before it gathers): one gather that cannot fail
+  // (the Clip gather, so the VM may compose it with other gathers; an index
+  // the caller did not check is clamped).
   Array take_in_range(const Array& indices) const;
   // flat(self)[indices[i...]] = values[i...] (values cast to this dtype and
   // broadcast to the indices' shape). With repeated indices, which value lands
@@ -549,8 +554,8 @@ ARRVM_API Array where(const Array& cond, HostScalar a, const Array& b);
 ARRVM_API Array where(const Array& cond, HostScalar a, HostScalar b);
 
 // Free-function forms of the members.
-inline Array take(const Array& a, const Array& indices) {
-  return a.take(indices);
+inline Array take(const Array& a, const Array& indices, Array::TakeMode mode = Array::TakeMode::Raise) {
+  return a.take(indices, mode);
 }
 inline Array sum(const Array& a, std::optional<int> axis = std::nullopt) {
   return a.sum(axis);

@@ -213,11 +213,33 @@ def _m_fill(self, value):
     self[...] = value
 
 
+_TAKE_MODES = {'raise': 0, 'clip': 1, 'wrap': 2}  # (Array::TakeMode)
+
+
 def take(a, indices, axis=None, out=None, mode='raise'):
     a = asarray(a)
-    if axis is None:
-        return _into(a.reshape(-1)[asarray(indices)], out)
-    return _into(a[(slice(None),) * _norm_axis(axis, a.ndim) + (asarray(indices),)], out)
+    try:
+        m = _TAKE_MODES[mode]
+    except (KeyError, TypeError):
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap' (got %r)" % (mode,)) from None
+    idx = asarray(indices)
+    if idx.dtype.kind == 'b':  # (take reads bools as the integers 0 and 1, not as a mask)
+        idx = idx.astype(_np.int64)
+    elif idx.dtype.kind not in 'iu':
+        raise TypeError("Cannot cast array data from dtype('%s') to dtype('int64') according to the rule "
+                        "'safe'" % idx.dtype)
+    ax = None if axis is None else _norm_axis(axis, a.ndim)
+    if m:  # clip: clamped into range (no negative counting); wrap: modulo the length
+        n = a.size if ax is None else a.shape[ax]
+        if n == 0 and idx.size:
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        if ax is None:
+            return _into(a.reshape(-1)._take(idx, m), out)
+        if n:
+            idx = clip(idx, 0, n - 1) if m == 1 else idx % n
+    if ax is None:
+        return _into(a.reshape(-1)[idx], out)
+    return _into(a[(slice(None),) * ax + (idx,)], out)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -506,7 +528,7 @@ ndarray.astype = _m_astype
 ndarray.fill = _m_fill
 ndarray.clip = lambda self, a_min=None, a_max=None, out=None: clip(self, a_min, a_max, out)
 ndarray.dot = lambda self, b, out=None: dot(self, b, out)
-ndarray.take = lambda self, indices, axis=None, out=None, mode='raise': take(self, indices, axis, out)
+ndarray.take = lambda self, indices, axis=None, out=None, mode='raise': take(self, indices, axis, out, mode)
 ndarray.cumsum = lambda self, axis=None, dtype=None, out=None: cumsum(self, axis, dtype, out)
 ndarray.cumprod = lambda self, axis=None, dtype=None, out=None: cumprod(self, axis, dtype, out)
 ndarray.var = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False: var(
