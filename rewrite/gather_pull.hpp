@@ -25,11 +25,21 @@
 
 #include <cstdint>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 #include "vm/instruction.hpp"
 
 namespace arrvm {
+
+// What replaces a producer and its gather: instructions, and the temporaries
+// they use (each freed after them).
+struct Replacement {
+  std::function<BaseId(DType, int64_t)> new_temp;
+  std::vector<Instruction> instrs;
+  std::vector<std::tuple<BaseId, DType, int64_t>> temps;
+  View temp(DType dtype, const Dims& shape);  // a new contiguous temporary of that shape
+};
 
 // Rewrites `batch` (validated; `origin` per instruction) in place; returns
 // how many gathers pulled a producer in. `new_temp(dtype, nelem)` makes a

@@ -208,7 +208,8 @@ class Generator {
     return in;
   }
 
-  // A gather needs valid indices: a range into a new int64 temporary first.
+  // A gather needs valid indices: a range into a new int64 temporary first
+  // (a gather_clip's often shifted out of range: -4 .. 4n - 5, clamped).
   void gather(int limit) {
     if (static_cast<int>(p_.batch.size()) + 2 > limit) return;
     const Dims& shape = kShapes[pick(3)];
@@ -217,8 +218,20 @@ class Generator {
     r.op = Opcode::Range;
     r.out = contiguous_view(idx, DType::Int64, shape);
     if (!emit(r)) return;
+    const bool clip = chance(0.35);
+    if (clip && static_cast<int>(p_.batch.size()) + 4 <= limit && chance(0.6)) {
+      Instruction s;
+      s.op = Opcode::Multiply;
+      s.out = r.out;
+      s.add_input(Operand::of(r.out));
+      s.add_input(Operand::of(Scalar::of_int(DType::Int64, 4)));
+      emit(s);
+      s.op = Opcode::Subtract;
+      s.in[1] = Operand::of(Scalar::of_int(DType::Int64, 4));
+      emit(s);
+    }
     Instruction g;
-    g.op = Opcode::Gather;
+    g.op = clip ? Opcode::GatherClip : Opcode::Gather;
     View src;
     src.base = persistent_[pick(static_cast<int>(persistent_.size()))];
     src.shape = Dims{kPersistentElems};
@@ -230,14 +243,45 @@ class Generator {
     // Often the source is computed in the batch (seed 000: a gather of a
     // producer's output), and freed after the gather when it is not needed.
     BaseId computed = -1;
-    if (static_cast<int>(p_.batch.size()) + 4 <= limit && chance(0.4)) {
+    // The producer: elementwise, a gather_clip (a gather of a gather), or
+    // for a gather_clip a reduction over rows (a gather of a fold).
+    if (static_cast<int>(p_.batch.size()) + 4 <= limit && chance(0.5)) {
       const Dims flat{kPersistentElems};
       Instruction e;
-      e.op = chance(0.5) ? Opcode::Add : Opcode::Multiply;
-      e.add_input(operand(flat));
-      e.add_input(Operand::of(input_view(flat)));
-      computed = add_base(dtype_, kPersistentElems);
-      e.out = contiguous_view(computed, dtype_, flat);
+      const int kind = pick(clip ? 3 : 2);
+      if (kind == 0) {
+        e.op = chance(0.5) ? Opcode::Add : Opcode::Multiply;
+        e.add_input(operand(flat));
+        e.add_input(Operand::of(input_view(flat)));
+        computed = add_base(dtype_, kPersistentElems);
+        e.out = contiguous_view(computed, dtype_, flat);
+      } else if (kind == 1) {  // its indices a reversed range, some clamped
+        const BaseId inner = add_base(DType::Int64, kPersistentElems);
+        Instruction ir;
+        ir.op = Opcode::Range;
+        ir.out = contiguous_view(inner, DType::Int64, flat);
+        emit(ir);
+        Instruction neg;
+        neg.op = Opcode::Subtract;
+        neg.out = ir.out;
+        neg.add_input(Operand::of(Scalar::of_int(DType::Int64, kPersistentElems + 1)));
+        neg.add_input(Operand::of(ir.out));
+        emit(neg);
+        e.op = Opcode::GatherClip;
+        e.add_input(Operand::of(src));  // (the persistent view drawn above)
+        e.add_input(Operand::of(ir.out));
+        const DType t = registry_.find(src.base)->dtype;
+        computed = add_base(t, kPersistentElems);
+        e.out = contiguous_view(computed, t, flat);
+      } else {  // the rows of a (3, 2) view reduced
+        const Opcode ops[] = {Opcode::AddReduce, Opcode::MaximumReduce, Opcode::MinimumReduce};
+        e.op = ops[pick(3)];
+        e.add_input(Operand::of(persistent_view(Dims{3, 2}, src.base)));
+        e.axis = 1;
+        const DType t = registry_.find(src.base)->dtype;
+        computed = add_base(t, 3);
+        e.out = contiguous_view(computed, t, Dims{3});
+      }
       if (emit(e)) {
         src = e.out;
       } else {

@@ -149,11 +149,14 @@ bool take_now(const Array& x, const Array& idx, py::object* r) {
 
 // NumPy's check of a 1-D integer index array into an axis of length n, at
 // once when nothing pending touches its base (a row loop's
-// `x[indices[lo:hi]]`): 1 if every index is in [0, n), 2 if some are
-// negative (in [-n, 0)), IndexError naming the first out of bounds; 0 if
-// the elements cannot be read at once (pending, or too many to read here).
+// `x[indices[lo:hi]]`, or any index array up to 2^20 elements, as NumPy
+// checks them before it gathers: the IndexError at the indexing, and a
+// gather that cannot fail, which the VM may compose with other gathers): 1
+// if every index is in [0, n), 2 if some are negative (in [-n, 0)),
+// IndexError naming the first out of bounds; 0 if the elements cannot be
+// read at once (pending, or too many to read here).
 int index_bounds(const Array& key, int64_t n) {
-  if (key.ndim() != 1 || key.size() > 4096) return 0;
+  if (key.ndim() != 1 || key.size() > (int64_t{1} << 20)) return 0;
   const std::size_t count = static_cast<std::size_t>(key.size());
   thread_local std::vector<uint64_t> buffer;  // (8 bytes an element at most)
   buffer.resize(count + 1);
