@@ -13,6 +13,32 @@ namespace arrvm::codegen {
 
 namespace {
 
+// A gather's source or a scatter's target with the axes that continue one
+// another merged (axis d and d + 1 when stride[d] = stride[d+1] * shape[d+1];
+// axes of length 1 dropped): the same row-major flat order, so a flat index
+// finds its element with fewer divisions (a contiguous matrix: none).
+View flattened(const View& v) {
+  if (v.rank() <= 1 || v.nelem() == 0) return v;
+  View c = v;
+  c.shape = Dims{};
+  c.stride = Dims{};
+  for (int d = 0; d < v.rank(); ++d) {
+    if (v.shape[d] == 1) continue;
+    if (!c.shape.empty() && c.stride[c.shape.size() - 1] == v.stride[d] * v.shape[d]) {
+      c.shape[c.shape.size() - 1] *= v.shape[d];
+      c.stride[c.stride.size() - 1] = v.stride[d];
+    } else {
+      c.shape.push_back(v.shape[d]);
+      c.stride.push_back(v.stride[d]);
+    }
+  }
+  if (c.shape.empty()) {  // (every axis of length 1: one element)
+    c.shape.push_back(1);
+    c.stride.push_back(1);
+  }
+  return c;
+}
+
 // The value's bytes in the low bytes of a 64-bit word (what the kernel
 // memcpy's back into a variable of the constant's C type).
 // A constant's bytes as the kernel reads them from its constant slots: one
@@ -152,8 +178,9 @@ LoweredBlock build(std::span<const Instruction> batch, std::span<const uint32_t>
     k.written.push_back(write);
     return Arg{ArgKind::View, slot, v.dtype};
   };
-  auto indexed_arg = [&](const View& v, bool write) {
+  auto indexed_arg = [&](const View& whole, bool write) {
     const int slot = static_cast<int>(r.indexed.size());
+    const View v = flattened(whole);
     r.indexed.push_back(v);
     k.indexed.push_back(IndexedSlot{v.dtype, v.rank(), write});
     return Arg{ArgKind::Indexed, slot, v.dtype};
