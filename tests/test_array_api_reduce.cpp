@@ -194,7 +194,8 @@ TEST_CASE("array_api: take and put") {
   check_values<int64_t>(take(a, host<int64_t>({-11}, vm), Mode::Wrap), {90});
   CHECK_THROWS_AS(Array::zeros({0}, DType::Int64, vm).take(host<int64_t>({0}, vm), Mode::Clip), arrvm::Error);
   CHECK_THROWS_AS(a.take(Array::ones({2}, DType::Float64, vm), Mode::Wrap), arrvm::Error);
-  CHECK(Array::zeros({0}, DType::Int64, vm).take(Array::zeros({0}, DType::Int64, vm), Mode::Wrap).size() == 0);
+  CHECK(Array::zeros({0}, DType::Int64, vm).take(Array::zeros({0}, DType::Int64, vm), Mode::Wrap).size() ==
+        0);
 
   Array z = Array::zeros({5}, DType::Int32, vm);
   z.put(host<int64_t>({1, 3}, vm), host<int64_t>({7, 9}, vm));  // values cast to int32
