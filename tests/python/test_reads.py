@@ -365,3 +365,28 @@ def test_indexing_through_the_type_slots_is_numpys():
         with pytest.raises(ValueError, match='cannot delete array elements'):
             del a[0]
         np.testing.assert_array_equal(np.asarray(a), n)  # (nothing changed by the errors)
+
+
+def test_arrays_made_in_c_are_ordinary_python_objects():
+    # Results of the C paths (operators, indexing) are not entered in
+    # pybind11's table of instances: weak references, identity and
+    # deallocation still behave as for any Python object.
+    import gc
+    import weakref
+    import numpy as np
+    import arrvm
+    x = arrvm.arange(12.0).reshape(3, 4)
+    for make in (lambda: x * 2, lambda: x[1:], lambda: x[1], lambda: x.copy(), lambda: -x):
+        a = make()
+        b = make()
+        assert a is not b and a is not x
+        r = weakref.ref(a)
+        assert r() is a
+        del a
+        gc.collect()
+        assert r() is None
+        np.testing.assert_array_equal(np.asarray(b), np.asarray(make()))
+    ys = [x + k for k in range(1000)]
+    assert float(ys[999][2, 3]) == 11.0 + 999
+    del ys
+    gc.collect()
