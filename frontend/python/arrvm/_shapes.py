@@ -11,7 +11,7 @@ import numpy as _np
 
 from . import _core
 from ._ndarray import (ndarray, asarray, to_numpy, dtype_code, _is_scalar, _int_of, PY_NUMBERS, UnsupportedDType,
-                       _proxy)
+                       _proxy, _CODE_OF)
 from ._fallback import _fallback
 
 _float64 = _np.dtype(_np.float64)
@@ -358,7 +358,20 @@ def copy(a, order='K', subok=False):
     return asarray(a).copy()
 
 
+_COMPLEX_CODES = (11, 12)  # complex64, complex128 (_ndarray._NAMES)
+
+
 def _m_astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+    # (The common case first: a spelling seen before, a real array; 0.87 ->
+    # ~0.6 us, most of it the C call.)
+    try:
+        code = _CODE_OF[dtype]
+    except (KeyError, TypeError):
+        code = None
+    if code is not None:
+        dt = self._dt
+        if dt not in _COMPLEX_CODES:
+            return self if not copy and code == dt else self._astype(code)
     if self.dtype.kind == 'c' and _np.dtype(dtype).kind != 'c' and _np.dtype(dtype).kind != 'b':
         _warnings.warn("Casting complex values to real discards the imaginary part", _np.ComplexWarning,
                        stacklevel=2)
