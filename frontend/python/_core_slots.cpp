@@ -294,30 +294,12 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
   return 0;
 }
 
-// mp_subscript: element_now, a gather by indices read at once, else
-// getitem (a loop's `values[lo:hi]`, a stencil's `a[1:-1]`, `A[i]`);
-// none through pybind11's method dispatch.
+// mp_subscript: element_now, else getitem (a loop's `values[lo:hi]`, a
+// stencil's `a[1:-1]`, `A[i]`, `x[idx]`); neither through pybind11's
+// method dispatch.
 PyObject* mp_subscript(PyObject* self, PyObject* key) {
   if (PyObject* e = element_now(self, key)) return e;
   if (PyErr_Occurred()) return nullptr;
-  // x[idx] of a 1-D x by a 1-D int64 array in range (a row loop's
-  // `x[indices[lo:hi]]`), as the __getitem__ method takes it, without its dispatch.
-  const Array* a = exact_array(self);
-  const Array* idx = exact_array(key);
-  if (a != nullptr && idx != nullptr && a->ndim() == 1 && idx->dtype() == DType::Int64 && idx->ndim() == 1) {
-    bool taken = false;
-    PyObject* r = run_slot([&]() -> py::object {
-      py::object now;
-      if (take_now(*a, *idx, &now)) {
-        taken = true;
-        return now;
-      }
-      taken = index_bounds(*idx, a->shape()[0]) == 1;
-      return taken ? wrap(a->take_in_range(*idx)) : py::none();
-    });
-    if (r == nullptr || taken) return r;
-    Py_DECREF(r);
-  }
   return run_slot([&] { return getitem(self, key); });
 }
 
