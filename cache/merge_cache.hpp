@@ -51,8 +51,9 @@ namespace arrvm {
 // 7: lanes rolled up before fusion (rewrite/lane_reroll.hpp); 8: ilp proves
 // machine and robinson batches it stopped on before (fusion/ilp_cost_search.hpp);
 // 9: a row program grows through a single segment (fusion/row_nests.cpp); 10:
-// gathers of gather_clips and gather_clips of row reductions compose (pull-gathers).
-inline constexpr uint64_t kMergeKeyVersion = 10;
+// gathers of gather_clips and gather_clips of row reductions compose (pull-gathers);
+// 11: ilp's walk cuts inside CBC's tree prove batches it stopped on before.
+inline constexpr uint64_t kMergeKeyVersion = 11;
 
 struct MergeKey {
   std::vector<uint64_t> words;  // header, then the batch

@@ -8,11 +8,52 @@
 
 #include <coin/CbcModel.hpp>
 #include <coin/CbcStrategy.hpp>
+#include <coin/CglCutGenerator.hpp>
 #include <coin/CoinError.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
+#include <coin/OsiCuts.hpp>
+#include <coin/OsiRowCut.hpp>
 
 namespace arrvm::fusion {
+
+namespace {
+
+// The caller's separator as a CBC cut generator, called on the LP
+// solutions of the tree's nodes: its rows are valid for every solution the
+// caller accepts, so they are added as globally valid cuts. (CBC does not
+// call it where a node's LP solution is integral; telling it that such a
+// solution is rejected, an event handler's killSolution, prunes the node:
+// not a valid search.)
+class SeparatorCuts : public CglCutGenerator {
+ public:
+  explicit SeparatorCuts(const Separator* separate) : separate_(separate) {}
+  CglCutGenerator* clone() const override { return new SeparatorCuts(*this); }
+  void generateCuts(const OsiSolverInterface& si, OsiCuts& cs, const CglTreeInfo = CglTreeInfo()) override {
+    const double* sol = si.getColSolution();
+    std::vector<int> idx;
+    std::vector<double> val;
+    for (const MipCut& c : (*separate_)(std::vector<double>(sol, sol + si.getNumCols()))) {
+      idx.clear();
+      val.clear();
+      for (const auto& [col, coef] : c.terms) {
+        idx.push_back(col);
+        val.push_back(coef);
+      }
+      OsiRowCut cut;
+      cut.setRow(static_cast<int>(idx.size()), idx.data(), val.data());
+      cut.setLb(-si.getInfinity());
+      cut.setUb(c.upper);
+      cut.setGloballyValid(true);
+      cs.insert(cut);
+    }
+  }
+
+ private:
+  const Separator* separate_;
+};
+
+}  // namespace
 
 int MipProblem::add_column(double lower, double upper, double objective, bool integer) {
   lower_.push_back(lower);
@@ -94,7 +135,7 @@ struct MipSolver {
   }
 
   static MipResult solve(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
-                         bool verbose) {
+                         bool verbose, const Separator& separate) {
     MipResult result;
     const auto start = std::chrono::steady_clock::now();
     const int n = p.columns();
@@ -111,6 +152,10 @@ struct MipSolver {
     model.setMaximumSeconds(std::max(seconds, 0.0));
     CbcStrategyDefault strategy(1, 5, 0, 0);
     model.setStrategy(strategy);
+    // The caller's rows, at every node. (OsiBabSolver's solver type 4, "cuts
+    // needed for an integral solution", changed nothing measured.)
+    SeparatorCuts generator(&separate);
+    if (separate) model.addCutGenerator(&generator, 1, "separator");
     model.initialSolve();
     if (model.solver()->isProvenPrimalInfeasible()) {
       result.message = "the LP relaxation is infeasible";
@@ -156,10 +201,10 @@ std::vector<double> solve_lp(const MipProblem& p, double* objective) {
   }
 }
 
-MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds,
-                    bool verbose) {
+MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds, bool verbose,
+                    const Separator& separate) {
   try {
-    return MipSolver::solve(p, warm_start, seconds, verbose);
+    return MipSolver::solve(p, warm_start, seconds, verbose, separate);
   } catch (const CoinError& e) {
     MipResult r;
     r.message = "CBC error: " + e.message();

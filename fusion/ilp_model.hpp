@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,10 +55,23 @@ struct MipCut {
   double upper = 0;
 };
 
+// Rows that x (an LP solution, fractional or integral) violates, among rows
+// the problem leaves out because they are too many to write down, each
+// valid for every solution the caller accepts. For an integral x, none
+// means the caller accepts x.
+using Separator = std::function<std::vector<MipCut>(const std::vector<double>& x)>;
+
 // Solves `p` with CBC within `seconds` (wall clock). `warm_start`, if not
 // empty and feasible, is handed to CBC as the first incumbent. Solver output
-// goes to stdout only when `verbose`.
-MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds, bool verbose);
+// goes to stdout only when `verbose`. With `separate`, the fractional LP
+// solutions of CBC's tree are put to it and the rows it returns are cuts
+// there: the bound rises inside one branch and bound, instead of by a solve
+// per round of rows. CBC takes an integral solution (a node's, a
+// heuristic's) without asking, so the result may violate the rows: the
+// caller checks. The bound is valid either way (the rows hold for every
+// solution the caller accepts).
+MipResult solve_mip(const MipProblem& p, const std::vector<double>& warm_start, double seconds, bool verbose,
+                    const Separator& separate = {});
 
 // The LP relaxation of `p` solved with Clp: its optimal x and value, or an
 // empty x if it has none (infeasible, unbounded, solver error).

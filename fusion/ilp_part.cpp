@@ -67,8 +67,15 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
     }
     const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (left <= 0) break;
-    const MipResult r =
-        solve_mip(model.problem(), model.solution_of(group_of(incumbent)), std::max(left, 0.0), verbose);
+    // The same rows inside CBC's tree, on every node's LP solution: the
+    // bound rises there, instead of one MIP solve a round of rows.
+    const Separator separate = [&model, deadline](const std::vector<double>& x) {
+      std::vector<MipCut> cuts = model.separate(x, kCutsPerRound, deadline);
+      for (MipCut& c : model.closure_cuts(x, model.blocks_of(x))) cuts.push_back(std::move(c));
+      return cuts;
+    };
+    const MipResult r = solve_mip(model.problem(), model.solution_of(group_of(incumbent)),
+                                  std::max(left, 0.0), verbose, separate);
     ++res.mip_solves;
     if (r.status == MipResult::Status::Failed) {
       res.failed = true;
