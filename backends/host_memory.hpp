@@ -4,7 +4,8 @@
 // kPoolLimit bytes, oldest returned first) and reused for a base of the
 // same rounded size, or up to a quarter smaller: a loop that allocates and frees its temporaries each
 // iteration (NumPy programs do) then pays no page faults, no kernel page
-// clearing and no munmap per iteration. Small buffers (under kPoolMin) are
+// clearing and no munmap per iteration; temporaries that grow a little each
+// iteration get a quarter more room (fresh_capacity). Small buffers (under kPoolMin) are
 // kept too, in a free list per size (kSmallPerSize each, kSmallLimit bytes
 // in all): aligned_alloc and free of a small buffer cost more than the
 // eager path's whole instruction on 10 elements. A buffer that the first kernel
@@ -68,6 +69,7 @@ class HostMemory {
     std::unique_ptr<void, Deleter> data;  // null until first written
     bool adopted = false;                 // data is the user's (Array::adopt): not counted as allocated
     bool unfilled = false;                // never read before written (Backend::leave_unfilled)
+    std::size_t capacity = 0;             // bytes allocated for data (at least bytes(), rounded)
 
     std::size_t bytes() const { return static_cast<std::size_t>(nelem) * dtype_size(dtype); }
   };
@@ -112,7 +114,7 @@ class HostMemory {
     if (b.data && !b.adopted) {
       held_ -= b.bytes();
       if (profile_ != nullptr) profile_->deallocated(b.bytes());
-      const std::size_t rounded = round_up(b.bytes());
+      const std::size_t rounded = b.capacity;
       if (rounded < kPoolMin) {
         std::vector<void*>& list = small_[rounded / kAlignment];
         if (list.size() < kSmallPerSize && small_bytes_ + rounded <= kSmallLimit) {
@@ -211,16 +213,22 @@ class HostMemory {
                                " are in use");
       }
       const std::size_t rounded = round_up(n);
-      void* p = take_pooled(rounded);
-      if (p == nullptr) p = std::aligned_alloc(kAlignment, rounded);
+      std::size_t capacity = rounded;
+      void* p = take_pooled(rounded, &capacity);
+      if (p == nullptr) {
+        capacity = fresh_capacity(rounded);
+        p = std::aligned_alloc(kAlignment, capacity);
+      }
       if (p == nullptr &&
           (!pool_.empty() || small_bytes_ > 0)) {  // memory is short: give the pools back first
         drain_pool();
-        p = std::aligned_alloc(kAlignment, rounded);
+        capacity = rounded;
+        p = std::aligned_alloc(kAlignment, capacity);
       }
       if (p == nullptr) throw_out_of_memory("base b" + std::to_string(id), n);
       if (!full && !b.unfilled) std::memset(p, 0, rounded);
       b.data.reset(p);
+      b.capacity = capacity;
       held_ += n;
       if (profile_ != nullptr) profile_->allocated(n);
     }
@@ -242,21 +250,22 @@ class HostMemory {
     return n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;
   }
 
-  // A pooled buffer of exactly `rounded` bytes (the most recent), or null.
-  void* take_pooled(std::size_t rounded) {
+  // A pooled buffer for `rounded` bytes, or null; its size in *capacity.
+  void* take_pooled(std::size_t rounded, std::size_t* capacity) {
     if (rounded < kPoolMin) {
       std::vector<void*>& list = small_[rounded / kAlignment];
       if (list.empty()) return nullptr;
       void* p = list.back();
       list.pop_back();
       small_bytes_ -= rounded;
+      *capacity = rounded;
       return p;
     }
     // The smallest pooled buffer of at least `rounded` bytes and at most a
     // quarter more (the latest of equal ones): a loop whose temporaries
     // shrink by a row each iteration (LU, Cholesky, Gram-Schmidt) reuses
-    // the last one. A buffer keeps the size it is pooled under, so the
-    // slack is not used again.
+    // the last one. A buffer is pooled again under its own size, so the
+    // slack serves a larger request later.
     auto best = pool_.rend();
     for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
       if (it->bytes < rounded || it->bytes > rounded + rounded / 4) continue;
@@ -265,9 +274,29 @@ class HostMemory {
     }
     if (best == pool_.rend()) return nullptr;
     void* p = best->data;
+    *capacity = best->bytes;
     pooled_ -= best->bytes;
     pool_.erase(std::next(best).base());
     return p;
+  }
+
+  // The size to allocate for `rounded` bytes that no pooled buffer fits.
+  // When the pool holds one a little smaller (up to a quarter), the
+  // temporaries grow (a Cholesky's `L[j+1:, :j]`, a column more each
+  // iteration): that one is freed and the new one gets a quarter more, so
+  // the next iterations reuse it instead of each mapping and clearing fresh
+  // pages (a buffer this large comes from mmap; its pages fault in when
+  // first written). Untouched slack costs no memory until it is written.
+  std::size_t fresh_capacity(std::size_t rounded) {
+    if (rounded < kPoolMin) return rounded;
+    for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
+      if (it->bytes >= rounded || it->bytes < rounded - rounded / 4) continue;
+      std::free(it->data);
+      pooled_ -= it->bytes;
+      pool_.erase(std::next(it).base());
+      return round_up(rounded + rounded / 4);
+    }
+    return rounded;
   }
 
   void drain_pool() {

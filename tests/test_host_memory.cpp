@@ -2,7 +2,9 @@
 // are reused for bases of the same rounded size (large ones also for a
 // base up to a quarter smaller), small ones from a free
 // list per size (at most kSmallPerSize each), large ones from the pool; a
-// reused buffer reads as zeros until written, as a new one does.
+// pooled buffer keeps its own size; temporaries that grow a little get a
+// quarter more room; a reused buffer reads as zeros until written, as a new
+// one does.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -88,11 +90,16 @@ TEST_CASE(
     m.release(10 + k);
     p = q;
   }
-  // More than a quarter smaller, or larger: a buffer of its own.
+  // More than a quarter smaller, or larger than the buffer (which keeps its
+  // own size, n, however small the bases it served): a buffer of its own.
   m.declare(30, DType::Float64, n / 2);
   CHECK(m.for_write(30) != p);
   m.declare(31, DType::Float64, n);
-  CHECK(m.for_write(31) != p);
+  const auto* whole = static_cast<const double*>(m.for_write(31));
+  CHECK(whole == p);
+  CHECK(whole[n - 1] == 0.0);
+  m.declare(32, DType::Float64, n + n / 8);
+  CHECK(m.for_write(32) != p);
   // The smallest that fits is taken: pooled n and 1.15 n, asked 0.95 n twice.
   HostMemory b;
   const double* big = filled(b, 1, n * 23 / 20, 1.0);
@@ -103,4 +110,29 @@ TEST_CASE(
   CHECK(b.for_write(3) == fit);
   b.declare(4, DType::Float64, n * 19 / 20);
   CHECK(b.for_write(4) == big);
+}
+
+TEST_CASE("host memory: temporaries that grow a little each iteration get room, and reuse it zero-filled") {
+  // A Cholesky's `L[j+1:, :j]`: a column more each iteration (here 1 %).
+  // Without room each would be a fresh allocation (fresh pages to fault in
+  // and clear); with a quarter more when the pool's one is a little small,
+  // a buffer serves about 20 iterations.
+  HostMemory m;
+  const int64_t n0 = static_cast<int64_t>(HostMemory::kPoolMin / sizeof(double)) * 4;
+  std::set<const void*> buffers;
+  int64_t size = n0;
+  for (int k = 0; k < 60; ++k) {
+    m.declare(k, DType::Float64, size);
+    const auto* q = static_cast<const double*>(m.for_write(k));
+    buffers.insert(q);
+    CHECK(q[0] == 0.0);
+    CHECK(q[size - 1] == 0.0);
+    auto* w = static_cast<double*>(m.for_write(k));
+    for (int64_t i = 0; i < size; ++i) w[i] = 2.0;
+    m.release(k);
+    size += size / 100;
+  }
+  CHECK(buffers.size() <= 5);  // (1.01^60 = 1.82: the first, then 1.25x steps)
+  // The outgrown buffers are freed, not kept: one is pooled at the end.
+  CHECK(m.pooled_bytes() <= static_cast<std::size_t>(size) * sizeof(double) * 5 / 4 + 64);
 }
