@@ -155,6 +155,10 @@ class HostMemory {
       return;
     }
     const char* src = static_cast<const char*>(b.data.get()) + static_cast<std::ptrdiff_t>(offset) * size;
+    if (count == 1 && size == 8) {  // (a loop's element read: a load, not a call to memmove)
+      std::memcpy(dst, src, 8);
+      return;
+    }
     if (stride == 1) {
       std::memcpy(dst, src, static_cast<std::size_t>(count) * size);
       return;
@@ -192,6 +196,10 @@ class HostMemory {
     ARRVM_ASSERT(offset >= 0 && count >= 0 && offset <= b.nelem - count);
     const std::size_t size = dtype_size(b.dtype);
     char* p = static_cast<char*>(for_write(id));
+    if (count == 1 && size == 8) {  // (a loop's element write: a store, not a call to memmove)
+      std::memcpy(p + static_cast<std::size_t>(offset) * 8, src, 8);
+      return;
+    }
     std::memcpy(p + static_cast<std::size_t>(offset) * size, src, static_cast<std::size_t>(count) * size);
   }
 

@@ -14,8 +14,10 @@ namespace arrvm {
 void check_fuser_name(const std::string& name) {
   if (fusion::find_algorithm(name) != nullptr) return;
   std::string known;
-  for (const fusion::Algorithm& a : fusion::algorithms())
-    known += (known.empty() ? "" : ", ") + std::string(a.name);
+  for (const fusion::Algorithm& a : fusion::algorithms()) {
+    if (!known.empty()) known += ", ";
+    known += a.name;  // (appended, not "" + name: GCC 12's false -Wstringop-overflow under LTO)
+  }
   throw Error("unknown fuser '" + name + "' (known: " + known + ")");
 }
 

@@ -77,7 +77,10 @@ std::string check_types(const Instruction& in, TypeRule rule) {
   };
   auto inputs_msg = [&](const std::string& need) {
     std::string got;
-    for (int i = 0; i < in.nin; ++i) got += (i ? "," : "") + std::string(dtype_name(in.in[i].dtype()));
+    for (int i = 0; i < in.nin; ++i) {
+      if (i > 0) got += ",";
+      got += dtype_name(in.in[i].dtype());  // (appended: see fusion/fuse.cpp's check_fuser_name)
+    }
     return "inputs must be " + need + " (got " + got + ", output " + std::string(dtype_name(out)) + ")";
   };
   // The complex-only opcodes: imag (complex -> part), conjugate (complex ->

@@ -180,8 +180,7 @@ bool fits(int64_t v, DType d) {
 // this type is an Array held by value in a pybind11 instance.
 PyTypeObject* g_array_type = nullptr;
 
-Array* as_array(py::handle h) {
-  if (Array* a = exact_array(h.ptr())) return a;
+Array* subclass_array(py::handle h) {
   PyTypeObject* t = Py_TYPE(h.ptr());
   if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type) return nullptr;
   py::detail::make_caster<Array> c;

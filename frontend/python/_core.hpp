@@ -34,11 +34,20 @@ inline bool is_complex_dtype(DType d) {
 
 inline Array* exact_array(PyObject* o) {
   if (Py_TYPE(o) != g_array_type) return nullptr;
-  return static_cast<Array*>(reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder().value_ptr());
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  // (The simple layout, one C++ type held inline: its value pointer is the
+  // first word, read here instead of through get_value_and_holder's call.)
+  if (inst->simple_layout) return static_cast<Array*>(inst->simple_value_holder[0]);
+  return static_cast<Array*>(inst->get_value_and_holder().value_ptr());
 }
 
 // _core.cpp
-Array* as_array(py::handle h);                  // an arrvm array (exact or a subclass), else null
+Array* subclass_array(py::handle h);  // as_array for anything but the exact type
+// An arrvm array (exact or a subclass), else null.
+inline Array* as_array(py::handle h) {
+  if (Array* a = exact_array(h.ptr())) return a;
+  return subclass_array(h);
+}
 bool as_scalar(py::handle h, HostScalar* out);  // a Python bool, int or float
 bool is_int_dtype(DType d);
 // Whether a number of 2^63 or more may be assigned into an array of `target`

@@ -37,9 +37,12 @@ bool numpy_number(py::handle h, HostScalar* out, DType* dtype) {
   if (g_scalar_types.empty()) return false;
   PyObject* o = h.ptr();
   const auto* t = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  // (The type the last call found first: a loop writes one dtype.)
+  static std::size_t last = 0;
   int code = -1;
+  if (last < g_scalar_types.size() && g_scalar_types[last].ptr() == t) code = static_cast<int>(last);
   for (std::size_t k = 0; k < g_scalar_types.size() && code < 0; ++k) {
-    if (g_scalar_types[k].ptr() == t) code = static_cast<int>(k);
+    if (g_scalar_types[k].ptr() == t) code = static_cast<int>(last = k);
   }
   if (code < 0) return false;
   const auto d = static_cast<DType>(code);
