@@ -32,6 +32,16 @@ std::vector<uint32_t> groups(uint32_t units, const Blocks& blocks) {
   return group;
 }
 
+// The walk cuts x violates (at most kCutsPerRound, separated until
+// `until`) and the closure cuts of `blocks`, x's blocks (needed only when
+// the batch has a compress).
+std::vector<MipCut> violated(const PartModel& model, const std::vector<double>& x, const Blocks& blocks,
+                             Clock::time_point until) {
+  std::vector<MipCut> cuts = model.separate(x, kCutsPerRound, until);
+  for (MipCut& c : model.closure_cuts(x, blocks)) cuts.push_back(std::move(c));
+  return cuts;
+}
+
 // How solve_part scores and improves legal blocks of the part.
 struct PartScoring {
   std::function<double(const Blocks&)> value;    // exact cost, on the MIP's scale
@@ -70,9 +80,7 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
     // The same rows inside CBC's tree, on every node's LP solution: the
     // bound rises there, instead of one MIP solve a round of rows.
     const Separator separate = [&model, deadline](const std::vector<double>& x) {
-      std::vector<MipCut> cuts = model.separate(x, kCutsPerRound, deadline);
-      for (MipCut& c : model.closure_cuts(x, model.blocks_of(x))) cuts.push_back(std::move(c));
-      return cuts;
+      return violated(model, x, model.has_filters() ? model.blocks_of(x) : Blocks{}, deadline);
     };
     const MipResult r = solve_mip(model.problem(), model.solution_of(group_of(incumbent)),
                                   std::max(left, 0.0), verbose, separate);
@@ -83,9 +91,8 @@ PartResult solve_loop(PartModel& model, const Blocks& warm, const PartScoring& s
       return res;
     }
     const bool bound = r.status == MipResult::Status::Optimal;
-    std::vector<MipCut> cuts = model.separate(r.x, kCutsPerRound, Clock::time_point::max());
     Blocks found = model.blocks_of(r.x);
-    for (MipCut& c : model.closure_cuts(r.x, found)) cuts.push_back(std::move(c));
+    std::vector<MipCut> cuts = violated(model, r.x, found, Clock::time_point::max());
     if (!cuts.empty()) {
       // Two repairs, the cheaper kept: split the illegal blocks into single
       // units, or into groups that may share a block, then greedy merges.

@@ -239,6 +239,8 @@ class PartModel {
     return r;
   }
 
+  bool has_filters() const { return filters_; }
+
   // Whether a block (local units) is closed under the transducer rule.
   bool closed(const std::vector<uint32_t>& block) const {
     if (!filters_ || block.size() <= 1) return true;
