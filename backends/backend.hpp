@@ -132,6 +132,20 @@ class Backend {
     return false;
   }
 
+  // The eager path without an instruction (Runtime::run_dense_now): runs
+  // elementwise opcode `op` (one or two inputs, not a cast or a select)
+  // over `n` elements at once, every operand a unit-step run of a base
+  // (an input may be a constant), and returns true. false (the default)
+  // runs nothing, and the VM issues the instruction instead. Validated by
+  // the VM: every base exists, every run lies inside its base, and an
+  // input on the output's base is the output's run (elementwise, each
+  // element is read before it is written). Throws as run_now() does.
+  virtual bool run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
+                             int64_t n) {
+    (void)op, (void)in, (void)out, (void)out_dtype, (void)n;
+    return false;
+  }
+
   // The floating-point flags (vm/fp_flags.hpp) raised since the last call
   // by threads of the backend other than the one that calls execute() and
   // run_now() (the VM reads that one's itself), each thread's cleared.

@@ -74,6 +74,23 @@ class Runtime {
   // and leaves the VM exactly as it was.
   void issue(const Instruction& instr);
 
+  // The eager path without an instruction (engine/runtime_eager.cpp), for
+  // a frontend's commonest small operation: elementwise opcode `op` over
+  // `n` elements, each operand a unit-step run of a base (an input may be
+  // a constant; one on the output's base must be the output's run), run
+  // at once where the eager path would run its instruction at once and
+  // the backend has a loop for it (Backend::run_dense_now). Counts as one
+  // instruction of the stream. Returns false with nothing changed
+  // otherwise (a trace, pending work, a base with books kept, an overlap,
+  // no loop): the caller then issues the instruction.
+  bool run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype, int64_t n);
+  // run_dense_now's conditions on the VM's state, for `n` elements: what
+  // a frontend asks before it makes the output (a few loads).
+  bool dense_now_ok(int64_t n) const {
+    return eager_ && n <= config_.eager && batch_.empty() && !trace_ && carry_keys_.empty() &&
+           watched_.empty() && poisoned_.empty() && bases_.filtered_count() == 0;
+  }
+
   // Runs everything pending. A run-time failure (an index out of range, a
   // failed compile) does not throw here: it poisons the arrays the failing
   // block writes and those computed from them; every other array is

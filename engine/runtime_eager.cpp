@@ -91,4 +91,56 @@ void Runtime::run_eager() {
   if (interrupted) std::rethrow_exception(interrupted);
 }
 
+bool Runtime::run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
+                            int64_t n) {
+  if (!dense_now_ok(n) || opcode_kind(op) != OpKind::Elementwise ||
+      static_cast<std::size_t>(opcode_arity(op)) != in.size())
+    return false;
+  // What validation and the eager path's conditions would check: every
+  // base live and plain, every run inside its base, an input on the
+  // output's base on its very elements (no overlap copy needed).
+  const BaseInfo* o = bases_.find(out.base);
+  if (o == nullptr || o->dtype != out_dtype || n < 0 || out.offset < 0 || out.offset > o->nelem - n ||
+      copy_back_.involves(out.base))
+    return false;
+  for (const DenseRun& d : in) {
+    if (d.constant != nullptr) {
+      if (static_cast<int>(d.constant->dtype) >= kDTypeCount) return false;
+      continue;
+    }
+    const BaseInfo* b = bases_.find(d.base);
+    if (b == nullptr || (d.base == out.base && d.offset != out.offset) || d.offset < 0 ||
+        d.offset > b->nelem - n || copy_back_.involves(d.base))
+      return false;
+  }
+  fp_flags_take();  // (what the caller's own arithmetic raised is not the VM's)
+  try {
+    if (!backend_->run_dense_now(op, in, out, out_dtype, n)) return false;
+  } catch (const Error&) {
+    return false;  // (the instruction path runs it again, and contains the failure)
+  }
+  if (fp_flags_read() != 0) {
+    // The instruction it was, for the names of what raised them.
+    Instruction instr;
+    instr.op = op;
+    instr.out.dtype = out_dtype;
+    for (const DenseRun& d : in) {
+      Operand& x = instr.in[instr.nin++];
+      x.is_const = d.constant != nullptr;
+      if (x.is_const) {
+        x.constant = *d.constant;
+      } else {
+        x.view.dtype = bases_.find(d.base)->dtype;
+      }
+    }
+    note_fp_flags({&instr, 1});
+  }
+  ++issued_;
+  ++profile_.instructions;
+  ++profile_.eager;
+  ++o->writes;  // (as validation counts an output: BaseInfo::writes)
+  report_fp();
+  return true;
+}
+
 }  // namespace arrvm

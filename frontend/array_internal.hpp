@@ -40,6 +40,17 @@ struct ArrayAccess {
   // The array's base; throws Error for an empty handle.
   static const BaseOwner& base(const Array& a);
   static const std::shared_ptr<BaseOwner>& base_ptr(const Array& a) { return a.base_; }
+  static int64_t offset(const Array& a) { return a.offset_; }
+  // Row-major at unit step on every axis longer than one (any offset): its
+  // elements are a run of its base.
+  static bool dense(const Array& a) {
+    int64_t expect = 1;
+    for (std::size_t d = a.shape_.size(); d-- > 0;) {
+      if (a.shape_[d] != 1 && a.stride_[d] != expect) return false;
+      expect *= a.shape_[d];
+    }
+    return true;
+  }
   static View view(const Array& a);
   // view(a) written into `*v`, a default-constructed View (emit builds
   // operands in place in the instruction).

@@ -129,12 +129,60 @@ Prepared prepared(const Array& a) {
   return p;
 }
 
+// The eager path without an instruction (Runtime::run_dense_now): `op` on
+// inputs that all have one shape and are dense or constants, into `target`
+// (dense, of that shape and out_dtype) or else a new array `*made`, run at
+// once where the VM can. false where it cannot; then `*made` is the new
+// output if it was made (emit issues into it).
+bool run_dense(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target,
+               Array* made) {
+  const Array* first = nullptr;
+  for (std::size_t k = 0; k < n && first == nullptr; ++k) {
+    if (!ins[k].is_const) first = &ins[k].array();
+  }
+  if (first == nullptr) return false;
+  const std::shared_ptr<Runtime>& rt = runtime_ptr(*first);
+  const int64_t count = first->size();
+  if (!rt->dense_now_ok(count)) return false;
+  if (target != nullptr && (target->dtype() != out_dtype || runtime_ptr(*target) != rt ||
+                            target->shape() != first->shape() || !ArrayAccess::dense(*target)))
+    return false;
+  DenseRun in[3];
+  for (std::size_t k = 0; k < n; ++k) {
+    const Prepared& p = ins[k];
+    if (p.is_const) {
+      in[k].constant = &p.constant;
+      continue;
+    }
+    const Array& a = p.array();
+    if (runtime_ptr(a) != rt || (&a != first && a.shape() != first->shape()) || !ArrayAccess::dense(a))
+      return false;
+    in[k].base = ArrayAccess::base(a).id;
+    in[k].offset = ArrayAccess::offset(a);
+  }
+  DenseRun out;
+  if (target != nullptr) {
+    out.base = ArrayAccess::base(*target).id;
+    out.offset = ArrayAccess::offset(*target);
+  } else {
+    *made = new_array(rt, out_dtype, to_dims(first->shape()));
+    out.base = ArrayAccess::base(*made).id;
+  }
+  return rt->run_dense_now(op, {in, n}, out, out_dtype, count);
+}
+
 // Issues `op` over the broadcast shape of `ins` into a new array of
 // `out_dtype`, or straight into `target` when it has that dtype and shape
 // (the VM copies inputs that overlap it). With any other target, the
 // result is then cast and written into the target's view.
 Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target) {
   ARRVM_ASSERT(n <= 3);
+  if (target) check_writeable(*target);  // (before anything is issued)
+  Array made;
+  if (run_dense(op, out_dtype, ins, n, target, &made)) {
+    if (target) return *target;
+    return made;  // (moved: a copy would allocate its shape again)
+  }
   const std::shared_ptr<Runtime>* rt = nullptr;
   Dims shape;
   Instruction instr;
@@ -161,14 +209,13 @@ Array emit(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const
     rt = &runtime_ptr(a);
   }
   ARRVM_ASSERT(rt != nullptr);
-  if (target) check_writeable(*target);  // (before anything is issued)
   if (target && target->dtype() == out_dtype && to_dims(target->shape()) == shape) {
     if (runtime_ptr(*target) != *rt) throw Error(name_of(op) + ": the arrays belong to different Vms");
     instr.out = view_of(*target);
     runtime_of(*target).issue(instr);
     return *target;
   }
-  Array r = new_array(*rt, out_dtype, shape);
+  Array r = made.valid() ? std::move(made) : new_array(*rt, out_dtype, shape);
   // view_of(r), made from what r was made of, in place
   instr.out.base = ArrayAccess::base(r).id;
   instr.out.dtype = out_dtype;

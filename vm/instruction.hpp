@@ -56,6 +56,16 @@ struct Operand {
 
 // One bytecode instruction. `free` and `sync` carry the base in `out`, as a
 // 1-D view of all of it (so data-dependency analysis needs no special case).
+// An operand of the eager path's run without an instruction
+// (Runtime::run_dense_now, Backend::run_dense_now): the elements of a base
+// from `offset` at unit step, or (an input with `constant` set) one value
+// for all.
+struct DenseRun {
+  BaseId base = -1;
+  int64_t offset = 0;
+  const Scalar* constant = nullptr;
+};
+
 struct Instruction {
   Opcode op = Opcode::Identity;
   View out;

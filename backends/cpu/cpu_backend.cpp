@@ -16,6 +16,7 @@
 #include "backends/cpu/threads.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/ref/dense_loops.hpp"
 #include "backends/ref/ref_block.hpp"
 #include "vm/error.hpp"
 #include "vm/fp_flags.hpp"
@@ -52,12 +53,16 @@ constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 constexpr int64_t kEagerKernelElements = 4096;
 constexpr int64_t kEagerKernelElementsLibm = 512;
 
+bool eager_kernel_pays(Opcode op, DType out, int64_t n) {
+  if (opcode_kind(op) != OpKind::Elementwise) return false;
+  const bool libm = (opcode_type_rule(op) == TypeRule::Float && op != Opcode::Floor && op != Opcode::Ceil &&
+                     op != Opcode::Trunc && op != Opcode::Rint) ||
+                    (op == Opcode::Power && is_float(out));
+  return n >= (libm ? kEagerKernelElementsLibm : kEagerKernelElements);
+}
+
 bool eager_kernel_pays(const Instruction& in) {
-  if (opcode_kind(in.op) != OpKind::Elementwise) return false;
-  const bool libm = (opcode_type_rule(in.op) == TypeRule::Float && in.op != Opcode::Floor &&
-                     in.op != Opcode::Ceil && in.op != Opcode::Trunc && in.op != Opcode::Rint) ||
-                    (in.op == Opcode::Power && is_float(in.out.dtype));
-  return in.out.nelem() >= (libm ? kEagerKernelElementsLibm : kEagerKernelElements);
+  return eager_kernel_pays(in.op, in.out.dtype, in.out.nelem());
 }
 
 class CpuBackend final : public Backend {
@@ -157,6 +162,14 @@ class CpuBackend final : public Backend {
     }
     ref::run_block(batch, block, memory_, lengths_);
     return true;
+  }
+
+  // The same without an instruction: ref's loops, where run_now would run them.
+  bool run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
+                     int64_t n) override {
+    if (kernels_.tiered() && eager_kernel_pays(op, out_dtype, n)) return false;
+    memory_.track(&profile());
+    return ref::run_dense(memory_, op, in, out, out_dtype, n);
   }
 
   // The OpenMP team's flags: the threads the launches since the last call

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/host_memory.hpp"
+#include "backends/ref/dense_loops.hpp"
 #include "backends/ref/ref_block.hpp"
 #include "vm/error.hpp"
 #include "vm/interrupt.hpp"
@@ -84,6 +85,11 @@ class RefBackend final : public Backend {
   bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {
     ref::run_block(batch, block, memory_, lengths_);
     return true;
+  }
+
+  bool run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
+                     int64_t n) override {
+    return ref::run_dense(memory_, op, in, out, out_dtype, n);
   }
 
  private:

@@ -10,8 +10,12 @@ Prints one JSON line with microseconds per operation:
                     frontend and the VM's validation (what issuing costs)
   flush_us_per_op   arrvm's time inside flush(): merge cache, lowering,
                     kernel lookup and execution, per operation of the batch
-and the ratios to NumPy. --chain makes the loop x = x * y (a 1000-long
-dependency chain per batch, fused into one kernel).
+and the ratios to NumPy; then the cost of a scalar read of that eager
+work, as the same loop with `z[3]` read after each operation, less the
+loop without it (medians over the chunks):
+  numpy_read_us, arrvm_read_us, ratio_read
+--chain makes the loop x = x * y (a 1000-long dependency chain per batch,
+fused into one kernel).
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/overhead.py [--chain] [OPS]
 """
 import json
@@ -43,6 +47,20 @@ def loop(mod, ops, flush, chain):
         flush()
         chunks.append((t1 - t0, time.perf_counter() - t1))
     float((x if chain else z)[0])  # sync the result
+    return chunks
+
+
+def read_loop(mod, ops):
+    """Per 1000-operation chunk: seconds for z = x * y, then a read of z[3]."""
+    x = mod.ones(10)
+    y = mod.ones(10) * 0.5
+    chunks = []
+    for _ in range(ops // 1000):
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            z = x * y
+            z[3]
+        chunks.append(time.perf_counter() - t0)
     return chunks
 
 
@@ -78,6 +96,11 @@ def main(argv):
            'p10_numpy_us_per_op': p10([a + b for a, b in np_chunks]) / 1000 * us,
            'p10_issue_us_per_op': p10([a for a, _ in av_chunks]) / 1000 * us}
     row['p10_ratio_issue'] = row['p10_issue_us_per_op'] / row['p10_numpy_us_per_op']
+    if not chain:
+        read_loop(arrvm, 3000)
+        np_read = median(read_loop(numpy, ops)) / 1000 - t_np
+        av_read = median(read_loop(arrvm, ops)) / 1000 - (t_issue + t_flush)
+        row.update({'numpy_read_us': np_read * us, 'arrvm_read_us': av_read * us, 'ratio_read': av_read / np_read})
     # The same loop from C++ (build/python_overhead_cpp), when built: the
     # Python layer's own cost is the difference of the issue times.
     cpp = os.path.join(ROOT, 'build', 'python_overhead_cpp')
