@@ -91,17 +91,34 @@ void Runtime::run_eager() {
   if (interrupted) std::rethrow_exception(interrupted);
 }
 
+namespace {
+
+// The lowest and highest element a run of n > 0 elements touches; false
+// if that overflows or leaves a base of `nelem` elements.
+bool run_range(const DenseRun& d, int64_t n, int64_t nelem, int64_t* lo, int64_t* hi) {
+  int64_t span = 0, last = 0;
+  if (__builtin_mul_overflow(n - 1, d.stride, &span) || __builtin_add_overflow(d.offset, span, &last))
+    return false;
+  *lo = std::min(d.offset, last);
+  *hi = std::max(d.offset, last);
+  return *lo >= 0 && *hi < nelem;
+}
+
+}  // namespace
+
 bool Runtime::run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
                             int64_t n) {
-  if (!dense_now_ok(n) || opcode_kind(op) != OpKind::Elementwise ||
+  if (!dense_now_ok(n) || n <= 0 || opcode_kind(op) != OpKind::Elementwise ||
       static_cast<std::size_t>(opcode_arity(op)) != in.size())
     return false;
-  // What validation and the eager path's conditions would check: every
-  // base live and plain, every run inside its base, an input on the
-  // output's base on its very elements (no overlap copy needed).
+  // What validation, the overlap rule and the eager path's conditions
+  // would check: every base live and plain, every run inside its base, the
+  // output's run injective, an input on the output's base either its very
+  // elements (each read before it is written) or apart from them.
   const BaseInfo* o = bases_.find(out.base);
-  if (o == nullptr || o->dtype != out_dtype || n < 0 || out.offset < 0 || out.offset > o->nelem - n ||
-      copy_back_.involves(out.base))
+  int64_t out_lo = 0, out_hi = 0;
+  if (o == nullptr || o->dtype != out_dtype || !run_range(out, n, o->nelem, &out_lo, &out_hi) ||
+      (out.stride == 0 && n > 1) || copy_back_.involves(out.base))
     return false;
   for (const DenseRun& d : in) {
     if (d.constant != nullptr) {
@@ -109,8 +126,10 @@ bool Runtime::run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun ou
       continue;
     }
     const BaseInfo* b = bases_.find(d.base);
-    if (b == nullptr || (d.base == out.base && d.offset != out.offset) || d.offset < 0 ||
-        d.offset > b->nelem - n || copy_back_.involves(d.base))
+    int64_t lo = 0, hi = 0;
+    if (b == nullptr || !run_range(d, n, b->nelem, &lo, &hi) || copy_back_.involves(d.base)) return false;
+    if (d.base == out.base && !(d.offset == out.offset && (d.stride == out.stride || n == 1)) &&
+        !(hi < out_lo || lo > out_hi))
       return false;
   }
   fp_flags_take();  // (what the caller's own arithmetic raised is not the VM's)
@@ -138,6 +157,7 @@ bool Runtime::run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun ou
   ++issued_;
   ++profile_.instructions;
   ++profile_.eager;
+  ++profile_.eager_direct;
   ++o->writes;  // (as validation counts an output: BaseInfo::writes)
   report_fp();
   return true;

@@ -147,6 +147,7 @@ bool is_row_major(const View& v) {
 Array copy_as(const Array& a, DType dtype) {
   const View in = view_of(a);
   Array r = new_array(runtime_ptr(a), dtype, in.shape);
+  if (write_now(r, a)) return r;
   issue(runtime_of(a), Opcode::Identity, view_of(r), {Operand::of(in)});
   return r;
 }
@@ -174,9 +175,25 @@ void check_writeable(const Array& dst) {
   if (!dst.writeable()) throw Error("assignment destination is read-only");
 }
 
+bool write_now(const Array& dst, const Array& src) {
+  const std::shared_ptr<Runtime>& rt = runtime_ptr(dst);
+  const int64_t n = dst.size();
+  if (!rt->dense_now_ok(n) || runtime_ptr(src) != rt || (src.ndim() != 0 && src.shape() != dst.shape()))
+    return false;
+  DenseRun in, out;
+  if (!ArrayAccess::run(dst, &out.stride) || !ArrayAccess::run(src, &in.stride)) return false;
+  if (src.ndim() == 0) in.stride = 0;
+  in.base = ArrayAccess::base(src).id;
+  in.offset = ArrayAccess::offset(src);
+  out.base = ArrayAccess::base(dst).id;
+  out.offset = ArrayAccess::offset(dst);
+  return rt->run_dense_now(Opcode::Identity, {&in, 1}, out, dst.dtype(), n);
+}
+
 void write_into(const Array& dst, const Array& src) {
   check_writeable(dst);
   common_runtime(dst, src);
+  if (write_now(dst, src)) return;
   const View out = view_of(dst);
   View in = view_of(src);
   // NumPy lets the source carry extra leading axes of length one.

@@ -41,14 +41,24 @@ struct ArrayAccess {
   static const BaseOwner& base(const Array& a);
   static const std::shared_ptr<BaseOwner>& base_ptr(const Array& a) { return a.base_; }
   static int64_t offset(const Array& a) { return a.offset_; }
-  // Row-major at unit step on every axis longer than one (any offset): its
-  // elements are a run of its base.
-  static bool dense(const Array& a) {
-    int64_t expect = 1;
+  // Whether a's elements in row-major order are one run of its base:
+  // offset, offset + *stride, offset + 2 * *stride, ... (a contiguous
+  // block, a column, a reversed vector; Runtime::run_dense_now).
+  static bool run(const Array& a, int64_t* stride) {
+    int64_t step = 1, expect = 0;
+    bool started = false;
     for (std::size_t d = a.shape_.size(); d-- > 0;) {
-      if (a.shape_[d] != 1 && a.stride_[d] != expect) return false;
-      expect *= a.shape_[d];
+      const int64_t e = a.shape_[d];
+      if (e == 1) continue;
+      if (!started) {
+        step = a.stride_[d];
+        started = true;
+      } else if (a.stride_[d] != expect) {
+        return false;
+      }
+      expect = a.stride_[d] * e;
     }
+    *stride = step;
     return true;
   }
   static View view(const Array& a);
@@ -112,6 +122,10 @@ bool store_now(const Array& a, int64_t at, const Scalar& s);
 // Writes `src` (broadcast, cast) into `dst`'s view, copying src first when the
 // two overlap without being the same view.
 void write_into(const Array& dst, const Array& src);
+// The same at once without an instruction where Runtime::run_dense_now can
+// (both views one run, src of dst's shape or 0-d, nothing pending);
+// false, with nothing done, where it cannot.
+bool write_now(const Array& dst, const Array& src);
 
 // Axis in [-rank, rank) -> [0, rank); throws Error naming `what` otherwise.
 int normalize_axis(int axis, int rank, const char* what);

@@ -130,22 +130,25 @@ Prepared prepared(const Array& a) {
 }
 
 // The eager path without an instruction (Runtime::run_dense_now): `op` on
-// inputs that all have one shape and are dense or constants, into `target`
-// (dense, of that shape and out_dtype) or else a new array `*made`, run at
-// once where the VM can. false where it cannot; then `*made` is the new
-// output if it was made (emit issues into it).
+// inputs that each are one run of their base (ArrayAccess::run) of one
+// shape, 0-d arrays or constants, into `target` (one run, of that shape
+// and out_dtype) or else a new array `*made`, run at once where the VM
+// can. false where it cannot; then `*made` is the new output if it was
+// made (emit issues into it).
 bool run_dense(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, const Array* target,
                Array* made) {
-  const Array* first = nullptr;
-  for (std::size_t k = 0; k < n && first == nullptr; ++k) {
-    if (!ins[k].is_const) first = &ins[k].array();
+  const Array* shaped = nullptr;  // the input whose shape is the result's
+  for (std::size_t k = 0; k < n; ++k) {
+    if (ins[k].is_const) continue;
+    if (shaped == nullptr || shaped->ndim() == 0) shaped = &ins[k].array();
   }
-  if (first == nullptr) return false;
-  const std::shared_ptr<Runtime>& rt = runtime_ptr(*first);
-  const int64_t count = first->size();
+  if (shaped == nullptr) return false;
+  const std::shared_ptr<Runtime>& rt = runtime_ptr(*shaped);
+  const int64_t count = shaped->size();
   if (!rt->dense_now_ok(count)) return false;
+  DenseRun out;
   if (target != nullptr && (target->dtype() != out_dtype || runtime_ptr(*target) != rt ||
-                            target->shape() != first->shape() || !ArrayAccess::dense(*target)))
+                            target->shape() != shaped->shape() || !ArrayAccess::run(*target, &out.stride)))
     return false;
   DenseRun in[3];
   for (std::size_t k = 0; k < n; ++k) {
@@ -155,17 +158,18 @@ bool run_dense(Opcode op, DType out_dtype, const Prepared* ins, std::size_t n, c
       continue;
     }
     const Array& a = p.array();
-    if (runtime_ptr(a) != rt || (&a != first && a.shape() != first->shape()) || !ArrayAccess::dense(a))
-      return false;
+    if (runtime_ptr(a) != rt) return false;
+    if (&a != shaped && a.ndim() != 0 && a.shape() != shaped->shape()) return false;
+    if (!ArrayAccess::run(a, &in[k].stride)) return false;
+    if (a.ndim() == 0) in[k].stride = 0;  // (one element for every element of the result)
     in[k].base = ArrayAccess::base(a).id;
     in[k].offset = ArrayAccess::offset(a);
   }
-  DenseRun out;
   if (target != nullptr) {
     out.base = ArrayAccess::base(*target).id;
     out.offset = ArrayAccess::offset(*target);
   } else {
-    *made = new_array(rt, out_dtype, to_dims(first->shape()));
+    *made = new_array(rt, out_dtype, to_dims(shaped->shape()));
     out.base = ArrayAccess::base(*made).id;
   }
   return rt->run_dense_now(op, {in, n}, out, out_dtype, count);

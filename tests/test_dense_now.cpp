@@ -28,8 +28,8 @@ using arrvm::Opcode;
 
 namespace {
 
-constexpr int64_t kBase = 12;  // elements of each input base
-constexpr int64_t kN = 10;     // elements an operation runs over (from offset 0 or 2)
+constexpr int64_t kBase = 24;  // elements of each input base
+constexpr int64_t kN = 10;     // elements an operation runs over
 
 // kBase values of dtype t as bytes: zeros, ones, signs, extremes, NaN and
 // infinities where the dtype has them, then random ones.
@@ -82,15 +82,14 @@ arrvm::Scalar constant_of(DType t, const std::vector<unsigned char>& bytes, int6
   });
 }
 
-// The dtype an elementwise opcode on inputs of t gives, if it has a dense loop.
-bool result_dtype(Opcode op, DType t, DType* out) {
+// The dtypes an elementwise opcode on inputs of t gives where it has a
+// dense loop: one, or every dtype for a cast.
+std::vector<DType> result_dtypes(Opcode op, DType t) {
+  std::vector<DType> r;
   for (int k = 0; k < arrvm::kDTypeCount; ++k) {
-    if (arrvm::ref::dense_loop(op, t, static_cast<DType>(k)) != nullptr) {
-      *out = static_cast<DType>(k);
-      return true;
-    }
+    if (arrvm::ref::dense_loop(op, t, static_cast<DType>(k)) != nullptr) r.push_back(static_cast<DType>(k));
   }
-  return false;
+  return r;
 }
 
 struct Outcome {
@@ -99,11 +98,12 @@ struct Outcome {
   std::vector<std::string> ops;
 };
 
-// One operation on a fresh Runtime: inputs a (and b) from `offset`, input
-// `konst` (0, 1; -1: none) a constant; run_dense_now when `dense`, else its
-// instruction. *ran: whether run_dense_now took it.
-Outcome run(const std::string& backend, bool dense, Opcode op, DType t, DType out, int64_t offset, int konst,
-            const std::string& dir, bool* ran) {
+// One operation on a fresh Runtime: inputs a (and b) the run from
+// `offset` every `stride` elements, input `konst` (0, 1; -1: none) a
+// constant; run_dense_now when `dense`, else its instruction. *ran:
+// whether run_dense_now took it.
+Outcome run(const std::string& backend, bool dense, Opcode op, DType t, DType out, int64_t offset,
+            int64_t stride, int konst, const std::string& dir, bool* ran) {
   arrvm::Config cfg = cputest::config(backend, dir);
   cfg.eager = dense ? 4096 : 0;
   arrvm::Runtime rt(cfg);
@@ -124,6 +124,7 @@ Outcome run(const std::string& backend, bool dense, Opcode op, DType t, DType ou
     for (int k = 0; k < arity; ++k) {
       d[k].base = in[k];
       d[k].offset = offset;
+      d[k].stride = stride;
       if (k == konst) d[k].constant = &consts[k];
     }
     *ran = rt.run_dense_now(op, {d, static_cast<std::size_t>(arity)}, {o, 0, nullptr}, out, kN);
@@ -137,6 +138,7 @@ Outcome run(const std::string& backend, bool dense, Opcode op, DType t, DType ou
       } else {
         arrvm::View v = arrvm::contiguous_view(in[k], t, {kN});
         v.offset = offset;
+        v.stride = {stride};
         instr.add_input(arrvm::Operand::of(v));
       }
     }
@@ -163,32 +165,37 @@ TEST_CASE("dense_now: every elementwise opcode and dtype gives ref's bytes, flag
     if (arrvm::opcode_kind(op) != arrvm::OpKind::Elementwise || arity < 1 || arity > 2) continue;
     for (int k = 0; k < arrvm::kDTypeCount; ++k) {
       const auto t = static_cast<DType>(k);
-      DType out;
-      if (!result_dtype(op, t, &out)) continue;
-      for (int konst = -1; konst < arity; ++konst) {
-        for (int64_t offset : {int64_t{0}, int64_t{2}}) {
-          CAPTURE(arrvm::opcode_name(op));
-          CAPTURE(arrvm::dtype_name(t));
-          CAPTURE(konst);
-          CAPTURE(offset);
-          bool ran = false;
-          const Outcome want = run("ref", false, op, t, out, offset, konst, dir.path(), &ran);
-          for (const char* backend : {"ref", "cpu"}) {
-            CAPTURE(backend);
-            ran = false;
-            const Outcome got = run(backend, true, op, t, out, offset, konst, dir.path(), &ran);
-            CHECK(ran);
-            CHECK(got.bytes == want.bytes);
-            CHECK(got.flags == want.flags);
-            CHECK(got.ops == want.ops);
+      for (const DType out : result_dtypes(op, t)) {
+        for (int konst = -1; konst < arity; ++konst) {
+          // contiguous, from an offset, reversed at a step of 2, a column's step
+          for (const auto [offset, stride] :
+               {std::pair<int64_t, int64_t>{0, 1}, {2, 1}, {kBase - 1, -2}, {1, 2}}) {
+            CAPTURE(arrvm::opcode_name(op));
+            CAPTURE(arrvm::dtype_name(t));
+            CAPTURE(arrvm::dtype_name(out));
+            CAPTURE(konst);
+            CAPTURE(offset);
+            CAPTURE(stride);
+            bool ran = false;
+            const Outcome want = run("ref", false, op, t, out, offset, stride, konst, dir.path(), &ran);
+            for (const char* backend : {"ref", "cpu"}) {
+              CAPTURE(backend);
+              ran = false;
+              const Outcome got = run(backend, true, op, t, out, offset, stride, konst, dir.path(), &ran);
+              CHECK(ran);
+              CHECK(got.bytes == want.bytes);
+              CHECK(got.flags == want.flags);
+              CHECK(got.ops == want.ops);
+            }
+            ++cases;
           }
-          ++cases;
         }
       }
     }
   }
-  // (add..hypot on their dtypes: hundreds; a table that lost its opcodes fails here)
-  CHECK(cases > 600);
+  // (identity's 169 casts, add..hypot on their dtypes: thousands of cases; a
+  // table that lost its opcodes fails here)
+  CHECK(cases > 2500);
 }
 
 TEST_CASE("dense_now: declines, changing nothing, where the instruction path keeps books") {
@@ -208,16 +215,24 @@ TEST_CASE("dense_now: declines, changing nothing, where the instruction path kee
     CHECK(rt.profile().instructions == issued + (took ? 1 : 0));
     return took;
   };
-  CHECK_FALSE(dense({{a, 3, nullptr}, {a, 0, nullptr}}, {o, 0, nullptr}, kN));   // past the base's end
-  CHECK_FALSE(dense({{a, -1, nullptr}, {a, 0, nullptr}}, {o, 0, nullptr}, kN));  // before its start
-  CHECK_FALSE(dense({{a, 0, nullptr}, {a, 0, nullptr}}, {a, 2, nullptr}, kN));   // onto an input, shifted
-  CHECK_FALSE(dense({{a, 0, nullptr}, {0, 0, &two}}, {o, 3, nullptr}, kN));      // past the output's end
-  CHECK_FALSE(dense({{a, 0, nullptr}, {99, 0, nullptr}}, {o, 0, nullptr}, kN));  // an unknown base
-  CHECK_FALSE(dense({{a, 0, nullptr}}, {o, 0, nullptr}, kN));                    // add takes two
+  const DenseRun at0{a, 0, nullptr};
+  const DenseRun c2{0, 0, &two};
+  const DenseRun to_o{o, 0, nullptr};
+  CHECK_FALSE(dense({{a, kBase - kN + 1, nullptr}, c2}, to_o, kN));  // past the base's end
+  CHECK_FALSE(dense({{a, -1, nullptr}, c2}, to_o, kN));              // before its start
+  CHECK_FALSE(dense({{a, kN - 2, nullptr, -1}, c2}, to_o, kN));      // reversed, past its start
+  CHECK_FALSE(dense({{a, 0, nullptr, 3}, c2}, to_o, kN));            // a step past its end
+  CHECK_FALSE(dense({at0, at0}, {a, 2, nullptr}, kN));               // onto an input, shifted
   CHECK_FALSE(
-      dense({{a, 0, nullptr}, {a, 0, nullptr}}, {o, 0, nullptr}, kN, Opcode::AddReduce));  // not elementwise
-  CHECK_FALSE(dense({{a, 0, nullptr}, {a, 0, nullptr}}, {o, 0, nullptr}, kBase + 1));  // more than out has
-  CHECK_FALSE(dense({{never, 0, nullptr}, {0, 0, &two}}, {o, 0, nullptr}, kN));  // ref: zeros are the batch's
+      dense({{a, 0, nullptr, 2}, c2}, {a, 1, nullptr, 2}, kN));     // interleaved with it (not proven apart)
+  CHECK_FALSE(dense({at0, c2}, {o, kBase - kN + 1, nullptr}, kN));  // past the output's end
+  CHECK_FALSE(dense({at0, c2}, {o, 0, nullptr, 0}, kN));            // an output writing one element twice
+  CHECK_FALSE(dense({at0, {99, 0, nullptr}}, to_o, kN));            // an unknown base
+  CHECK_FALSE(dense({at0}, to_o, kN));                              // add takes two
+  CHECK_FALSE(dense({at0, at0}, to_o, kN, Opcode::AddReduce));      // not elementwise
+  CHECK_FALSE(dense({at0, at0}, to_o, 0));                          // nothing to run
+  CHECK_FALSE(dense({at0, at0}, to_o, kBase + 1));                  // more than out has
+  CHECK_FALSE(dense({{never, 0, nullptr}, c2}, to_o, kN));          // ref: zeros are the batch's
   CHECK(rt.pending() == 0);
   // Pending work: the order of the stream is the batch's.
   cfg.eager = 0;
@@ -243,43 +258,73 @@ TEST_CASE("dense_now: declines, changing nothing, where the instruction path kee
   // Taken: one eager instruction, the output's version moved.
   const uint64_t version = rt.version(o);
   const uint64_t eager = rt.profile().eager;
-  CHECK(dense({{a, 1, nullptr}, {0, 0, &two}}, {o, 0, nullptr}, kN));
+  CHECK(dense({{a, 1, nullptr}, c2}, to_o, kN));
   CHECK(rt.profile().eager == eager + 1);
+  CHECK(rt.profile().eager_direct == eager + 1);
   CHECK(rt.version(o) == version + 1);
-  std::vector<double> got(kBase);
+  std::vector<double> got(kBase), want(kBase, 0.0);
   rt.read(o, got.data(), got.size() * 8);
-  CHECK(got == std::vector<double>{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0});
+  for (int64_t i = 0; i < kN; ++i) want[i] = 4;
+  CHECK(got == want);
   // In place on the very elements it reads (a += 2 on a[1:11]): each is read before it is written.
-  CHECK(dense({{a, 1, nullptr}, {0, 0, &two}}, {a, 1, nullptr}, kN));
+  CHECK(dense({{a, 1, nullptr}, c2}, {a, 1, nullptr}, kN));
   rt.read(a, got.data(), got.size() * 8);
-  CHECK(got == std::vector<double>{2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2});
+  want.assign(kBase, 2.0);
+  for (int64_t i = 1; i <= kN; ++i) want[i] = 4;
+  CHECK(got == want);
+  // Reversed, on the same base but apart (a[23:13:-1] = a[0:10] * 2), and a column's step.
+  CHECK(dense({at0, c2}, {a, kBase - 1, nullptr, -1}, kN, Opcode::Multiply));
+  rt.read(a, got.data(), got.size() * 8);
+  for (int64_t i = 0; i < kN; ++i) want[kBase - 1 - i] = want[i] * 2;
+  CHECK(got == want);
+  CHECK(dense({{a, 0, nullptr, 2}, c2}, {o, 1, nullptr, 2}, kN, Opcode::Subtract));
+  rt.read(o, got.data(), got.size() * 8);
+  CHECK(got[1] == want[0] - 2);
+  CHECK(got[19] == want[18] - 2);
 }
 
-TEST_CASE("dense_now: the frontend's operations on dense operands of one shape take it, the rest do not") {
+TEST_CASE("dense_now: the frontend's operations on one-run operands of one shape take it, the rest do not") {
   const cputest::TempDir dir;
   for (const char* backend : {"ref", "cpu"}) {
     CAPTURE(backend);
     const arrvm::Vm vm = make_vm(backend, "1000", dir.path());
     arrvm::Runtime& rt = vm.runtime();
     const Array x = Array::arange(0.0, 12.0, 1.0, DType::Float64, vm).reshape({3, 4});
-    const Array y = x * 0.5;  // taken
-    const uint64_t eager = rt.profile().eager, instructions = rt.profile().instructions;
-    const Array z = x(arrvm::Slice(1, {})) - y(arrvm::Slice({}, 2));  // two dense row blocks: taken
-    CHECK(rt.profile().instructions == instructions + 1);
-    CHECK(rt.profile().eager == eager + 1);
+    uint64_t direct = rt.profile().eager_direct;
+    auto took = [&](uint64_t more) {  // the direct path ran `more` operations since the last call
+      const bool ok = rt.profile().eager_direct == direct + more;
+      direct = rt.profile().eager_direct;
+      return ok;
+    };
+    const Array y = x * 0.5;
+    CHECK(took(1));
+    const Array z = x(arrvm::Slice(1, {})) - y(arrvm::Slice({}, 2));  // two row blocks
+    CHECK(took(1));
     CHECK(z.to_vector<double>() == std::vector<double>{4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5});
-    // In place (x[1:] -= z, x *= 2.0): taken, into the target's own elements.
+    // In place into the target's own elements; a copy.
     Array w = x.copy();
     Array tail = w(arrvm::Slice(1, {}));
     tail -= z;
-    CHECK(rt.profile().eager == eager + 3);  // (the copy, then the subtraction)
+    CHECK(took(2));
     CHECK(w.to_vector<double>() == std::vector<double>{0, 1, 2, 3, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5});
-    // A column (strided), a broadcast and a transpose: the instruction path, the same values as NumPy's.
+    // A column, a 0-d operand, a cast, a write into a column: runs too.
     const Array col = x(arrvm::Slice(), 1) + 1.0;
+    const Array scaled = x * x.sum();
+    const Array narrow = x.astype(DType::Float32);
+    w(arrvm::Slice(), 2) = col;
+    CHECK(took(4));  // (+, *, the cast and the write; the sum takes the instruction path)
     CHECK(col.to_vector<double>() == std::vector<double>{2, 6, 10});
+    CHECK(scaled.to_vector<double>()[3] == 3.0 * 66.0);
+    CHECK(narrow.to_vector<float>()[11] == 11.0f);
+    CHECK(w.to_vector<double>()[10] == 10.0);
+    // A broadcast, a transpose of a matrix and a float to int cast: the
+    // instruction path, the same values as NumPy's.
     const Array row = x + x(0);
-    CHECK(row.to_vector<double>()[5] == 5.0 + 1.0);
     const Array t = x.transpose() * 1.0;
+    const Array ints = x.astype(DType::Int32);
+    CHECK(took(0));
+    CHECK(ints.to_vector<int32_t>()[11] == 11);
+    CHECK(row.to_vector<double>()[5] == 5.0 + 1.0);
     CHECK(t.to_vector<double>()[1] == 4.0);
     // Integer division by zero: NumPy's 0 and its warning's flag, as on the instruction path.
     const Array i = Array::arange(int64_t{4}, DType::Int64, vm);

@@ -57,13 +57,16 @@ struct Operand {
 // One bytecode instruction. `free` and `sync` carry the base in `out`, as a
 // 1-D view of all of it (so data-dependency analysis needs no special case).
 // An operand of the eager path's run without an instruction
-// (Runtime::run_dense_now, Backend::run_dense_now): the elements of a base
-// from `offset` at unit step, or (an input with `constant` set) one value
-// for all.
+// (Runtime::run_dense_now, Backend::run_dense_now): elements offset,
+// offset + stride, offset + 2 * stride, ... of a base (a view whose
+// elements are one such run: a contiguous block, a column, a reversed
+// vector; stride 0 repeats one element), or (an input with `constant` set)
+// one value for all.
 struct DenseRun {
   BaseId base = -1;
   int64_t offset = 0;
   const Scalar* constant = nullptr;
+  int64_t stride = 1;
 };
 
 struct Instruction {

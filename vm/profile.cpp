@@ -30,7 +30,9 @@ std::string Profile::to_text() const {
   std::snprintf(
       buf, sizeof buf,
       "arrvm profile\n"
-      "  batches %llu (%llu cut at a repeat), instructions %llu (%llu eager), blocks %llu (%llu split at the "
+      "  batches %llu (%llu cut at a repeat), instructions %llu (%llu eager, %llu of them direct), blocks "
+      "%llu "
+      "(%llu split at the "
       "size limit); %llu overlap copies, %llu failed batches, %llu deferrals recomputed\n"
       "  time: total %.6f s = fusion %.6f + merge cache %.6f + codegen %.6f + compile (compiler runs, kernel "
       "loads and lookups, waits) %.6f"
@@ -43,13 +45,14 @@ std::string Profile::to_text() const {
       "  transfers: %llu bytes from host, %llu bytes to host (%llu reads, %llu writes with no flush), %llu "
       "bytes to"
       " device, %llu bytes from device\n",
-      u(batches), u(batches_cut), u(instructions), u(eager), u(blocks), u(blocks_bounded), u(overlap_copies),
-      u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s, codegen_s, compile_s,
-      execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s, u(kernels_launched),
-      u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits), u(kernel_cache_misses),
-      u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades), fusion_background_s,
-      u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host),
-      u(reads_direct), u(writes_direct), u(bytes_to_device), u(bytes_from_device));
+      u(batches), u(batches_cut), u(instructions), u(eager), u(eager_direct), u(blocks), u(blocks_bounded),
+      u(overlap_copies), u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s,
+      codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s,
+      u(kernels_launched), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
+      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
+      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
+      u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct), u(bytes_to_device),
+      u(bytes_from_device));
   std::string text = buf;
   std::string passes;
   for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
@@ -70,6 +73,7 @@ std::string Profile::to_json() const {
       {"batches", batches},
       {"instructions", instructions},
       {"eager", eager},
+      {"eager_direct", eager_direct},
       {"batches_cut", batches_cut},
       {"blocks_bounded", blocks_bounded},
       {"blocks", blocks},

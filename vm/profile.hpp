@@ -35,6 +35,7 @@ struct Profile {
 
   uint64_t batches = 0, instructions = 0, blocks = 0;
   uint64_t eager = 0;           // instructions run at once, outside a batch (Config::eager)
+  uint64_t eager_direct = 0;    // of those, run without an instruction built (Runtime::run_dense_now)
   uint64_t blocks_bounded = 0;  // fused blocks split at the size limit (kMaxBlockViews)
   uint64_t batches_cut = 0;     // full batches flushed up to a repeat of their start
   uint64_t work_blocks = 0;     // blocks with an instruction other than free/sync: one kernel each

@@ -13,12 +13,18 @@
 
 namespace arrvm::ref {
 
-// out[i] = op(a[i]) or op(a[i], b[i]) for i < n; an operand whose pointer is
-// null is its constant (`ca`, `cb`) at every i.
-using DenseLoop = void (*)(void* out, const void* a, const void* b, const Scalar* ca, const Scalar* cb,
-                           int64_t n);
+// An operand of a loop: element i at p + i * step (in elements), or, for
+// an input whose p is null, `constant` at every i.
+struct DenseOperand {
+  void* p = nullptr;
+  int64_t step = 1;
+  const Scalar* constant = nullptr;
+};
 
-// The loop of elementwise opcode `op` (one or two inputs; not a cast or a
+// out[i] = op(a[i]) or op(a[i], b[i]) for i < n.
+using DenseLoop = void (*)(const DenseOperand& out, const DenseOperand& a, const DenseOperand& b, int64_t n);
+
+// The loop of elementwise opcode `op` (one or two inputs; a cast, not a
 // select) on inputs of dtype `in`, when its result has dtype `out`; else
 // nullptr (no such instruction: the caller takes the instruction path).
 DenseLoop dense_loop(Opcode op, DType in, DType out);
