@@ -75,9 +75,10 @@ class Runtime {
   void issue(const Instruction& instr);
 
   // The eager path without an instruction (engine/runtime_eager.cpp), for
-  // a frontend's commonest small operation: elementwise opcode `op` over
-  // `n` elements, each operand a unit-step run of a base (an input may be
-  // a constant; one on the output's base must be the output's run), run
+  // a frontend's commonest small operation: elementwise opcode `op` (a
+  // cast included) over `n` elements, each operand one run of a base
+  // (DenseRun: an offset and one step; an input may be a constant; one on
+  // the output's base must be the output's run or apart from it), run
   // at once where the eager path would run its instruction at once and
   // the backend has a loop for it (Backend::run_dense_now). Counts as one
   // instruction of the stream. Returns false with nothing changed
