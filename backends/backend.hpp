@@ -133,13 +133,14 @@ class Backend {
   }
 
   // The eager path without an instruction (Runtime::run_dense_now): runs
-  // elementwise opcode `op` (one or two inputs, not a cast or a select)
-  // over `n` elements at once, every operand a unit-step run of a base
-  // (an input may be a constant), and returns true. false (the default)
-  // runs nothing, and the VM issues the instruction instead. Validated by
-  // the VM: every base exists, every run lies inside its base, and an
-  // input on the output's base is the output's run (elementwise, each
-  // element is read before it is written). Throws as run_now() does.
+  // elementwise opcode `op` (one or two inputs, a cast included, not a
+  // select) over `n` elements at once, every operand one run of a base
+  // (DenseRun: an offset and one step; an input may be a constant), and
+  // returns true. false (the default) runs nothing, and the VM issues the
+  // instruction instead. Validated by the VM: every base exists, every run
+  // lies inside its base, the output's run is injective, and an input on
+  // the output's base is the output's run (each element read before it is
+  // written) or apart from it. Throws as run_now() does.
   virtual bool run_dense_now(Opcode op, std::span<const DenseRun> in, DenseRun out, DType out_dtype,
                              int64_t n) {
     (void)op, (void)in, (void)out, (void)out_dtype, (void)n;

@@ -1,8 +1,9 @@
-// Precompiled loops for one elementwise opcode over dense memory: the eager
-// path's way to run `z = x * y` on small arrays without an instruction
+// Precompiled loops for one elementwise opcode (or a cast) over runs of
+// memory (an offset and one step each): the eager path's way to run
+// `z = x * y` on small arrays without an instruction
 // (Runtime::run_dense_now, Backend::run_dense_now). Each loop is ref's
-// scalar function (scalar_ops.hpp) in a flat loop, so its values are the
-// reference interpreter's, bit for bit.
+// scalar function (scalar_ops.hpp) in a flat loop, so its values and flags
+// are the reference interpreter's (tests/test_dense_now.cpp).
 #pragma once
 
 #include <cstdint>
