@@ -140,6 +140,18 @@ TEST_SUITE("ref reductions") {
     check_same(reduce1<float>(O::MinimumReduce, {NAN, -1, 3}), Vec<float>{NAN});
     check_same(reduce1<double>(O::AddReduce, {1, kInf, -kInf}), Vec<double>{kNaN});
     check_same(reduce1<double>(O::AddReduce, {-0.0}), Vec<double>{-0.0});
+    // Along a leading axis (the output accumulates a row at a time): the same.
+    Vm vm;
+    const BaseId a = vm.array<double>({1, -0.0, kNaN, -0.0, 3, 5});  // 3x2
+    const BaseId o = vm.empty<double>(6);
+    vm.issue(make(O::MaximumReduce, view(o, 0, {2}, {1}), {in(view(a, 0, {3, 2}, {2, 1}))}, 0));
+    vm.issue(make(O::AddReduce, view(o, 2, {2}, {1}), {in(view(a, 0, {3, 2}, {2, 1}))}, 0));
+    vm.issue(make(O::AddReduce, view(o, 4, {2}, {1}), {in(view(a, 0, {2, 2}, {2, 1}))}, 0));
+    check_same(vm.read<double>(o), Vec<double>{kNaN, 5, kNaN, 5, kNaN, -0.0});
+    const BaseId b = vm.array<int8_t>({100, 1, 100, 2, 100, 3});  // 3x2
+    const BaseId p = vm.empty<int8_t>(2);
+    vm.issue(make(O::AddReduce, view(p, 0, {2}, {1}), {in(view(b, 0, {3, 2}, {2, 1}))}, 0));
+    check_same(vm.read<int8_t>(p), Vec<int8_t>{44, 6});
   }
 
   TEST_CASE("reductions over empty axes give the identity") {

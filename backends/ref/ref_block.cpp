@@ -18,9 +18,9 @@ class HostAccess final : public MemoryAccess {
   HostAccess(HostMemory& memory, std::unordered_map<BaseId, int64_t>& lengths)
       : memory_(memory), lengths_(lengths) {}
 
-  BaseMemory for_write(BaseId id) override {
-    void* p = memory_.for_write(id);
+  BaseMemory for_write(BaseId id, int64_t writes) override {
     const HostMemory::Buffer& b = memory_.find(id);
+    void* p = memory_.for_write(id, writes > 0 && writes == b.nelem);
     return {p, b.dtype, b.nelem};
   }
   BaseMemory for_read(BaseId id) override {

@@ -55,9 +55,32 @@ void check_view(const Instruction& instr, const View& v, const BaseMemory& m, DT
   }
 }
 
+// The elements `instr` writes if it writes every element of its output
+// view and reads nothing of the output's base (so a base it is the first
+// to write needs no zero fill: the view is injective), else 0.
+int64_t writes_all(const Instruction& instr) {
+  switch (opcode_kind(instr.op)) {
+    case OpKind::Elementwise:
+    case OpKind::Generator:
+    case OpKind::Accumulate:
+      break;
+    case OpKind::Reduce:  // (over an empty axis without an identity it throws instead)
+      if (instr.nin < 1 || instr.in[0].is_const || instr.axis < 0 || instr.axis >= instr.in[0].view.rank() ||
+          instr.in[0].view.shape[instr.axis] == 0)
+        return 0;
+      break;
+    default:
+      return 0;
+  }
+  for (int k = 0; k < instr.nin; ++k) {
+    if (!instr.in[k].is_const && instr.in[k].view.base == instr.out.base) return 0;
+  }
+  return instr.out.nelem();
+}
+
 template <typename T>
 Out<T> out_operand(const Instruction& instr, const View& v, MemoryAccess& mem) {
-  const BaseMemory m = mem.for_write(v.base);
+  const BaseMemory m = mem.for_write(v.base, &v == &instr.out ? writes_all(instr) : 0);
   check_view(instr, v, m, dtype_of<T>());
   return {static_cast<T*>(m.data), v.offset, v.stride};
 }
@@ -379,6 +402,23 @@ struct Kernel<OpKind::Reduce> {
             std::conditional_t<Op == Opcode::AddReduce && std::is_same_v<T, std::complex<float>>,
                                std::complex<double>, T>>;
         static_assert(dtype_of<Acc>() == accumulator_dtype(Op, dtype_of<T>()));
+        if constexpr (std::is_same_v<Acc, T>) {
+          // Over an axis that is not the innermost (a column sum,
+          // `X.mean(axis=0)`): the output accumulates a slice at a time, so
+          // the input is read once in its order, not once a column with a
+          // row's stride. Each output element combines the same elements in
+          // the same order as below: equal bits.
+          if (instr.axis + 1 < src.rank() && src.base != instr.out.base) {
+            for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
+                              [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = a.at(x[1]); });
+            for (int64_t k = 1; k < n; ++k) {
+              for_each_index<2>(
+                  instr.out.shape, {o.offset, a.offset + k * step}, {&o.stride, &a_outer},
+                  [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = Red::combine(o.p[x[0]], a.at(x[1])); });
+            }
+            return;
+          }
+        }
         for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
                           [&](const std::array<int64_t, 2>& x) {
                             Acc acc = a.at(x[1]);

@@ -19,8 +19,10 @@ struct BaseMemory {
 class MemoryAccess {
  public:
   virtual ~MemoryAccess() = default;
-  // The base's memory, allocated and zero-filled on first use.
-  virtual BaseMemory for_write(BaseId id) = 0;
+  // The base's memory, allocated on first use: zero-filled, unless the
+  // caller writes `writes` elements and they are all of the base's (an
+  // injective view as large as its base, nothing read first).
+  virtual BaseMemory for_write(BaseId id, int64_t writes = 0) = 0;
   // The base's memory; `data` is nullptr if it was never written.
   virtual BaseMemory for_read(BaseId id) = 0;
   virtual void release(BaseId id) = 0;
