@@ -4,7 +4,8 @@
 // unit and one compiler run when several wait; what would act on the
 // kernels after it keeps a kernel apart; each kernel's disk entry serves a
 // later process; and a program run tiered gives ref's values with fewer
-// compiler runs than kernels.
+// compiler runs than kernels; the compile queue takes the hottest kernel
+// first.
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/compile_queue.hpp"
 #include "cache/kernel_cache.hpp"
 #include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
@@ -220,4 +222,48 @@ TEST_CASE("compile units: a program run tiered compiles its kernels in fewer run
   CHECK(q.kernel_cache_disk_hits >= kernels);
   CHECK(q.kernels_compiled == 0);
   CHECK(lines_in(dir.file("runs")) == runs);
+}
+
+TEST_CASE("compile queue: the hottest kernel compiles first and alone, kernels of like heat together") {
+  cputest::TempDir dir;
+  // A slow compiler (0.4 s a run): a kernel compiled in a later run than
+  // another cannot be done when that one is.
+  const std::string slow =
+      script(dir, "slow-cc", "echo x >> \"" + dir.file("runs") + "\"; sleep 0.4; exec cc \"$@\"");
+  arrvm::Config config;
+  config.cc = slow;
+  config.cache_dir = dir.file("cache");
+  arrvm::CompileQueue queue(config, 1);
+  const auto source = [](const std::string& name) { return kernel(name, "f_add_float64", "a + b"); };
+  // The worker takes "a" alone (nothing else waits yet) and is busy while
+  // b, c, d and e queue behind it.
+  CHECK_FALSE(queue.poll("a", source("k_a"), "k_a").done);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (const char* id : {"b", "c", "d", "e"}) {
+    CHECK_FALSE(queue.poll(id, source(std::string("k_") + id), std::string("k_") + id).done);
+  }
+  // d's blocks ran interpreted for a second; e's for 0.6 s (like heat:
+  // at least half of d's); b's for 0.1 s; c's never.
+  queue.heat("d", 1.0);
+  queue.heat("e", 0.6);
+  queue.heat("b", 0.1);
+  const arrvm::CompileQueue::State d = queue.wait("d", 30);
+  REQUIRE(d.done);
+  CHECK(d.fn != nullptr);
+  // d and e compiled in one run after a's; b (far colder) and c wait for a later one.
+  CHECK(queue.poll("e", "", "").done);
+  CHECK_FALSE(queue.poll("b", "", "").done);
+  CHECK_FALSE(queue.poll("c", "", "").done);
+  const arrvm::CompileQueue::State b = queue.wait("b", 30);
+  REQUIRE(b.done);
+  const arrvm::CompileQueue::State c = queue.wait("c", 30);
+  REQUIRE(c.done);
+  // Runs: a; d with e; b alone (hot, then c, which nothing waits on, is
+  // too cold to join it); c.
+  CHECK(lines_in(dir.file("runs")) == 4);
+  for (const auto* state : {&b, &c}) {
+    REQUIRE(state->fn != nullptr);
+    const double x[2] = {1.5, 2.0};
+    CHECK(reinterpret_cast<Fn>(state->fn)(x, 2) == 3.5);
+  }
 }

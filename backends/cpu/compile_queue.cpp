@@ -86,6 +86,12 @@ CompileQueue::State CompileQueue::poll(const std::string& id, const std::string&
   return it->second->state;
 }
 
+void CompileQueue::heat(const std::string& id, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) it->second->heat += seconds;
+}
+
 CompileQueue::State CompileQueue::wait(const std::string& id, double seconds) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = jobs_.find(id);
@@ -116,14 +122,28 @@ void CompileQueue::work(std::size_t index) {
   while (true) {
     wake_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
     if (stop_.load()) break;
-    // The oldest kernel and up to kUnitKernels - 1 more that wait: one
-    // compiler run for those that may share a translation unit
-    // (KernelCache::get_all).
+    // Hot first: the kernel whose blocks ran interpreted longest, with up
+    // to kUnitKernels - 1 more of like heat (at least half its own) in
+    // heat order: a kernel far hotter than the rest compiles alone, soon.
+    // Kernels no block waits on: the oldest and up to kUnitKernels - 1
+    // more. One compiler run for a unit (those that may share a
+    // translation unit: KernelCache::get_all).
     std::vector<Job*> jobs;
-    while (!queue_.empty() && jobs.size() < kUnitKernels) {
-      jobs.push_back(jobs_.at(queue_.front()).get());
-      queue_.pop_front();
+    std::vector<std::size_t> order(queue_.size());
+    for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return jobs_.at(queue_[a])->heat > jobs_.at(queue_[b])->heat;
+    });
+    const double hottest = order.empty() ? 0 : jobs_.at(queue_[order[0]])->heat;
+    std::vector<std::size_t> taken;
+    for (std::size_t q : order) {
+      const double h = jobs_.at(queue_[q])->heat;
+      if (taken.size() == kUnitKernels || (hottest > 0 && h < hottest / 2)) break;
+      taken.push_back(q);
     }
+    for (std::size_t q : taken) jobs.push_back(jobs_.at(queue_[q]).get());
+    std::sort(taken.rbegin(), taken.rend());
+    for (std::size_t q : taken) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(q));
     std::vector<std::string> sources, symbols;
     for (Job* job : jobs) {
       job->running = true;

@@ -6,10 +6,14 @@
 //
 // Each worker owns a KernelCache (the compiler runs under its time limit,
 // in its own process group; the disk cache is shared through the cache
-// directory as between processes). The queue is FIFO; a kernel is compiled
-// once however often it is asked for. A worker takes the oldest kernel and
-// up to kUnitKernels - 1 more that wait, and compiles those that may share
-// a translation unit in one compiler run (KernelCache::get_all). At destruction (and at exit) the
+// directory as between processes). A kernel is compiled once however often
+// it is asked for. Hot first: a worker takes the kernel whose blocks have run
+// interpreted longest (its heat: the seconds they took) and up to
+// kUnitKernels - 1 more of like heat (at least half its own), so a kernel
+// far hotter than the rest compiles alone and soon; kernels no block waits
+// on go oldest first, kUnitKernels at a time. A unit compiles in one
+// compiler run when its kernels may share a translation unit
+// (KernelCache::get_all). At destruction (and at exit) the
 // compiles get ARRVM_BACKGROUND_GRACE seconds to finish, so that the next run
 // finds them in the disk cache; then the queued kernels are dropped and a
 // compile that is running is killed (its thread's cancel flag:
@@ -56,6 +60,10 @@ class CompileQueue {
   // is false.
   State poll(const std::string& id, const std::string& source, const std::string& symbol);
 
+  // Adds `seconds` to the heat of kernel `id` (submitted before): its
+  // blocks ran interpreted that long while it waited to compile.
+  void heat(const std::string& id, double seconds);
+
   // Blocks until the kernel `id` (submitted before) is done, or `seconds`
   // passed, or the queue stopped; its state then.
   State wait(const std::string& id, double seconds);
@@ -79,13 +87,14 @@ class CompileQueue {
     std::string source, symbol;
     State state;
     bool running = false;
+    double heat = 0;  // seconds its blocks ran interpreted while it waited
   };
   void work(std::size_t index);
 
   Config config_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
-  std::deque<std::string> queue_;                               // ids, oldest first
+  std::deque<std::string> queue_;                               // ids waiting, oldest first
   std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;  // every id asked for
   std::vector<std::unique_ptr<KernelCache>> caches_;            // one per worker
   std::vector<KernelCacheStats> snapshots_;                     // theirs after each job (under mutex_)

@@ -30,7 +30,9 @@ KernelFn CpuKernels::get(const codegen::LoopKernel& k, bool parallel, int64_t in
 }
 
 void CpuKernels::interpreted(double seconds) {
-  if (!last_pending_.empty()) interpreted_s_[last_pending_] += seconds;
+  if (last_pending_.empty()) return;
+  interpreted_s_[last_pending_] += seconds;
+  queue_->heat(last_pending_, seconds);  // (compiled before kernels nobody waits on)
 }
 
 KernelCacheStats CpuKernels::stats() const {
