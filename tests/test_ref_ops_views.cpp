@@ -106,6 +106,33 @@ TEST_SUITE("ref views") {
     check_same(vm.read<int16_t>(o), Vec<int16_t>{13, 12, 11, 16, 15, 14});
   }
 
+  TEST_CASE("a transposed operand larger than a tile: every element, against a loop") {
+    // 37 rows (two tiles of 16 and a part), 3 outer slices, 5 columns:
+    // the output is c[s][i][j] = a[s][j][i] * b[i][j], a transposed
+    // within each slice (step 1 along i, 37 along j).
+    Vm vm;
+    const int64_t S = 3, R = 37, C = 5;
+    Vec<double> av, bv, want;
+    for (int64_t k = 0; k < S * C * R; ++k) av.push_back(static_cast<double>(k % 97) - 40.5);
+    for (int64_t k = 0; k < R * C; ++k) bv.push_back(1.0 + static_cast<double>(k % 7));
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t i = 0; i < R; ++i)
+        for (int64_t j = 0; j < C; ++j) want.push_back(av[s * C * R + j * R + i] * bv[i * C + j]);
+    const BaseId a = vm.array<double>(av);
+    const BaseId b = vm.array<double>(bv);
+    const BaseId o = vm.empty<double>(S * R * C);
+    vm.issue(make(O::Multiply, view(o, 0, {S, R, C}, {R * C, C, 1}),
+                  {in(view(a, 0, {S, R, C}, {C * R, 1, R})), in(view(b, 0, {S, R, C}, {0, C, 1}))}));
+    check_same(vm.read<double>(o), want);
+    // A unary one, into a transposed output (the output steps 1 along rows).
+    const BaseId p = vm.empty<double>(R * C);
+    vm.issue(make(O::Negative, view(p, 0, {R, C}, {1, R}), {in(view(b, 0, {R, C}, {C, 1}))}));
+    Vec<double> negated;
+    for (int64_t j = 0; j < C; ++j)
+      for (int64_t i = 0; i < R; ++i) negated.push_back(-bv[i * C + j]);
+    check_same(vm.read<double>(p), negated);
+  }
+
   TEST_CASE("0-d views") {
     Vm vm;
     const BaseId a = vm.array<double>({7, 8});

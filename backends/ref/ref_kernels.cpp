@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -146,6 +147,53 @@ void for_each_index(const Dims& shape, std::array<int64_t, N> start,
   }
 }
 
+// for_each_index for an elementwise instruction, whose elements may run in
+// any order (an input is either the output's very view or apart from it:
+// docs/semantics.md). When an operand steps along the second-last axis by
+// one element and along the last by more (a transposed matrix: `X.T * v`),
+// row-major order reads it a column at a time, a cache line an element,
+// and a large matrix is read again for every row of the output. Then tiles
+// of kTile rows run a column at a time: both the transposed operand and
+// the output use each line they load.
+template <std::size_t N, typename Body>
+void for_each_element(const Dims& shape, std::array<int64_t, N> start,
+                      const std::array<const Dims*, N>& strides, Body&& body) {
+  constexpr int64_t kTile = 16;
+  const int rank = shape.size();
+  bool transposed = false;
+  for (std::size_t k = 0; rank >= 2 && k < N; ++k) {
+    const int64_t row = std::abs((*strides[k])[rank - 2]), col = std::abs((*strides[k])[rank - 1]);
+    transposed = transposed || (row == 1 && col > 1);
+  }
+  if (!transposed || shape[rank - 2] < 2 || shape[rank - 1] < 2) {
+    for_each_index<N>(shape, start, strides, body);
+    return;
+  }
+  const Dims outer = shape.without(rank - 1).without(rank - 2);
+  std::array<Dims, N> outer_strides;
+  std::array<const Dims*, N> outer_ptrs;
+  for (std::size_t k = 0; k < N; ++k) {
+    outer_strides[k] = strides[k]->without(rank - 1).without(rank - 2);
+    outer_ptrs[k] = &outer_strides[k];
+  }
+  const int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  for_each_index<N>(outer, start, outer_ptrs, [&](const std::array<int64_t, N>& base) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile);
+      for (int64_t c = 0; c < cols; ++c) {
+        std::array<int64_t, N> off;
+        for (std::size_t k = 0; k < N; ++k)
+          off[k] = base[k] + r0 * (*strides[k])[rank - 2] + c * (*strides[k])[rank - 1];
+        for (int64_t r = r0;;) {
+          body(off);
+          if (++r == r1) break;
+          for (std::size_t k = 0; k < N; ++k) off[k] += (*strides[k])[rank - 2];
+        }
+      }
+    }
+  });
+}
+
 // Whether a view of `shape` with `stride` holds its elements in row-major
 // order at consecutive addresses (axes of length 1 move nowhere).
 bool dense(const Dims& shape, const Dims& stride) {
@@ -271,8 +319,8 @@ struct Kernel<OpKind::Elementwise> {
         });
         return;
       }
-      for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a.stride},
-                        [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = f(a.at(x[1])); });
+      for_each_element<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a.stride},
+                          [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = f(a.at(x[1])); });
     } else {
       const In<T> b = in_operand<T>(instr, instr.in[1], rank, mem, &c[1]);
       if (flat) {
@@ -318,8 +366,8 @@ struct Kernel<OpKind::Elementwise> {
                           });
         return;
       }
-      for_each_index<3>(instr.out.shape, {o.offset, a.offset, b.offset}, {&o.stride, &a.stride, &b.stride},
-                        [&](const std::array<int64_t, 3>& x) { o.p[x[0]] = f(a.at(x[1]), b.at(x[2])); });
+      for_each_element<3>(instr.out.shape, {o.offset, a.offset, b.offset}, {&o.stride, &a.stride, &b.stride},
+                          [&](const std::array<int64_t, 3>& x) { o.p[x[0]] = f(a.at(x[1]), b.at(x[2])); });
     }
   }
 };
@@ -403,12 +451,17 @@ struct Kernel<OpKind::Reduce> {
                                std::complex<double>, T>>;
         static_assert(dtype_of<Acc>() == accumulator_dtype(Op, dtype_of<T>()));
         if constexpr (std::is_same_v<Acc, T>) {
-          // Over an axis that is not the innermost (a column sum,
-          // `X.mean(axis=0)`): the output accumulates a slice at a time, so
-          // the input is read once in its order, not once a column with a
-          // row's stride. Each output element combines the same elements in
-          // the same order as below: equal bits.
-          if (instr.axis + 1 < src.rank() && src.base != instr.out.base) {
+          // Along an axis the input steps over more than along another
+          // (a column sum, `X.mean(axis=0)`): the output accumulates a
+          // slice at a time, so the input is read once in its order, not
+          // once a column with a row's stride. Each output element combines
+          // the same elements in the same order as below: equal bits.
+          int64_t least = -1;  // the smallest step of the other axes that move
+          for (int d = 0; d < src.rank(); ++d) {
+            if (d != instr.axis && src.shape[d] > 1 && (least < 0 || std::abs(a.stride[d]) < least))
+              least = std::abs(a.stride[d]);
+          }
+          if (least >= 0 && std::abs(step) > least && src.base != instr.out.base) {
             for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
                               [&](const std::array<int64_t, 2>& x) { o.p[x[0]] = a.at(x[1]); });
             for (int64_t k = 1; k < n; ++k) {
