@@ -10,7 +10,8 @@
 // it is asked for. Hot first: a worker takes the kernel whose blocks have run
 // interpreted longest (its heat: the seconds they took) and up to
 // kUnitKernels - 1 more of like heat (at least half its own), so a kernel
-// far hotter than the rest compiles alone and soon; kernels no block waits
+// far hotter than the rest compiles alone and soon (one the program waits
+// for is infinitely hot: compiled next); kernels no block waits
 // on go oldest first, kUnitKernels at a time. A unit compiles in one
 // compiler run when its kernels may share a translation unit
 // (KernelCache::get_all). At destruction (and at exit) the

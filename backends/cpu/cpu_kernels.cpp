@@ -1,5 +1,7 @@
 #include "backends/cpu/cpu_kernels.hpp"
 
+#include <limits>
+
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -170,6 +172,7 @@ KernelFn CpuKernels::pending(const std::string& signature, const CompileQueue::S
   const auto it = interpreted_s_.find(signature);
   if (work > kInterpretWork || (it != interpreted_s_.end() && it->second > kInterpretSeconds)) {
     ScopedSpan t(profile(), &profile().compile_s, "compile wait");
+    queue_->heat(signature, std::numeric_limits<double>::infinity());  // (compiled next: the program waits)
     CompileQueue::State done = queue_->wait(signature, 0.05);
     while (!done.done && !queue_->stopped()) {
       check_interrupt();  // (Ctrl-C while waiting, as while a compiler runs)
