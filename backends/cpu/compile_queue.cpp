@@ -122,23 +122,24 @@ void CompileQueue::work(std::size_t index) {
   while (true) {
     wake_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
     if (stop_.load()) break;
-    // Hot first: the kernel whose blocks ran interpreted longest, with up
-    // to kUnitKernels - 1 more of like heat (at least half its own) in
-    // heat order: a kernel far hotter than the rest compiles alone, soon.
-    // Kernels no block waits on: the oldest and up to kUnitKernels - 1
-    // more. One compiler run for a unit (those that may share a
-    // translation unit: KernelCache::get_all).
+    // Hot first: the kernels whose blocks ran interpreted longest (heat),
+    // up to kUnitKernels in all with those no block has run for yet,
+    // oldest first. The hottest compiles alone, soon, when it is hotter than all
+    // the others together (a loop's one large block) or a launch waits
+    // for it (infinitely hot). One compiler run for a unit (those that may
+    // share a translation unit: KernelCache::get_all).
     std::vector<Job*> jobs;
     std::vector<std::size_t> order(queue_.size());
     for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return jobs_.at(queue_[a])->heat > jobs_.at(queue_[b])->heat;
     });
-    const double hottest = order.empty() ? 0 : jobs_.at(queue_[order[0]])->heat;
+    double rest = 0;  // the heat of all but the hottest
+    for (std::size_t k = 1; k < order.size(); ++k) rest += jobs_.at(queue_[order[k]])->heat;
+    const bool alone = !order.empty() && jobs_.at(queue_[order[0]])->heat > rest;
     std::vector<std::size_t> taken;
     for (std::size_t q : order) {
-      const double h = jobs_.at(queue_[q])->heat;
-      if (taken.size() == kUnitKernels || (hottest > 0 && h < hottest / 2)) break;
+      if (taken.size() == (alone ? 1 : kUnitKernels)) break;
       taken.push_back(q);
     }
     for (std::size_t q : taken) jobs.push_back(jobs_.at(queue_[q]).get());

@@ -7,13 +7,13 @@
 // Each worker owns a KernelCache (the compiler runs under its time limit,
 // in its own process group; the disk cache is shared through the cache
 // directory as between processes). A kernel is compiled once however often
-// it is asked for. Hot first: a worker takes the kernel whose blocks have run
-// interpreted longest (its heat: the seconds they took) and up to
-// kUnitKernels - 1 more of like heat (at least half its own), so a kernel
-// far hotter than the rest compiles alone and soon (one the program waits
-// for is infinitely hot: compiled next); kernels no block waits
-// on go oldest first, kUnitKernels at a time. A unit compiles in one
-// compiler run when its kernels may share a translation unit
+// it is asked for. Hot first: a worker takes the kernels whose blocks have
+// run interpreted longest (their heat: the seconds those blocks took), up
+// to kUnitKernels, then those no block has run for yet, oldest first. The
+// hottest compiles alone, soon, when it is hotter than all the others
+// together (a loop's one large block) or a launch waits for it (infinitely
+// hot). A unit compiles in one compiler run when its kernels may share a
+// translation unit
 // (KernelCache::get_all). At destruction (and at exit) the
 // compiles get ARRVM_BACKGROUND_GRACE seconds to finish, so that the next run
 // finds them in the disk cache; then the queued kernels are dropped and a
