@@ -85,12 +85,10 @@ std::string CPrinter::convert(DType to, DType from, const std::string& x) const 
 void CPrinter::helpers(Writer& w, const LoopKernel& k) const {
   w.raw(dialect_.prelude);
   if (has_complex(k)) w.raw(dialect_.complex_prelude);
-  // GCC 12 vectorizes a complex product (x.re*y.re - x.im*y.im, ...) as
-  // its complex-multiply pattern, an FMA (vfmaddsub), despite
-  // -ffp-contract=off: NumPy's products round each term. A kernel with
-  // complex slots is compiled without the vectorizer (and without `omp
-  // simd`, which would force it back on).
-  if (has_complex(k) && dialect_.kernel_qualifier.empty())
+  // A kernel whose complex statements may multiply parts is compiled
+  // without the vectorizer (and without `omp simd`, which would force it
+  // back on): scalar_complex.
+  if (scalar_complex(k) && dialect_.kernel_qualifier.empty())
     w.raw("#pragma GCC optimize (\"no-tree-vectorize\")\n");
   w.raw(scalar_helpers(k.body, dialect_));
   std::set<std::string> seen;  // a combine helper may be an elementwise one, e.g. f_add_float64
@@ -179,7 +177,7 @@ int CPrinter::open_loops(Writer& w, const LoopKernel& k, int first, int* braces)
     if (!own.empty()) own += ")";
   }
   LoopKind kind = dialect_.serial ? serial_kind(l.kind) : l.kind;
-  if (has_complex(k)) kind = scalar_kind(kind);
+  if (scalar_complex(k)) kind = scalar_kind(kind);
   switch (kind) {
     case LoopKind::Parallel:
       w.raw("#pragma omp parallel for" + own + " if(" + nt + " > 1)" + threads + " schedule(static)\n");
@@ -505,7 +503,7 @@ void CPrinter::outputs_start(Writer& w, const LoopKernel& k, int level) const {
     w.line("const int64_t o" + vs + "_" + num(level + 1) + " = o" + vs + "_" + num(level) + ";");
   }
   const Loop& last = k.loops[level + 1];
-  if ((last.kind == LoopKind::Simd || last.kind == LoopKind::SharedSimd) && !has_complex(k))
+  if ((last.kind == LoopKind::Simd || last.kind == LoopKind::SharedSimd) && !scalar_complex(k))
     w.raw("#pragma omp simd\n");
   w.open(for_line(last));
   offsets(w, k, level + 1, last.axis);

@@ -90,6 +90,41 @@ bool has_complex(const LoopKernel& k) {
                      [](const IndexedSlot& s) { return is_complex(s.dtype); });
 }
 
+bool scalar_complex(const LoopKernel& k) {
+  if (!has_complex(k)) return false;
+  for (const Stmt& st : k.body) {
+    bool complex = is_complex(st.out.dtype);
+    for (int i = 0; i < st.nin; ++i) complex = complex || is_complex(st.in[i].dtype);
+    if (!complex) continue;
+    // (A conversion between precisions stays scalar: GCC 12's SLP
+    // vectorizer once dropped complex128 -> complex64's rounding.)
+    if (st.op == Opcode::Identity && st.in[0].dtype != st.out.dtype) return true;
+    switch (st.op) {
+      case Opcode::Identity:
+      case Opcode::Add:
+      case Opcode::Subtract:
+      case Opcode::Negative:
+      case Opcode::Absolute:
+      case Opcode::Imag:
+      case Opcode::Conjugate:
+      case Opcode::Where:
+      case Opcode::Equal:
+      case Opcode::NotEqual:
+      case Opcode::Less:
+      case Opcode::LessEqual:
+      case Opcode::Greater:
+      case Opcode::GreaterEqual:
+      case Opcode::Isnan:
+      case Opcode::Isinf:
+      case Opcode::Isfinite:
+        break;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
 bool simd_sweep(const LoopKernel& k) {
   if (k.counters > 0 || k.errors > 0 || !k.indexed.empty() || has_complex(k)) return false;
   bool reduces = false;

@@ -36,6 +36,15 @@ std::string operand(const Arg& a, int level);
 std::string indexed_offset(int j, int r, const std::string& x);
 bool is_sweep_loop(LoopKind kind);
 bool has_complex(const LoopKernel& k);
+// Whether a kernel with complex slots must run without the vectorizer:
+// GCC 12 vectorizes a complex product (x.re*y.re - x.im*y.im, ...) as its
+// complex-multiply pattern, an FMA (vfmaddsub), despite -ffp-contract=off,
+// where NumPy's products round each term; a quotient's terms match its
+// conjugate form. A kernel whose complex statements only add, subtract,
+// negate, compare, select, convert or take parts and absolute values
+// (hypot of the parts) has no products of parts: it vectorizes, as a real
+// kernel does (the escape test `abs(z) <= 2` of a Mandelbrot loop).
+bool scalar_complex(const LoopKernel& k);
 bool simd_sweep(const LoopKernel& k);
 std::string reduction_clauses(const LoopKernel& k);
 bool segmented(const LoopKernel& k);
