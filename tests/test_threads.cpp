@@ -92,6 +92,46 @@ TEST_CASE("a launch gets the team less the cores others keep busy, at least one"
   CHECK(single.for_launch() == 1);
 }
 
+TEST_CASE("a kernel's team is measured against one thread: the faster wins, a tie goes to one thread") {
+  using arrvm::TeamChoice;
+  // Runs one probe: `team_s` and `one_s` seconds a launch; returns the
+  // threads the launches after it get.
+  auto probe = [](TeamChoice& c, double team_s, double one_s) {
+    std::vector<int> seen;
+    while (c.decided() == 0) {
+      bool timed = false;
+      const int threads = c.pick(4, &timed);
+      REQUIRE(timed);
+      seen.push_back(threads);
+      c.ran(threads, threads > 1 ? team_s : one_s);
+    }
+    // alternating, the team first, kProbe of each
+    REQUIRE(seen.size() == 2 * TeamChoice::kProbe);
+    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == (i % 2 == 0 ? 4 : 1));
+    bool timed = true;
+    const int after = c.pick(4, &timed);
+    CHECK(!timed);  // decided launches read no clock
+    return after;
+  };
+  TeamChoice slow_team, fast_team, tie;
+  CHECK(probe(slow_team, 5.7e-6, 3.4e-6) == 1);  // rule 30's step
+  CHECK(probe(fast_team, 5.8e-6, 6.7e-6) == 4);  // the 200x200 loop's a * 0.5 + 0.5
+  CHECK(probe(tie, 1.0e-5, 1.05e-5) == 1);       // within kMargin: one thread
+  // The fastest launch of each side counts (a first launch meets cold caches).
+  TeamChoice cold;
+  for (int i = 0; i < 2 * TeamChoice::kProbe; ++i) {
+    bool timed = false;
+    const int threads = cold.pick(2, &timed);
+    cold.ran(threads, i == 0 ? 1.0 : threads > 1 ? 1e-6 : 2e-6);
+  }
+  bool timed = false;
+  CHECK(cold.pick(2, &timed) == 2);
+  // After kRenew launches the choice is measured again (load and sizes change).
+  for (int i = 1; i < TeamChoice::kRenew; ++i) CHECK(slow_team.pick(4, &timed) == 1);
+  CHECK(slow_team.decided() == 0);
+  CHECK(probe(slow_team, 1e-6, 3e-6) == 4);
+}
+
 TEST_CASE("/proc/loadavg's runnable count includes this thread") {
   // (Linux is the platform: a missing /proc/loadavg would make every launch
   // assume an idle machine, which this test would catch.)

@@ -32,6 +32,9 @@ namespace {
 // Below this much work (elements x statements) a parallel region costs more
 // than it saves; above it, how many threads run is Threads::for_launch's.
 constexpr int64_t kParallelWork = 1 << 15;
+// From this much work on, a parallel kernel always takes its team; below,
+// a TeamChoice measures whether the team pays (threads.hpp).
+constexpr int64_t kSureParallelWork = int64_t{1} << 21;
 
 // A kernel whose innermost loop has at most kMaxFixedInner iterations, over
 // at least kMinFixedRows rows, is compiled for that extent
@@ -343,21 +346,35 @@ class CpuBackend final : public Backend {
     if (k.errors > 0) ptrs[b->views.size() + b->indexed.size()] = errors.data();
     counts_.assign(static_cast<std::size_t>(k.counters), 0);
     if (k.counters > 0) ptrs.back() = counts_.data();
-    const int threads = parallel ? threads_.for_launch() : 1;
+    int threads = parallel ? threads_.for_launch() : 1;
+    TeamChoice* choice = nullptr;
+    bool timed = false;
+    if (threads > 1 && w < kSureParallelWork) {
+      // (per kernel and size class: the bit length of its element count)
+      const int64_t n = b->shape.product();
+      const int size_class = n <= 0 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(n));
+      choice = &team_choices_[reinterpret_cast<uintptr_t>(fn) * 64 + static_cast<uintptr_t>(size_class)];
+      threads = choice->pick(threads, &timed);
+    }
     codegen::pack_args(*b, threads, &args_);
     const std::vector<int64_t>& args = args_;
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
     stats_.contracted += b->contracted.size();
     profile().arrays_contracted += b->contracted.size();
+    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (profile().timeline != nullptr) {
       ScopedSpan span(profile(), nullptr, "kernel", "kernel",
                       {{"block", static_cast<int64_t>(index)},
                        {"instructions", static_cast<int64_t>(size)},
-                       {"elements", b->shape.product()}});
+                       {"elements", b->shape.product()},
+                       {"threads", threads}});
       fn(ptrs.data(), args.data(), b->consts.data());
     } else {  // (no clock read, no span arguments built: 0.1 us of a 100-element launch)
       fn(ptrs.data(), args.data(), b->consts.data());
+    }
+    if (timed) {
+      choice->ran(threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     threads_.ran(threads);
     team_since_flags_ = std::max(team_since_flags_, threads);
@@ -372,23 +389,33 @@ class CpuBackend final : public Backend {
     return true;
   }
 
-  // A launch's work: elements x statements; for a kernel whose views all
-  // run along their last axis element by element (or stay put), scaled by
-  // the widest element against 8 bytes. A vector instruction does 32 uint8
-  // operations for 4 float64 ones, so such a kernel on bytes alone (rule
-  // 30's cellular automaton, 20001 cells a step) does in a microsecond what
-  // a float64 one of its size does in eight, and a team would cost it more
-  // than it saves (one thread ran rule30 in 0.092 s, two in 0.109). A
-  // strided view touches a cache line an element whatever its width (the
-  // sieve's `is_prime[p * p::p] = False`): no scaling.
+  // A launch's work: elements x statements, each statement weighed by its
+  // widest element (operands, result, accumulator) against 8 bytes when
+  // every view runs along its last axis element by element (or stays put).
+  // A vector instruction does 32 uint8 operations for 4 float64 ones, so a
+  // kernel on bytes (rule 30's cellular automaton, 20001 cells a step) does
+  // in a microsecond what a float64 one of its size does in eight, and a
+  // team would cost it more than it saves (one thread ran rule30 in 0.092
+  // s, two in 0.109). Per statement, not the kernel's widest: that step's
+  // bytes are summed into a uint64 by one statement of five (weighed by the
+  // widest, 5 x 20001 element-statements made it parallel: 0.128 s, one
+  // thread 0.106). A strided view touches a cache line an element whatever
+  // its width (the sieve's `is_prime[p * p::p] = False`): no scaling.
   static int64_t work(const codegen::LoweredBlock& b) {
-    std::size_t widest = b.indexed.empty() ? 1 : 8;
+    bool strided = !b.indexed.empty();
     for (const View& v : b.views) {
       const int64_t inner = v.rank() == 0 ? 0 : v.stride[v.rank() - 1];
-      widest = (inner == 0 || inner == 1) ? std::max(widest, dtype_size(v.dtype)) : 8;
+      strided = strided || (inner != 0 && inner != 1);
     }
-    const int64_t statements = std::max<int64_t>(1, static_cast<int64_t>(b.kernel.body.size()));
-    return b.shape.product() * statements * static_cast<int64_t>(std::min<std::size_t>(widest, 8)) / 8;
+    const codegen::LoopKernel& k = b.kernel;
+    int64_t eighths = 0;  // the statements' weights, in eighths
+    for (const codegen::Stmt& st : k.body) {
+      std::size_t w = dtype_size(st.out.dtype);
+      for (int i = 0; i < st.nin; ++i) w = std::max(w, dtype_size(st.in[static_cast<std::size_t>(i)].dtype));
+      if (st.acc >= 0) w = std::max(w, dtype_size(k.accs[static_cast<std::size_t>(st.acc)]));
+      eighths += strided ? 8 : static_cast<int64_t>(std::min<std::size_t>(w, 8));
+    }
+    return b.shape.product() * std::max<int64_t>(eighths, 1) / 8;
   }
 
   // Whether written view slot `v` covers every element of its base and the
@@ -441,8 +468,9 @@ class CpuBackend final : public Backend {
   }
 
   HostMemory memory_;
-  Threads threads_;     // (before kernels_: sets libgomp's spin count before a kernel loads it)
-  CpuKernels kernels_;  // (after threads_)
+  Threads threads_;  // (before kernels_: sets libgomp's spin count before a kernel loads it)
+  std::unordered_map<uintptr_t, TeamChoice> team_choices_;  // by kernel and size class (launch)
+  CpuKernels kernels_;                                      // (after threads_)
   bool memoize_;
   bool row_fusion_;                   // the row-fusion pass (ARRVM_PASSES)
   std::vector<uint32_t> nest_order_;  // scratch: a row nest's order

@@ -111,4 +111,28 @@ int Threads::for_launch() {
   return free_;
 }
 
+int TeamChoice::pick(int team, bool* timed) {
+  if (left_ > 0) {
+    --left_;
+    *timed = false;
+    return choice_ == 2 ? team : 1;
+  }
+  *timed = true;
+  // Alternate, the team first (a kernel's first launch also meets cold
+  // caches: each side keeps its fastest).
+  return n_team_ <= n_one_ ? team : 1;
+}
+
+void TeamChoice::ran(int threads, double seconds) {
+  if (threads > 1) {
+    team_s_ = n_team_++ == 0 ? seconds : std::min(team_s_, seconds);
+  } else {
+    one_s_ = n_one_++ == 0 ? seconds : std::min(one_s_, seconds);
+  }
+  if (n_team_ < kProbe || n_one_ < kProbe) return;
+  choice_ = team_s_ < kMargin * one_s_ ? 2 : 1;
+  left_ = kRenew;
+  n_team_ = n_one_ = 0;
+}
+
 }  // namespace arrvm

@@ -61,6 +61,38 @@ class Threads {
   std::chrono::steady_clock::time_point last_team_end_{};
 };
 
+// Whether a team pays for one parallel kernel at one size, measured. The
+// work threshold (kParallelWork, cpu_backend.cpp) is a guess from the
+// element count; what a team costs (waking it, the barrier, combining
+// reductions) and what it saves depend on the kernel and the machine: rule
+// 30's step (5 statements on 20001 bytes, one a uint64 sum) ran 3.4 us on
+// one thread and 5.7 us on two. A compiled parallel kernel takes its thread
+// count at each launch, so the first launches of a kernel (per size class)
+// alternate the team and one thread, kProbe each; then the faster wins (the
+// team only when clearly faster: a tie leaves the other core to whoever
+// shares the machine), until kRenew more launches start a new probe (load
+// and sizes change). Work above kSure (cpu_backend.cpp) always takes the team:
+// no probe that could slow a long kernel.
+class TeamChoice {
+ public:
+  static constexpr int kProbe = 4;
+  static constexpr int kRenew = 2048;
+  static constexpr double kMargin = 0.9;  // the team's time must be below this x one thread's
+
+  // The threads for this launch, given `team` (> 1, Threads::for_launch's);
+  // *timed: whether to time it and report the time to `ran`.
+  int pick(int team, bool* timed);
+  void ran(int threads, double seconds);
+  // (For tests: the choice once decided, else 0.)
+  int decided() const { return left_ > 0 ? choice_ : 0; }
+
+ private:
+  int n_team_ = 0, n_one_ = 0;
+  double team_s_ = 0, one_s_ = 0;  // the fastest of each
+  int choice_ = 0;                 // 1: one thread; 2: the team
+  int left_ = 0;                   // launches before the next probe
+};
+
 // The cores this process may run on: its affinity mask, capped by a cgroup
 // CPU quota (at least 1). Exposed for tests and `arrvm bench`.
 int usable_cores();

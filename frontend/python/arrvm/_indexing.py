@@ -149,9 +149,10 @@ def _take(self, key):
             return self._take_in_range(key)
         if bounds == 2:
             return self._take(key)
-    # a[mask] with a mask of a's shape: the flat positions of its true elements.
+    # a[mask] with a mask of a's shape: the flat positions of its true elements
+    # (in range by construction: no negative ones to wrap, none to check).
     if isinstance(key, ndarray) and key.dtype == _np.bool_ and key.shape == self.shape:
-        return self.reshape(-1)._take(_mask_positions(key))
+        return self.reshape(-1)._take_in_range(_mask_positions(key))
     base, k = _normalize_key(self, key)
     if all(isinstance(x, slice) for x in k):
         return base[tuple(k)]

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as _np
 
-from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _into, _norm_axis, broadcast_to, empty, not_equal,
+from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _into, _norm_axis, broadcast_to, not_equal,
                          subtract, zeros)
 from ._ndarray import ndarray, asarray, to_numpy
 from . import _composed
@@ -35,11 +35,7 @@ def roll(a, shift, axis=None):
         if s == 0:
             r = r.copy() if r is a else r
             continue
-        out = empty(a.shape, a.dtype)
-        pre = (slice(None),) * ax
-        out[pre + (slice(s, None),)] = r[pre + (slice(None, n - s),)]
-        out[pre + (slice(None, s),)] = r[pre + (slice(n - s, None),)]
-        r = out
+        r = r._roll(s, ax)  # out[..., s:] = r[..., :n-s]; out[..., :s] = r[..., n-s:]
     return r
 
 
