@@ -397,10 +397,11 @@ class CpuBackend final : public Backend {
   // in a microsecond what a float64 one of its size does in eight, and a
   // team would cost it more than it saves (one thread ran rule30 in 0.092
   // s, two in 0.109). Per statement, not the kernel's widest: that step's
-  // bytes are summed into a uint64 by one statement of five (weighed by the
-  // widest, 5 x 20001 element-statements made it parallel: 0.128 s, one
-  // thread 0.106). A strided view touches a cache line an element whatever
-  // its width (the sieve's `is_prime[p * p::p] = False`): no scaling.
+  // bytes are summed into a uint64 by one statement of five. (Its 47.5k
+  // element-statements still pass kParallelWork: TeamChoice, measuring,
+  // keeps it on one thread.) A strided view touches a cache line an element
+  // whatever its width (the sieve's `is_prime[p * p::p] = False`): no
+  // scaling.
   static int64_t work(const codegen::LoweredBlock& b) {
     bool strided = !b.indexed.empty();
     for (const View& v : b.views) {
