@@ -154,4 +154,17 @@ void setitem(py::handle self, py::handle key, py::handle value) {
   }
 }
 
+Array roll_copy(const Array& a, int64_t s, int axis) {
+  Array out = Array::empty(a.shape(), a.dtype(), a.vm());
+  const int64_t n = a.shape().at(static_cast<std::size_t>(axis));
+  std::vector<arrvm::Slice> to(static_cast<std::size_t>(axis) + 1), from(to.size());
+  to.back() = arrvm::Slice(s, std::nullopt);  // out[..., s:] = a[..., :n-s]
+  from.back() = arrvm::Slice(std::nullopt, n - s);
+  out.slice(to).assign(a.slice(from));
+  to.back() = arrvm::Slice(std::nullopt, s);  // out[..., :s] = a[..., n-s:]
+  from.back() = arrvm::Slice(n - s, std::nullopt);
+  out.slice(to).assign(a.slice(from));
+  return out;
+}
+
 }  // namespace arrvm_python
