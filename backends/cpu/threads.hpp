@@ -71,7 +71,7 @@ class Threads {
 // alternate the team and one thread, kProbe each; then the faster wins (the
 // team only when clearly faster: a tie leaves the other core to whoever
 // shares the machine), until kRenew more launches start a new probe (load
-// and sizes change). Work above kSure (cpu_backend.cpp) always takes the team:
+// and sizes change). Work from kSureParallelWork (cpu_backend.cpp) on always takes the team:
 // no probe that could slow a long kernel.
 class TeamChoice {
  public:
