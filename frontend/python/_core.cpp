@@ -351,12 +351,6 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
           [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, other, self, py::none()); }); \
   cls.def(iname, [](py::handle self, py::handle other) { return call_ufunc(ufname, 2, self, other, self); });
 
-py::tuple to_tuple(const std::vector<int64_t>& v) {
-  py::tuple t(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
-  return t;
-}
-
 std::vector<int64_t> to_shape(py::handle h) {
   std::vector<int64_t> s;
   if (PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !PySequence_Check(h.ptr()))) {
@@ -472,27 +466,8 @@ PYBIND11_MODULE(_core, m) {
   });
 
   py::class_<Array> cls(m, "ndarray");
-  cls.def_property_readonly("_dt", [](const Array& a) { return static_cast<int>(a.dtype()); });
-  // Setting shape reshapes this array in place, as NumPy does: only where
-  // the new shape is a view of the same memory.
-  cls.def_property(
-      "shape", [](const Array& a) { return to_tuple(a.shape()); },
-      [](Array& a, py::handle shape) {
-        const py::object s = PyLong_Check(shape.ptr()) ? py::object(py::make_tuple(shape))
-                                                       : py::reinterpret_borrow<py::object>(shape);
-        Array r = a.reshape(to_shape(s));
-        if (r.base_id() != a.base_id()) {
-          throw py::attribute_error(
-              "Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the "
-              "desired "
-              "shape.");
-        }
-        a = std::move(r);
-      });
-  cls.def_property_readonly("_strides", [](const Array& a) { return to_tuple(a.strides()); });
+  // (shape, ndim, size, dtype, _dt, _strides: C getters, install_attributes.)
   cls.def_property_readonly("_version", [](const Array& a) { return a.version(); });  // (Array::version)
-  cls.def_property_readonly("ndim", &Array::ndim);
-  cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("_offset", &Array::offset);
   cls.def_property("_writeable", &Array::writeable, &Array::set_writeable);
   // a.strides = ...: this object becomes the view with those strides (in elements).
@@ -641,8 +616,7 @@ PYBIND11_MODULE(_core, m) {
     if (y) return arrvm::where(c, scalar_of(a), *y);
     return arrvm::where(c, scalar_of(a), scalar_of(b));
   });
-  m.def("empty",
-        [](py::handle shape, int dt) { return Array::empty(to_shape(shape), static_cast<DType>(dt), vm()); });
+  def_convert(m);  // holds_array, from_numpy, empty
   m.def("full", [](py::handle shape, py::handle v, int dt) {
     return Array::full(to_shape(shape), scalar_of(v), static_cast<DType>(dt), vm());
   });
@@ -676,11 +650,6 @@ PYBIND11_MODULE(_core, m) {
     if (!fill) throw arrvm::Error("stream_doubles: no generator " + generator);
     py::gil_scoped_release unlocked;
     fill(reinterpret_cast<void*>(state), static_cast<double*>(info.ptr), info.size, low, range, scaled);
-  });
-  m.def("from_buffer", [](py::buffer b, int dt, py::handle shape) {
-    py::buffer_info info = b.request();
-    return Array::from_buffer(info.ptr, static_cast<std::size_t>(info.size * info.itemsize),
-                              static_cast<DType>(dt), to_shape(shape), vm());
   });
   // An array on a C-contiguous, writable buffer's memory, not copied
   // (Array::adopt): the buffer's object is kept alive until the VM frees the
@@ -784,5 +753,6 @@ PYBIND11_MODULE(_core, m) {
   g_array_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   g_array_tinfo = py::detail::get_type_info(typeid(Array));
   install_slots(g_array_type);
+  install_attributes(g_array_type);
   m.attr("__version__") = ARRVM_VERSION;
 }

@@ -24,6 +24,8 @@ namespace arrvm_python {
 extern py::handle g_ufunc_slow, g_getitem_slow, g_setitem_slow, g_error_class, g_matmul_slow;
 // NumPy's scalar types, by DType (set_scalar_types).
 extern std::vector<py::handle> g_scalar_types;
+// numpy.dtype of each (set with them).
+extern std::vector<py::handle> g_scalar_descrs;
 // arrvm.ndarray's type object (set at module init): an object of exactly
 // this type is an Array held by value in a pybind11 instance.
 extern PyTypeObject* g_array_type;
@@ -77,6 +79,13 @@ py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable
 py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
+// shape, ndim, size, dtype, _dt, _strides as getset descriptors (not pybind11 properties).
+void install_attributes(PyTypeObject* t);
+
+// _core_convert.cpp: holds_array, from_numpy and empty (asarray's steps).
+void def_convert(py::module_& m);
+arrvm::Vm& vm();                              // the default Vm, reporting FP flags to Python
+std::vector<int64_t> to_shape(py::handle h);  // an int or a sequence of ints
 
 // _core_index.cpp: numpy.roll along `axis` by s in (0, n), two slice
 // copies into a new array in one call (in Python, its keys and tuples took

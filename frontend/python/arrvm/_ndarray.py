@@ -71,18 +71,19 @@ def asarray(obj, dtype=None):
         if dtype is None or _np.dtype(dtype) == obj.dtype:
             return obj
         return obj._astype(dtype_code(dtype))
-    if isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in _flatten(obj)):
+    if isinstance(obj, (list, tuple)) and _core.holds_array(obj):
         return F.stack([asarray(x) for x in obj]) if dtype is None else \
             F.stack([asarray(x) for x in obj]).astype(dtype)
     a = _np.asarray(obj, dtype=dtype)
-    if a.dtype == _np.float16:
-        a = a.astype(_np.float32)
-    if a.dtype.byteorder == '>':
-        a = a.astype(a.dtype.newbyteorder('='))
-    code = dtype_code(a.dtype)
-    shape = a.shape
-    a = _np.ascontiguousarray(a)  # (1-d for a 0-d array)
-    return _core.from_buffer(a.reshape(-1).view(_np.uint8) if a.size else _np.empty(0, _np.uint8), code, shape)
+    code = _CODE.get(a.dtype)  # (not float16, a big-endian or an unsupported dtype)
+    if code is None:
+        if a.dtype == _np.float16:
+            a = a.astype(_np.float32)
+        if a.dtype.byteorder == '>':
+            a = a.astype(a.dtype.newbyteorder('='))
+        code = dtype_code(a.dtype)
+    r = _core.from_numpy(a, code)
+    return r if r is not None else _core.from_numpy(_np.ascontiguousarray(a).reshape(a.shape), code)
 
 
 def _wrappable(a):
@@ -119,14 +120,6 @@ def adopt(a):
     return _core.adopt(a.reshape(-1), code, a.shape)
 
 
-def _flatten(x):
-    for y in x:
-        if isinstance(y, (list, tuple)):
-            yield from _flatten(y)
-        else:
-            yield y
-
-
 def to_numpy(a):
     """A NumPy copy of an arrvm array (runs what is pending)."""
     out = _np.empty(a.shape, dtype=a.dtype)
@@ -137,7 +130,6 @@ def to_numpy(a):
 
 # ---- properties ----
 
-ndarray.dtype = property(lambda self: _DTYPES[self._dt])
 ndarray.itemsize = property(lambda self: _DTYPES[self._dt].itemsize)
 ndarray.nbytes = property(lambda self: self.size * _DTYPES[self._dt].itemsize)
 def _set_strides(self, strides):
