@@ -16,6 +16,7 @@
 #include "backends/cpu/threads.hpp"
 #include "backends/host_memory.hpp"
 #include "backends/loop_ir.hpp"
+#include "backends/ref/contraction.hpp"
 #include "backends/ref/dense_loops.hpp"
 #include "backends/ref/ref_block.hpp"
 #include "vm/error.hpp"
@@ -233,14 +234,20 @@ class CpuBackend final : public Backend {
       check_empty_classes(batch, block);
       return;
     }
-    if (!launch(batch, &e->b, &e->fn, index, block.size())) {
+    // A matrix product's block has a precompiled form (ref/contraction.hpp):
+    // interpreted so, it need not wait for its compile however large.
+    ref::Contraction contraction;
+    const bool contracts =
+        e->fn == nullptr && kernels_.tiered() && ref::find_contraction(batch, block, &contraction);
+    if (!launch(batch, &e->b, &e->fn, index, block.size(), contracts)) {
       // Its kernel is compiling (or failed to): the block runs interpreted.
       ScopedSpan span(
           profile(), nullptr, "interpreted", "kernel",
           {{"block", static_cast<int64_t>(index)}, {"instructions", static_cast<int64_t>(block.size())}});
       ++profile().blocks_interpreted;
       const auto start = std::chrono::steady_clock::now();
-      ref::run_block(batch, block, memory_, lengths_);
+      if (!contracts || !ref::run_contraction(contraction, memory_))
+        ref::run_block(batch, block, memory_, lengths_);
       kernels_.interpreted(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       return;
     }
@@ -302,13 +309,15 @@ class CpuBackend final : public Backend {
   // the block's in the partition, for the timeline.
   // Runs the block's kernel and returns true; false, with nothing done, when
   // the kernel is not compiled yet (tiered: the caller interprets the block).
+  // `interpretable`: the block runs interpreted at ref's speed whatever its
+  // size (a contraction), so a kernel still compiling is not waited for.
   bool launch(std::span<const Instruction> batch, codegen::LoweredBlock* b, KernelFn* fn_cache,
-              std::size_t index, std::size_t size) {
+              std::size_t index, std::size_t size, bool interpretable = false) {
     const codegen::LoopKernel& k = b->kernel;
     const int64_t w = work(*b);
     const bool parallel = w >= kParallelWork;
     if (*fn_cache == nullptr || !memoize_) {
-      *fn_cache = kernels_.get(k, parallel, fixed_inner(*b), w, profile());
+      *fn_cache = kernels_.get(k, parallel, fixed_inner(*b), interpretable ? 0 : w, profile());
       if (*fn_cache == nullptr) return false;
     } else {
       kernels_.memo_hit(profile());

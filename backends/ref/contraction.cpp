@@ -1,0 +1,201 @@
+#include "backends/ref/contraction.hpp"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+namespace arrvm::ref {
+
+namespace {
+
+bool same_view(const View& a, const View& b) {
+  return a.base == b.base && a.offset == b.offset && a.shape == b.shape && a.stride == b.stride;
+}
+
+bool frees(std::span<const Instruction> batch, std::span<const uint32_t> block, BaseId id) {
+  return std::any_of(block.begin(), block.end(),
+                     [&](uint32_t i) { return batch[i].op == Opcode::Free && batch[i].out.base == id; });
+}
+
+// acc[j] (+)= x[j * sx] * y[j * sy] for j < n, each product rounded to T
+// first; `first`: acc[j] = the product. (This file is compiled without
+// floating-point contraction: a fused multiply-add would not round the
+// product, and ref's values would be lost. The loops over j vectorize
+// exactly: each acc[j] is its own sum. The clones run AVX-512 or AVX2
+// where the machine has them; the library's baseline is SSE2.)
+template <typename T, typename Acc>
+inline void row_kernel(Acc* acc, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n, bool first) {
+  if (sx == 0 && sy == 1) {  // a @ b: a's element times b's row
+    const T u = *x;
+    if (first) {
+      for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(u * y[j]));
+    } else {
+      for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(u * y[j]));
+    }
+  } else if (sx == 1 && sy == 0) {
+    const T v = *y;
+    if (first) {
+      for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(x[j] * v));
+    } else {
+      for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(x[j] * v));
+    }
+  } else if (first) {
+    for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(x[j * sx] * y[j * sy]));
+  } else {
+    for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(x[j * sx] * y[j * sy]));
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void row_f64(double* acc, const double* x,
+                                                                          int64_t sx, const double* y,
+                                                                          int64_t sy, int64_t n, bool first) {
+  row_kernel<double, double>(acc, x, sx, y, sy, n, first);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void row_f32(double* acc, const float* x,
+                                                                          int64_t sx, const float* y,
+                                                                          int64_t sy, int64_t n, bool first) {
+  row_kernel<float, double>(acc, x, sx, y, sy, n, first);
+}
+
+template <typename T>
+void row(double* acc, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n, bool first) {
+  if constexpr (std::is_same_v<T, double>) {
+    row_f64(acc, x, sx, y, sy, n, first);
+  } else {
+    row_f32(acc, x, sx, y, sy, n, first);
+  }
+}
+
+// Calls body(ox, oy, or) for every index of `shape` (row-major), with the
+// offsets of the three views at it.
+template <typename Body>
+void for_each_outer(const Dims& shape, const Dims& sx, const Dims& sy, const Dims& sr, Body body) {
+  const int rank = shape.size();
+  if (shape.product() == 0) return;
+  std::vector<int64_t> at(static_cast<std::size_t>(rank), 0);
+  int64_t ox = 0, oy = 0, orr = 0;
+  while (true) {
+    body(ox, oy, orr);
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      const auto k = static_cast<std::size_t>(d);
+      if (++at[k] < shape[d]) {
+        ox += sx[d];
+        oy += sy[d];
+        orr += sr[d];
+        break;
+      }
+      ox -= sx[d] * (shape[d] - 1);
+      oy -= sy[d] * (shape[d] - 1);
+      orr -= sr[d] * (shape[d] - 1);
+      at[k] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+template <typename T>
+void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
+  const View& x = c.product->in[0].view;
+  const View& y = c.product->in[1].view;
+  const View& r = c.sum->out;
+  const int axis = c.sum->axis;
+  const Dims& shape = x.shape;  // t's, and x's and y's
+  const int rank = shape.size();
+  const int64_t n = shape[axis];
+  const int64_t kx = x.stride[axis], ky = y.stride[axis];
+  // The innermost axis other than the summed one: a row of sums, when it
+  // is long enough to pay (else one sum at a time, k innermost).
+  const int j = axis == rank - 1 ? rank - 2 : rank - 1;
+  const int64_t m = j >= 0 ? shape[j] : 1;
+  const bool rows = j >= 0 && m >= 8;
+  // The outer axes: all but the summed one (and j for rows); r's strides
+  // are the output's, whose axes are t's without the summed one.
+  Dims outer, sx, sy, sr;
+  for (int d = 0, o = 0; d < rank; ++d) {
+    if (d == axis) continue;
+    const int64_t r_stride = r.stride[o++];
+    if (rows && d == j) continue;
+    outer.push_back(shape[d]);
+    sx.push_back(x.stride[d]);
+    sy.push_back(y.stride[d]);
+    sr.push_back(r_stride);
+  }
+  using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  if (rows) {
+    const int64_t jx = x.stride[j], jy = y.stride[j];
+    const int64_t jr = r.stride[j < axis ? j : j - 1];
+    std::vector<double> acc(static_cast<std::size_t>(m));
+    for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
+      const T* xr = xp + x.offset + ox;
+      const T* yr = yp + y.offset + oy;
+      for (int64_t k = 0; k < n; ++k) row<T>(acc.data(), xr + k * kx, jx, yr + k * ky, jy, m, k == 0);
+      T* out = rp + r.offset + orr;
+      for (int64_t q = 0; q < m; ++q) out[q * jr] = static_cast<T>(acc[static_cast<std::size_t>(q)]);
+    });
+    return;
+  }
+  for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
+    const T* xr = xp + x.offset + ox;
+    const T* yr = yp + y.offset + oy;
+    Acc s = static_cast<Acc>(static_cast<T>(xr[0] * yr[0]));
+    for (int64_t k = 1; k < n; ++k) s += static_cast<Acc>(static_cast<T>(xr[k * kx] * yr[k * ky]));
+    rp[r.offset + orr] = static_cast<T>(s);
+  });
+}
+
+}  // namespace
+
+bool find_contraction(std::span<const Instruction> batch, std::span<const uint32_t> block, Contraction* c) {
+  const Instruction* product = nullptr;
+  const Instruction* sum = nullptr;
+  for (uint32_t i : block) {
+    const Instruction& in = batch[i];
+    if (in.op == Opcode::Free || in.op == Opcode::Sync) continue;
+    if (in.length_class >= 0) return false;
+    if (in.op == Opcode::Multiply && product == nullptr && sum == nullptr) {
+      product = &in;
+    } else if (in.op == Opcode::AddReduce && product != nullptr && sum == nullptr) {
+      sum = &in;
+    } else {
+      return false;
+    }
+  }
+  if (product == nullptr || sum == nullptr || product->nin != 2 || sum->nin != 1) return false;
+  const View& t = product->out;
+  const Operand& x = product->in[0];
+  const Operand& y = product->in[1];
+  if (x.is_const || y.is_const || sum->in[0].is_const) return false;
+  if (t.dtype != DType::Float64 && t.dtype != DType::Float32) return false;
+  if (x.view.dtype != t.dtype || y.view.dtype != t.dtype || sum->out.dtype != t.dtype) return false;
+  if (!(x.view.shape == t.shape) || !(y.view.shape == t.shape) || !same_view(sum->in[0].view, t))
+    return false;
+  if (sum->axis < 0 || sum->axis >= t.rank() || t.shape[sum->axis] == 0) return false;
+  const BaseId r = sum->out.base;
+  if (r == t.base || r == x.view.base || r == y.view.base || x.view.base == t.base || y.view.base == t.base)
+    return false;
+  if (!frees(batch, block, t.base)) return false;  // (t is read later: ref stores it)
+  c->product = product;
+  c->sum = sum;
+  return true;
+}
+
+bool run_contraction(const Contraction& c, HostMemory& memory) {
+  const View& x = c.product->in[0].view;
+  const View& y = c.product->in[1].view;
+  const View& r = c.sum->out;
+  const void* xp = memory.for_read(x.base);
+  const void* yp = memory.for_read(y.base);
+  if (xp == nullptr || yp == nullptr || r.nelem() == 0) return false;
+  void* rp = memory.for_write(r.base, r.offset == 0 && r.nelem() == memory.find(r.base).nelem);
+  if (x.dtype == DType::Float64) {
+    contract<double>(c, static_cast<const double*>(xp), static_cast<const double*>(yp),
+                     static_cast<double*>(rp));
+  } else {
+    contract<float>(c, static_cast<const float*>(xp), static_cast<const float*>(yp), static_cast<float*>(rp));
+  }
+  return true;
+}
+
+}  // namespace arrvm::ref
