@@ -17,54 +17,57 @@ bool frees(std::span<const Instruction> batch, std::span<const uint32_t> block, 
                      [&](uint32_t i) { return batch[i].op == Opcode::Free && batch[i].out.base == id; });
 }
 
-// acc[j] (+)= x[j * sx] * y[j * sy] for j < n, each product rounded to T
-// first; `first`: acc[j] = the product. (This file is compiled without
+// A panel of rows of sums: for k < n, for each outer index o < no,
+// acc[o * m + j] (+)= x[xo[o] + k*kx + j*jx] * y[yo[o] + k*ky + j*jy] for
+// j < m, each product rounded to T before the add; at k = 0, acc = the
+// product. k outermost: y's row (a @ b's b[k, :]) is read once for the
+// whole panel, whose sums stay in cache. Every sum still adds its products
+// in k order, so the loop order is free. (This file is compiled without
 // floating-point contraction: a fused multiply-add would not round the
 // product, and ref's values would be lost. The loops over j vectorize
-// exactly: each acc[j] is its own sum. The clones run AVX-512 or AVX2
-// where the machine has them; the library's baseline is SSE2.)
-template <typename T, typename Acc>
-inline void row_kernel(Acc* acc, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n, bool first) {
-  if (sx == 0 && sy == 1) {  // a @ b: a's element times b's row
-    const T u = *x;
-    if (first) {
-      for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(u * y[j]));
-    } else {
-      for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(u * y[j]));
-    }
-  } else if (sx == 1 && sy == 0) {
-    const T v = *y;
-    if (first) {
-      for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(x[j] * v));
-    } else {
-      for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(x[j] * v));
-    }
-  } else if (first) {
-    for (int64_t j = 0; j < n; ++j) acc[j] = static_cast<Acc>(static_cast<T>(x[j * sx] * y[j * sy]));
-  } else {
-    for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<Acc>(static_cast<T>(x[j * sx] * y[j * sy]));
-  }
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) void row_f64(double* acc, const double* x,
-                                                                          int64_t sx, const double* y,
-                                                                          int64_t sy, int64_t n, bool first) {
-  row_kernel<double, double>(acc, x, sx, y, sy, n, first);
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) void row_f32(double* acc, const float* x,
-                                                                          int64_t sx, const float* y,
-                                                                          int64_t sy, int64_t n, bool first) {
-  row_kernel<float, double>(acc, x, sx, y, sy, n, first);
-}
-
+// exactly, each acc element being its own sum. The clones run AVX-512 or
+// AVX2 where the machine has them; the library's baseline is SSE2.)
 template <typename T>
-void row(double* acc, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n, bool first) {
-  if constexpr (std::is_same_v<T, double>) {
-    row_f64(acc, x, sx, y, sy, n, first);
-  } else {
-    row_f32(acc, x, sx, y, sy, n, first);
+inline void panel_kernel(double* acc, const T* x, const int64_t* xo, int64_t kx, int64_t jx, const T* y,
+                         const int64_t* yo, int64_t ky, int64_t jy, int64_t no, int64_t m, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t o = 0; o < no; ++o) {
+      double* a = acc + o * m;
+      const T* xr = x + xo[o] + k * kx;
+      const T* yr = y + yo[o] + k * ky;
+      if (jx == 0 && jy == 1) {  // a @ b: a's element times b's row
+        const T u = *xr;
+        if (k == 0) {
+          for (int64_t j = 0; j < m; ++j) a[j] = static_cast<double>(static_cast<T>(u * yr[j]));
+        } else {
+          for (int64_t j = 0; j < m; ++j) a[j] += static_cast<double>(static_cast<T>(u * yr[j]));
+        }
+      } else if (jx == 1 && jy == 0) {
+        const T v = *yr;
+        if (k == 0) {
+          for (int64_t j = 0; j < m; ++j) a[j] = static_cast<double>(static_cast<T>(xr[j] * v));
+        } else {
+          for (int64_t j = 0; j < m; ++j) a[j] += static_cast<double>(static_cast<T>(xr[j] * v));
+        }
+      } else if (k == 0) {
+        for (int64_t j = 0; j < m; ++j) a[j] = static_cast<double>(static_cast<T>(xr[j * jx] * yr[j * jy]));
+      } else {
+        for (int64_t j = 0; j < m; ++j) a[j] += static_cast<double>(static_cast<T>(xr[j * jx] * yr[j * jy]));
+      }
+    }
   }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void panel_f64(
+    double* acc, const double* x, const int64_t* xo, int64_t kx, int64_t jx, const double* y,
+    const int64_t* yo, int64_t ky, int64_t jy, int64_t no, int64_t m, int64_t n) {
+  panel_kernel<double>(acc, x, xo, kx, jx, y, yo, ky, jy, no, m, n);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void panel_f32(
+    double* acc, const float* x, const int64_t* xo, int64_t kx, int64_t jx, const float* y, const int64_t* yo,
+    int64_t ky, int64_t jy, int64_t no, int64_t m, int64_t n) {
+  panel_kernel<float>(acc, x, xo, kx, jx, y, yo, ky, jy, no, m, n);
 }
 
 // Calls body(ox, oy, or) for every index of `shape` (row-major), with the
@@ -126,14 +129,34 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
   if (rows) {
     const int64_t jx = x.stride[j], jy = y.stride[j];
     const int64_t jr = r.stride[j < axis ? j : j - 1];
-    std::vector<double> acc(static_cast<std::size_t>(m));
+    // Panels of outer indices whose sums take at most kPanel doubles.
+    constexpr int64_t kPanel = 16384;
+    const int64_t per = std::max<int64_t>(1, kPanel / m);
+    std::vector<double> acc(static_cast<std::size_t>(std::min(per, outer.product()) * m));
+    std::vector<int64_t> xo, yo, ro;
+    auto flush = [&] {
+      const auto no = static_cast<int64_t>(xo.size());
+      if constexpr (std::is_same_v<T, double>) {
+        panel_f64(acc.data(), xp + x.offset, xo.data(), kx, jx, yp + y.offset, yo.data(), ky, jy, no, m, n);
+      } else {
+        panel_f32(acc.data(), xp + x.offset, xo.data(), kx, jx, yp + y.offset, yo.data(), ky, jy, no, m, n);
+      }
+      for (int64_t o = 0; o < no; ++o) {
+        T* out = rp + r.offset + ro[static_cast<std::size_t>(o)];
+        const double* a = acc.data() + o * m;
+        for (int64_t q = 0; q < m; ++q) out[q * jr] = static_cast<T>(a[q]);
+      }
+      xo.clear();
+      yo.clear();
+      ro.clear();
+    };
     for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
-      const T* xr = xp + x.offset + ox;
-      const T* yr = yp + y.offset + oy;
-      for (int64_t k = 0; k < n; ++k) row<T>(acc.data(), xr + k * kx, jx, yr + k * ky, jy, m, k == 0);
-      T* out = rp + r.offset + orr;
-      for (int64_t q = 0; q < m; ++q) out[q * jr] = static_cast<T>(acc[static_cast<std::size_t>(q)]);
+      xo.push_back(ox);
+      yo.push_back(oy);
+      ro.push_back(orr);
+      if (static_cast<int64_t>(xo.size()) == per) flush();
     });
+    if (!xo.empty()) flush();
     return;
   }
   for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
