@@ -414,11 +414,8 @@ PyObject* array_iter(PyObject* self) {
 }
 
 // ---- Attributes as C getters ----
-// `a.shape`, `a.ndim`, `a.dtype`, ... are read everywhere in the package's
-// Python (and in programs); as pybind11 properties each read went through
-// its dispatcher (~0.3 us: `a.shape` 0.34, NumPy's 0.04), which made a
-// concatenate of two pieces ~20 us. These are getset descriptors on the
-// type, as NumPy's own.
+// Read everywhere in the package's Python: as pybind11 properties each read took ~0.3 us
+// (`a.shape` 0.34, NumPy's 0.04; a concatenate ~20 us). Getset descriptors, as NumPy's.
 PyObject* shape_tuple(const arrvm::Shape& v) {
   PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
   if (t == nullptr) return nullptr;
@@ -433,10 +430,10 @@ PyObject* shape_tuple(const arrvm::Shape& v) {
   return t;
 }
 
-// The Array of `self`, or null with Python's TypeError set.
 const Array* array_of(PyObject* self) {
   const Array* a = as_array(py::handle(self));
-  if (a == nullptr) PyErr_SetString(PyExc_TypeError, "not an initialized arrvm.ndarray");
+  if (a == nullptr)
+    PyErr_SetString(PyExc_TypeError, "not an initialized arrvm.ndarray");  // (null, an error set)
   return a;
 }
 
@@ -470,8 +467,7 @@ PyObject* get_attribute(PyObject* self, void*) {
   }
 }
 
-// a.shape = s reshapes this array in place, as NumPy does: only where the
-// new shape is a view of the same memory.
+// a.shape = s reshapes in place, as NumPy does: only to a view of the same memory.
 int set_shape(PyObject* self, PyObject* value, void*) {
   if (value == nullptr) {
     PyErr_SetString(PyExc_AttributeError, "cannot delete array shape");
