@@ -430,10 +430,9 @@ PyObject* shape_tuple(const arrvm::Shape& v) {
   return t;
 }
 
-const Array* array_of(PyObject* self) {
+const Array* array_of(PyObject* self) {  // (null: TypeError set)
   const Array* a = as_array(py::handle(self));
-  if (a == nullptr)
-    PyErr_SetString(PyExc_TypeError, "not an initialized arrvm.ndarray");  // (null, an error set)
+  if (a == nullptr) PyErr_SetString(PyExc_TypeError, "not an initialized arrvm.ndarray");
   return a;
 }
 
