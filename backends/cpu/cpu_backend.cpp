@@ -237,8 +237,8 @@ class CpuBackend final : public Backend {
     // A matrix product's block has a precompiled form (ref/contraction.hpp):
     // interpreted so, it need not wait for its compile however large.
     ref::Contraction contraction;
-    const bool contracts = e->fn == nullptr && kernels_.tiered() &&
-                           ref::find_contraction(batch, block, &contraction, &after_contraction_);
+    const bool contracts =
+        e->fn == nullptr && kernels_.tiered() && ref::find_contraction(batch, block, &contraction);
     if (!launch(batch, &e->b, &e->fn, index, block.size(), contracts)) {
       // Its kernel is compiling (or failed to): the block runs interpreted.
       ScopedSpan span(
@@ -246,11 +246,8 @@ class CpuBackend final : public Backend {
           {{"block", static_cast<int64_t>(index)}, {"instructions", static_cast<int64_t>(block.size())}});
       ++profile().blocks_interpreted;
       const auto start = std::chrono::steady_clock::now();
-      if (!contracts || !ref::run_contraction(contraction, memory_)) {
+      if (!contracts || !ref::run_contraction(contraction, memory_))
         ref::run_block(batch, block, memory_, lengths_);
-      } else if (!after_contraction_.empty()) {  // what reads the sum (`A @ x + b`)
-        ref::run_block(batch, after_contraction_, memory_, lengths_);
-      }
       kernels_.interpreted(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       return;
     }
@@ -485,9 +482,8 @@ class CpuBackend final : public Backend {
   std::unordered_map<uintptr_t, TeamChoice> team_choices_;  // by kernel and size class (launch)
   CpuKernels kernels_;                                      // (after threads_)
   bool memoize_;
-  bool row_fusion_;                          // the row-fusion pass (ARRVM_PASSES)
-  std::vector<uint32_t> after_contraction_;  // (scratch: ref::find_contraction's `after`)
-  std::vector<uint32_t> nest_order_;         // scratch: a row nest's order
+  bool row_fusion_;                   // the row-fusion pass (ARRVM_PASSES)
+  std::vector<uint32_t> nest_order_;  // scratch: a row nest's order
   CpuBackendStats stats_;
   std::vector<void*> ptrs_;
   std::vector<int64_t> errors_, args_, counts_;

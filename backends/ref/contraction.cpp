@@ -170,24 +170,17 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
 
 }  // namespace
 
-bool find_contraction(std::span<const Instruction> batch, std::span<const uint32_t> block, Contraction* c,
-                      std::vector<uint32_t>* after) {
+bool find_contraction(std::span<const Instruction> batch, std::span<const uint32_t> block, Contraction* c) {
   const Instruction* product = nullptr;
   const Instruction* sum = nullptr;
-  if (after != nullptr) after->clear();
   for (uint32_t i : block) {
     const Instruction& in = batch[i];
+    if (in.op == Opcode::Free || in.op == Opcode::Sync) continue;
     if (in.length_class >= 0) return false;
-    if (in.op == Opcode::Free || in.op == Opcode::Sync) {
-      if (after != nullptr) after->push_back(i);  // (ref's order for them does not matter: t and r stay)
-      continue;
-    }
-    if (in.op == Opcode::Multiply && product == nullptr) {
+    if (in.op == Opcode::Multiply && product == nullptr && sum == nullptr) {
       product = &in;
     } else if (in.op == Opcode::AddReduce && product != nullptr && sum == nullptr) {
       sum = &in;
-    } else if (sum != nullptr && after != nullptr) {
-      after->push_back(i);
     } else {
       return false;
     }
@@ -206,17 +199,6 @@ bool find_contraction(std::span<const Instruction> batch, std::span<const uint32
   if (r == t.base || r == x.view.base || r == y.view.base || x.view.base == t.base || y.view.base == t.base)
     return false;
   if (!frees(batch, block, t.base)) return false;  // (t is read later: ref stores it)
-  // The instructions after the sum read r (from memory, as ref's would), never t.
-  if (after != nullptr) {
-    for (uint32_t i : *after) {
-      const Instruction& in = batch[i];
-      if (in.op == Opcode::Free) continue;
-      if (in.out.base == t.base) return false;
-      for (int k = 0; k < in.nin; ++k) {
-        if (!in.in[k].is_const && in.in[k].view.base == t.base) return false;
-      }
-    }
-  }
   c->product = product;
   c->sum = sum;
   return true;

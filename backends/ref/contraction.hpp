@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "backends/host_memory.hpp"
 #include "vm/instruction.hpp"
@@ -29,12 +28,8 @@ struct Contraction {
 // a multiply of two float64 (or two float32) views of its output's shape
 // into a temporary, and an add reduction of that temporary whole over one
 // axis into an array of its dtype on another base; the block frees the
-// temporary, and no length class is involved. With `after`: the block may
-// go on with instructions that read the sum but not the temporary (`A @ x +
-// b`, a column's `(a - L @ l) / d`); their indices (and the block's frees
-// and syncs) go into *after, for ref to run once the contraction has.
-bool find_contraction(std::span<const Instruction> batch, std::span<const uint32_t> block, Contraction* c,
-                      std::vector<uint32_t>* after = nullptr);
+// temporary, and no length class is involved.
+bool find_contraction(std::span<const Instruction> batch, std::span<const uint32_t> block, Contraction* c);
 
 // Runs `c` on `memory`; false, with nothing run, when an input was never
 // written (ref reads its zeros) or an axis is empty (ref's identity).
