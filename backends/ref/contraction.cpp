@@ -1,8 +1,11 @@
 #include "backends/ref/contraction.hpp"
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <vector>
+
+#include "backends/ref/ref_iterate.hpp"
 
 namespace arrvm::ref {
 
@@ -70,34 +73,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_f32(
   panel_kernel<float>(acc, x, xo, kx, jx, y, yo, ky, jy, no, m, n);
 }
 
-// Calls body(ox, oy, or) for every index of `shape` (row-major), with the
-// offsets of the three views at it.
-template <typename Body>
-void for_each_outer(const Dims& shape, const Dims& sx, const Dims& sy, const Dims& sr, Body body) {
-  const int rank = shape.size();
-  if (shape.product() == 0) return;
-  std::vector<int64_t> at(static_cast<std::size_t>(rank), 0);
-  int64_t ox = 0, oy = 0, orr = 0;
-  while (true) {
-    body(ox, oy, orr);
-    int d = rank - 1;
-    for (; d >= 0; --d) {
-      const auto k = static_cast<std::size_t>(d);
-      if (++at[k] < shape[d]) {
-        ox += sx[d];
-        oy += sy[d];
-        orr += sr[d];
-        break;
-      }
-      ox -= sx[d] * (shape[d] - 1);
-      oy -= sy[d] * (shape[d] - 1);
-      orr -= sr[d] * (shape[d] - 1);
-      at[k] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-
 template <typename T>
 void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
   const View& x = c.product->in[0].view;
@@ -150,21 +125,21 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
       yo.clear();
       ro.clear();
     };
-    for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
-      xo.push_back(ox);
-      yo.push_back(oy);
-      ro.push_back(orr);
+    for_each_index<3>(outer, {0, 0, 0}, {&sx, &sy, &sr}, [&](const std::array<int64_t, 3>& o) {
+      xo.push_back(o[0]);
+      yo.push_back(o[1]);
+      ro.push_back(o[2]);
       if (static_cast<int64_t>(xo.size()) == per) flush();
     });
     if (!xo.empty()) flush();
     return;
   }
-  for_each_outer(outer, sx, sy, sr, [&](int64_t ox, int64_t oy, int64_t orr) {
-    const T* xr = xp + x.offset + ox;
-    const T* yr = yp + y.offset + oy;
+  for_each_index<3>(outer, {0, 0, 0}, {&sx, &sy, &sr}, [&](const std::array<int64_t, 3>& o) {
+    const T* xr = xp + x.offset + o[0];
+    const T* yr = yp + y.offset + o[1];
     Acc s = static_cast<Acc>(static_cast<T>(xr[0] * yr[0]));
     for (int64_t k = 1; k < n; ++k) s += static_cast<Acc>(static_cast<T>(xr[k * kx] * yr[k * ky]));
-    rp[r.offset + orr] = static_cast<T>(s);
+    rp[r.offset + o[2]] = static_cast<T>(s);
   });
 }
 
