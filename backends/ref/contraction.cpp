@@ -52,6 +52,12 @@ inline void panel_kernel(double* acc, const T* x, const int64_t* xo, int64_t kx,
         } else {
           for (int64_t j = 0; j < m; ++j) a[j] += static_cast<double>(static_cast<T>(xr[j] * v));
         }
+      } else if (jx == 1 && jy == 1) {  // sum(x * y, axis=0)
+        if (k == 0) {
+          for (int64_t j = 0; j < m; ++j) a[j] = static_cast<double>(static_cast<T>(xr[j] * yr[j]));
+        } else {
+          for (int64_t j = 0; j < m; ++j) a[j] += static_cast<double>(static_cast<T>(xr[j] * yr[j]));
+        }
       } else if (k == 0) {
         for (int64_t j = 0; j < m; ++j) a[j] = static_cast<double>(static_cast<T>(xr[j * jx] * yr[j * jy]));
       } else {
@@ -84,26 +90,49 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
   const int64_t n = shape[axis];
   const int64_t kx = x.stride[axis], ky = y.stride[axis];
   // The innermost axis other than the summed one: a row of sums, when it
-  // is long enough to pay (else one sum at a time, k innermost).
+  // is long enough to pay and x and y step along it by 0 or 1 element (or
+  // can be packed so), so that the row's loop vectorizes. Else dots: k
+  // innermost, kChains sums of the row at a time (`A @ v` is this form).
   const int j = axis == rank - 1 ? rank - 2 : rank - 1;
   const int64_t m = j >= 0 ? shape[j] : 1;
-  const bool rows = j >= 0 && m >= 8;
-  // The outer axes: all but the summed one (and j for rows); r's strides
-  // are the output's, whose axes are t's without the summed one.
+  const int64_t jx = j >= 0 ? x.stride[j] : 0, jy = j >= 0 ? y.stride[j] : 0;
+  const int64_t jr = j >= 0 ? r.stride[j < axis ? j : j - 1] : 0;
+  // The outer axes: all but the summed one and j; r's strides are the
+  // output's, whose axes are t's without the summed one.
   Dims outer, sx, sy, sr;
   for (int d = 0, o = 0; d < rank; ++d) {
     if (d == axis) continue;
     const int64_t r_stride = r.stride[o++];
-    if (rows && d == j) continue;
+    if (d == j) continue;
     outer.push_back(shape[d]);
     sx.push_back(x.stride[d]);
     sy.push_back(y.stride[d]);
     sr.push_back(r_stride);
   }
+  // An operand that steps along j by more elements but is the same for
+  // every outer index (b in `a @ b.T`) is copied once into k-major rows
+  // (at most kPackBytes), and the panel takes it with unit stride.
+  constexpr int64_t kPackBytes = int64_t{16} << 20;
+  auto packable = [&](int64_t step, const Dims& so) {
+    return step == 0 || step == 1 ||
+           (outer.product() > 1 && single(so) && n * m * static_cast<int64_t>(sizeof(T)) <= kPackBytes);
+  };
+  const bool rows = j >= 0 && m >= 8 && packable(jx, sx) && packable(jy, sy);
   using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
   if (rows) {
-    const int64_t jx = x.stride[j], jy = y.stride[j];
-    const int64_t jr = r.stride[j < axis ? j : j - 1];
+    std::vector<T> packed_x, packed_y;
+    auto pack = [&](const T* p, int64_t kstep, int64_t jstep, std::vector<T>& buf) {
+      buf.resize(static_cast<std::size_t>(n * m));
+      for (int64_t q = 0; q < m; ++q) {
+        for (int64_t k = 0; k < n; ++k) buf[static_cast<std::size_t>(k * m + q)] = p[k * kstep + q * jstep];
+      }
+      return buf.data();
+    };
+    const bool pack_x = jx != 0 && jx != 1, pack_y = jy != 0 && jy != 1;
+    const T* px = pack_x ? pack(xp + x.offset, kx, jx, packed_x) : xp + x.offset;
+    const T* py = pack_y ? pack(yp + y.offset, ky, jy, packed_y) : yp + y.offset;
+    const int64_t pkx = pack_x ? m : kx, pjx = pack_x ? 1 : jx;
+    const int64_t pky = pack_y ? m : ky, pjy = pack_y ? 1 : jy;
     // Panels of outer indices whose sums take at most kPanel doubles.
     constexpr int64_t kPanel = 16384;
     const int64_t per = std::max<int64_t>(1, kPanel / m);
@@ -112,9 +141,9 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
     auto flush = [&] {
       const auto no = static_cast<int64_t>(xo.size());
       if constexpr (std::is_same_v<T, double>) {
-        panel_f64(acc.data(), xp + x.offset, xo.data(), kx, jx, yp + y.offset, yo.data(), ky, jy, no, m, n);
+        panel_f64(acc.data(), px, xo.data(), pkx, pjx, py, yo.data(), pky, pjy, no, m, n);
       } else {
-        panel_f32(acc.data(), xp + x.offset, xo.data(), kx, jx, yp + y.offset, yo.data(), ky, jy, no, m, n);
+        panel_f32(acc.data(), px, xo.data(), pkx, pjx, py, yo.data(), pky, pjy, no, m, n);
       }
       for (int64_t o = 0; o < no; ++o) {
         T* out = rp + r.offset + ro[static_cast<std::size_t>(o)];
@@ -134,12 +163,30 @@ void contract(const Contraction& c, const T* xp, const T* yp, T* rp) {
     if (!xo.empty()) flush();
     return;
   }
+  constexpr int kChains = 8;  // independent sums in flight: an add's latency over its throughput
+  auto product = [&](const T* xr, const T* yr, int64_t k) {
+    return static_cast<Acc>(static_cast<T>(xr[k * kx] * yr[k * ky]));
+  };
   for_each_index<3>(outer, {0, 0, 0}, {&sx, &sy, &sr}, [&](const std::array<int64_t, 3>& o) {
     const T* xr = xp + x.offset + o[0];
     const T* yr = yp + y.offset + o[1];
-    Acc s = static_cast<Acc>(static_cast<T>(xr[0] * yr[0]));
-    for (int64_t k = 1; k < n; ++k) s += static_cast<Acc>(static_cast<T>(xr[k * kx] * yr[k * ky]));
-    rp[r.offset + o[2]] = static_cast<T>(s);
+    T* out = rp + r.offset + o[2];
+    int64_t q = 0;
+    for (; q + kChains <= m; q += kChains) {
+      const T* x0 = xr + q * jx;
+      const T* y0 = yr + q * jy;
+      std::array<Acc, kChains> acc;
+      for (int c = 0; c < kChains; ++c) acc[c] = product(x0 + c * jx, y0 + c * jy, 0);
+      for (int64_t k = 1; k < n; ++k) {
+        for (int c = 0; c < kChains; ++c) acc[c] += product(x0 + c * jx, y0 + c * jy, k);
+      }
+      for (int c = 0; c < kChains; ++c) out[(q + c) * jr] = static_cast<T>(acc[c]);
+    }
+    for (; q < m; ++q) {
+      Acc s = product(xr + q * jx, yr + q * jy, 0);
+      for (int64_t k = 1; k < n; ++k) s += product(xr + q * jx, yr + q * jy, k);
+      out[q * jr] = static_cast<T>(s);
+    }
   });
 }
 

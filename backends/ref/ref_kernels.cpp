@@ -434,10 +434,13 @@ struct Kernel<OpKind::Gather> {
       T unused{};
       const In<T> s = in_operand<T>(instr, instr.in[0], src.rank(), mem, &unused);
       const Out<T> o = out_operand<T>(instr, instr.out, mem);
+      // A dense source (the common `a[rows, :]`) needs no division per element.
+      const bool flat = dense(src.shape, s.stride);
       for_each_index<2>(instr.out.shape, {o.offset, idx.offset}, {&o.stride, &idx.stride},
                         [&](const std::array<int64_t, 2>& x) {
                           const int64_t f = clip ? std::clamp<int64_t>(idx.at(x[1]), 0, n - 1) : idx.at(x[1]);
-                          o.p[x[0]] = s.at(flat_to_offset(f, s.offset, src.shape, s.stride));
+                          o.p[x[0]] =
+                              s.at(flat ? s.offset + f : flat_to_offset(f, s.offset, src.shape, s.stride));
                         });
     });
   }
@@ -459,10 +462,12 @@ struct Kernel<OpKind::Scatter> {
       T unused{};
       const In<T> v = in_operand<T>(instr, instr.in[0], shape.size(), mem, &unused);
       const Out<T> o = out_operand<T>(instr, instr.out, mem);
-      for_each_index<2>(shape, {v.offset, idx.offset}, {&v.stride, &idx.stride},
-                        [&](const std::array<int64_t, 2>& x) {
-                          o.p[flat_to_offset(idx.at(x[1]), o.offset, instr.out.shape, o.stride)] = v.at(x[0]);
-                        });
+      const bool flat = dense(instr.out.shape, o.stride);
+      for_each_index<2>(
+          shape, {v.offset, idx.offset}, {&v.stride, &idx.stride}, [&](const std::array<int64_t, 2>& x) {
+            const int64_t f = idx.at(x[1]);
+            o.p[flat ? o.offset + f : flat_to_offset(f, o.offset, instr.out.shape, o.stride)] = v.at(x[0]);
+          });
     });
   }
 };
