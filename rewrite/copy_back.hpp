@@ -101,7 +101,7 @@ class CopyBack {
   // The padded bases (program's base -> the base holding it).
   std::vector<std::pair<BaseId, BaseId>> padded() const;
   // Whether base `id` is padded (its elements are on another base).
-  bool is_padded(BaseId id) const { return padded_.count(id) != 0; }
+  bool is_padded(BaseId id) const { return !padded_.empty() && padded_.count(id) != 0; }
   // Whether base `id` is padded or holds a padded base: work on it must go
   // through a batch, whose rewrite knows where its elements are (the eager
   // path asks).
