@@ -5,7 +5,9 @@
 // instruction, ref would store all of t (n*k*m elements); the cpu
 // backend's interpreted tier therefore waited for the kernel's compile
 // (cold lu_rows: 0.3 s for its L @ U, NumPy's whole run 0.2 s). This nest
-// keeps a panel of rows of sums instead, and adds the products in ref's order
+// keeps a panel of rows of sums instead (or, for rows that step by more
+// than one element, eight dot products at a time), and adds the products
+// in ref's order
 // (each output from its first product, then k ascending, products rounded
 // before the add; float32 summed in float64 and rounded once), so its
 // values are ref's bit for bit.
