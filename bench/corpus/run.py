@@ -19,6 +19,12 @@ ARRVM_RANDOM=philox).
       alternates K default and K one-thread processes (best of all), so
       that both meet the same phases of a load.
 
+  run.py compiles [--size full] [NAME ...]
+      per program, in an empty kernel cache: a first run and a second
+      one on that cache, each with ARRVM_LOG=info; the number of compiler
+      runs, the longest (the goal: none over 2 s) and their total; exit 1
+      if a run fails.
+
 Times are of `main()` and the conversion of its result, in the child (the
 interpreter's start and imports excluded); "cold" is the first call in a
 process whose ARRVM_CACHE_DIR is empty. "np proc" and "cold pr" are whole
@@ -31,6 +37,7 @@ background fusion improved compile then); "warm" and "1thr" run after it.
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -84,6 +91,7 @@ def spawn(name, size, repeat, arrvm, env=None):
         with open(out.name) as f:
             record = json.load(f)
         record['wall'] = wall
+        record['stderr'] = p.stderr
         if (record['module'] == 'arrvm') != arrvm:
             raise RuntimeError('%s ran on %s, not %s' % (name, record['module'], 'arrvm' if arrvm else 'numpy'))
         return record
@@ -174,11 +182,34 @@ def bench(names, size, repeat, load, rounds=1):
     return 0 if rows and all(r['ok'] for r in rows) and len(rows) == len(names) else 1
 
 
+def compiles(names, size):
+    """The compiler runs of a first and a second run of each program (ARRVM_LOG=info's lines)."""
+    pattern = re.compile(r'compiled (\d+) kernels? in ([0-9.]+) s')
+    print('%-20s %-6s %5s %8s %10s %9s' % ('program', 'run', 'runs', 'kernels', 'longest s', 'total s'))
+    longest, bad = (0.0, ''), 0
+    for name in names:
+        with tempfile.TemporaryDirectory() as cache:
+            for run in ('first', 'second'):
+                try:
+                    r = spawn(name, size, 1, True, {'ARRVM_CACHE_DIR': cache, 'ARRVM_LOG': 'info'})
+                except RuntimeError as e:
+                    print('%-20s failed: %s' % (name, str(e).splitlines()[-1]))
+                    bad += 1
+                    break
+                found = [(int(k), float(s)) for k, s in pattern.findall(r['stderr'])]
+                top = max((s for _, s in found), default=0.0)
+                longest = max(longest, (top, '%s (%s run)' % (name, run)))
+                print('%-20s %-6s %5d %8d %10.3f %9.3f' % (name, run, len(found), sum(k for k, _ in found), top,
+                                                          sum(s for _, s in found)), flush=True)
+    print('longest compiler run: %.3f s, %s' % longest)
+    return 1 if bad else 0
+
+
 def main(argv):
     if argv[:1] == ['_child']:
         child(argv[1], argv[2], int(argv[3]), argv[4])
         return 0
-    if not argv or argv[0] not in ('check', 'bench'):
+    if not argv or argv[0] not in ('check', 'bench', 'compiles'):
         print(__doc__)
         return 2
     mode, argv = argv[0], argv[1:]
@@ -197,6 +228,8 @@ def main(argv):
         return 2
     if mode == 'check':
         return check(names, opts['--size'])
+    if mode == 'compiles':
+        return compiles(names, opts['--size'])
     return bench(names, opts['--size'], int(opts['--repeat']), int(opts['--load']), int(opts['--rounds']))
 
 
