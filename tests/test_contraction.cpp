@@ -41,7 +41,7 @@ Array matmul(const Array& a, const Array& b) {
 
 // The products of one dtype, on `vm`: a @ b, a.T @ u (summed over axis 0 of
 // a strided product), a @ v (over its last axis: dots, eight rows at a
-// time), u @ u (to a 0-d array), (a * c).sum(0), a @ b.T (b.T's rows
+// time), u @ u (to a 0-d array), (a * c).sum(0), a @ c.T (c.T's rows
 // packed).
 std::vector<std::vector<double>> products(const arrvm::Vm& vm, DType t, int64_t n, int64_t k, int64_t m) {
   const Array a = values(vm, n * k, t, 0.37).reshape({n, k});
@@ -56,9 +56,7 @@ std::vector<std::vector<double>> products(const arrvm::Vm& vm, DType t, int64_t 
   const Array c = values(vm, n * k, t, 0.71).reshape({n, k});
   r.push_back((a * c).sum(0).astype(DType::Float64).to_vector<double>());  // rows of unit stride in both
   // a @ c.T, c.T a view (its rows packed for the panel).
-  const Array c2 = values(vm, m * k, t, 0.43);
-  vm.flush();  // (else c2's producers may join the product's block)
-  const Array ct = c2.reshape({1, m, k}).transpose({0, 2, 1}).broadcast_to({n, k, m});
+  const Array ct = values(vm, m * k, t, 0.43).reshape({1, m, k}).transpose({0, 2, 1}).broadcast_to({n, k, m});
   const Array act = (a.reshape({n, k, 1}).broadcast_to({n, k, m}) * ct).sum(1);  // (the product freed here)
   r.push_back(act.astype(DType::Float64).to_vector<double>());
   return r;
