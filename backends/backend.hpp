@@ -121,6 +121,18 @@ class Backend {
   // Must keep progress() up to date, so that the VM can contain a failure.
   virtual void execute(std::span<const Instruction> batch, const Partition& partition) = 0;
 
+  // Whether every block of `partition` has its compiled kernel now, or
+  // never will (its compile failed: it runs interpreted for good). A
+  // backend that compiles in the background (tiered) queues the compiles
+  // of the kernels it lacks and says false; the VM then runs the
+  // partition this one replaced (FusionStage::fallback) and asks again at
+  // the next flush of the batch. The default: true (kernels compiled at
+  // launch, or none).
+  virtual bool kernels_ready(std::span<const Instruction> batch, const Partition& partition) {
+    (void)batch, (void)partition;
+    return true;
+  }
+
   // Runs `block` of `batch` at once, instruction by instruction on host
   // memory (ref::run_block: frees release their base), and returns true;
   // false (the default: memory elsewhere) runs nothing. The VM's eager path

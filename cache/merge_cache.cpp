@@ -324,10 +324,13 @@ MergeEntry* MergeCache::put(const MergeKey& key, Partition partition, bool provi
   return insert(std::move(e));
 }
 
+uint64_t new_structure_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 MergeEntry* MergeCache::insert(MergeEntry entry) {
-  // Unique in the process: a replaced partition gets a new id.
-  static std::atomic<uint64_t> next_structure{1};
-  entry.partition.structure = next_structure.fetch_add(1, std::memory_order_relaxed);
+  entry.partition.structure = new_structure_id();  // (a replaced partition gets a new id)
   entry.bytes = entry_bytes(entry.key, entry.partition);
   const auto it = index_.find(entry.key.hash);
   if (it != index_.end()) {  // the same key (replaced) or a colliding one (dropped)

@@ -80,8 +80,17 @@ struct MergeEntry {
   bool provisional = false;     // anytime: a better partition may replace it
   bool foreign = false;         // read from a disk entry stamped with other fusion rules
   bool upgrade_queued = false;  // (in memory only) a background solve is pending
-  std::size_t bytes = 0;        // memory accounted to it
+  // (In memory only, engine/fusion_stage.hpp) a final partition that
+  // replaced a provisional one: whether the backend had its kernels when
+  // last asked, and the provisional partition run until it has them.
+  bool kernels_ready = false;
+  Partition fallback;
+  std::size_t bytes = 0;  // memory accounted to it
 };
+
+// A partition id unique in the process (Partition::structure), as every
+// entry's partition gets when it enters a MergeCache.
+uint64_t new_structure_id();
 
 // Builds keys for one fuser / cost model / time limit. Reuses its scratch
 // storage, so a key costs no allocation once warm. O(batch words).

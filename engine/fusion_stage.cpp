@@ -59,6 +59,7 @@ void FusionStage::wait_for_background() {
 }
 
 Partition FusionStage::partition(std::span<const Instruction> batch, Profile& profile) {
+  unchecked_ = nullptr;
   {
     ScopedTimer t(&profile.merge_cache_s);
     if (worker_) apply_background(profile);
@@ -92,6 +93,9 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
                        e->partition.blocks.size());
         ++profile.merge_cache_hits;
         if (e->provisional && !e->upgrade_queued) e->upgrade_queued = submit(batch, key_, e->partition);
+        // A final partition of a batch that had a provisional one (this
+        // process's upgrade, or a previous one's, read from disk).
+        if (!e->provisional && !e->kernels_ready && provisional_first(batch)) unchecked_ = e;
         return e->partition;
       }
     }
@@ -100,10 +104,36 @@ Partition FusionStage::partition(std::span<const Instruction> batch, Profile& pr
   return fuse_miss(batch, profile);
 }
 
+bool FusionStage::provisional_first(std::span<const Instruction> batch) const {
+  return worker_ != nullptr && (is_exact_fuser(config_.fuser) || batch.size() >= kTieredFusionMin);
+}
+
+const char* FusionStage::quick_fuser() const {
+  return is_exact_fuser(config_.fuser) ? "greedy" : "linear";
+}
+
+void FusionStage::upgrade_ready() {
+  if (unchecked_ == nullptr) return;
+  unchecked_->kernels_ready = true;
+  unchecked_->fallback = {};
+  unchecked_ = nullptr;
+}
+
+Partition FusionStage::fallback(std::span<const Instruction> batch, Profile& profile) {
+  ARRVM_ASSERT(unchecked_ != nullptr);
+  Partition& p = unchecked_->fallback;
+  if (p.blocks.empty()) {
+    ScopedSpan t(profile, &profile.fusion_s, "fuse");
+    const fusion::Graph graph(batch, rules_);
+    p = fuse_graph(quick_fuser(), graph, config_);
+    p.structure = new_structure_id();
+  }
+  return p;
+}
+
 Partition FusionStage::fuse_miss(std::span<const Instruction> batch, Profile& profile) {
-  const bool provisional =
-      worker_ != nullptr && (is_exact_fuser(config_.fuser) || batch.size() >= kTieredFusionMin);
-  const char* quick = is_exact_fuser(config_.fuser) ? "greedy" : "linear";
+  const bool provisional = provisional_first(batch);
+  const char* quick = quick_fuser();
   Partition p;
   const double before = profile.fusion_s;
   // Two named stages, both fusion_s: the WSP graph, then the fuser on it.

@@ -426,9 +426,24 @@ void Runtime::run_batch(BaseId synced) {
     partition = fusion_->partition(batch_, profile_);
     if (profile_.merge_cache_hits != hits) t.rename("merge cache hit");
   }
-  batch.partition = &partition;
-  rewrites_.run(PassStage::Partition, batch, ctx);
-  profile_.blocks_bounded += bound_blocks(batch_, &partition, kMaxBlockViews);
+  auto finish = [&](Partition* p) {  // the Partition passes, then views per block bounded
+    batch.partition = p;
+    rewrites_.run(PassStage::Partition, batch, ctx);
+    return bound_blocks(batch_, p, kMaxBlockViews);
+  };
+  std::size_t bounded = finish(&partition);
+  // An upgraded partition runs once the backend has its kernels; until
+  // then the one it replaced does (FusionStage::fallback).
+  if (fusion_->upgrade_unchecked()) {
+    if (backend_->kernels_ready(batch_, partition)) {
+      fusion_->upgrade_ready();
+    } else {
+      partition = fusion_->fallback(batch_, profile_);
+      bounded = finish(&partition);
+      ++profile_.upgrades_held;
+    }
+  }
+  profile_.blocks_bounded += bounded;
   batch_span.arg("blocks", static_cast<int64_t>(partition.blocks.size()));
   std::exception_ptr interrupted;  // rethrown once the flush's books are done
   fp_flags_clear();

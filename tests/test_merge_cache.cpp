@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "engine/fusion_stage.hpp"
 #include "fusion/cost.hpp"
@@ -371,6 +374,69 @@ TEST_CASE("anytime fusion: a repeated batch starts with greedy's partition and s
   rt.set_flush_observer(nullptr);
   CHECK(rec.costs == std::vector<int64_t>{3, 3, 3});
   CHECK(rt.profile().merge_cache_upgrades == 0);
+}
+
+TEST_CASE("anytime fusion, tiered: the provisional partition runs until the upgrade's kernels are compiled") {
+  if (std::system("cc --version > /dev/null 2>&1") != 0) return;  // (no compiler: the cpu backend cannot run)
+  cputest::TempDir dir;
+  const int distinct = 20;  // iterations cycle through these values
+  std::vector<std::vector<int8_t>> expected;
+  {
+    Config ref;
+    ref.backend = "ref";
+    ref.fuser = "singleton";
+    Runtime rt(ref);
+    for (int it = 0; it < distinct; ++it) expected.push_back(fig3_iteration(rt, it));
+  }
+  // Every compile takes a second more: the upgrade arrives long before its kernels.
+  const std::string slow = dir.file("slow-cc");
+  { std::ofstream(slow) << "#!/bin/sh\nsleep 1; exec cc \"$@\"\n"; }
+  REQUIRE(std::system(("chmod +x " + slow).c_str()) == 0);
+  Config config = cputest::config("cpu", dir.path(), "optimal");
+  config.cost = "max-contract";
+  config.tiered = true;
+  config.cc = slow;
+  CostRecorder rec;
+  rec.model = config.cost;
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  {
+    Runtime rt(config);
+    REQUIRE(rt.fusion().anytime());
+    rt.set_flush_observer(&rec);
+    int it = 0;
+    for (; it < 3; ++it) {
+      CHECK(fig3_iteration(rt, it) == expected[it]);
+      rt.fusion().wait_for_background();  // the upgrade is in the cache from iteration 2 on
+    }
+    // Its kernels compile for a second or more: meanwhile greedy's partition runs.
+    CHECK(rec.costs == std::vector<int64_t>{5, 5, 5});
+    CHECK(rt.profile().upgrades_held >= 1);
+    CHECK(rt.profile().merge_cache_upgrades >= 1);
+    for (; rec.costs.back() != 3 && seconds() < 60; ++it) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      CHECK(fig3_iteration(rt, it % distinct) == expected[it % distinct]);
+    }
+    REQUIRE(rec.costs.back() == 3);  // the exact partition, once its kernels were there
+    const uint64_t held = rt.profile().upgrades_held;
+    for (int k = 0; k < 3; ++k, ++it) CHECK(fig3_iteration(rt, it % distinct) == expected[it % distinct]);
+    CHECK(rec.costs.back() == 3);
+    CHECK(rt.profile().upgrades_held == held);  // not asked again: the entry is confirmed
+    rt.set_flush_observer(nullptr);
+  }
+  // A second Runtime on the same caches: the upgrade read from disk, its
+  // kernels too, so it runs from the first flush of that batch (iteration
+  // 0's batch, another key, ran only greedy's partition in the first).
+  rec.costs.clear();
+  Runtime rt(config);
+  rt.set_flush_observer(&rec);
+  for (int it = 0; it < 3; ++it) CHECK(fig3_iteration(rt, it) == expected[it]);
+  rt.set_flush_observer(nullptr);
+  REQUIRE(rec.costs.size() == 3);
+  CHECK(rec.costs[1] == 3);
+  CHECK(rec.costs[2] == 3);
 }
 
 TEST_CASE("anytime fusion survives the Runtime: a pending solve is joined, its result stored on disk") {

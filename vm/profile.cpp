@@ -40,7 +40,8 @@ std::string Profile::to_text() const {
       "  kernels: %llu compiled (by the compiler, several a run when they wait together; %.6f s of compiling "
       "in the background), %llu launched, "
       "%llu blocks interpreted while compiling; kernel cache %llu hits (%llu from disk), %llu misses\n"
-      "  merge cache: %llu hits, %llu misses, %llu upgrades; background fusion %.6f s\n"
+      "  merge cache: %llu hits, %llu misses, %llu upgrades (%llu flushes held to the old partition); "
+      "background fusion %.6f s\n"
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
       "  transfers: %llu bytes from host, %llu bytes to host (%llu reads, %llu writes with no flush), %llu "
       "bytes to"
@@ -50,9 +51,9 @@ std::string Profile::to_text() const {
       codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s,
       u(kernels_launched), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
       u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
-      fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak), u(bytes_allocated),
-      u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct), u(bytes_to_device),
-      u(bytes_from_device));
+      u(upgrades_held), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
+      u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct),
+      u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   std::string passes;
   for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
@@ -102,7 +103,8 @@ std::string Profile::to_json() const {
        {{"hits", merge_cache_hits},
         {"misses", merge_cache_misses},
         {"upgrades", merge_cache_upgrades},
-        {"rejected", merge_cache_rejected}}},
+        {"rejected", merge_cache_rejected},
+        {"upgrades_held", upgrades_held}}},
       {"memory",
        {{"arrays_contracted", arrays_contracted},
         {"bytes_allocated_peak", bytes_allocated_peak},

@@ -70,6 +70,8 @@ struct Profile {
   // Merge cache (partitions of batches seen before).
   uint64_t merge_cache_hits = 0, merge_cache_misses = 0, merge_cache_upgrades = 0;
   uint64_t merge_cache_rejected = 0;  // partitions read from disk that failed check_partition
+  uint64_t upgrades_held =
+      0;  // flushes that ran a provisional partition while the final one's kernels compiled
 
   // Data moved between the host and base arrays (user writes / reads), and,
   // for device backends, between host and device memory.

@@ -156,6 +156,34 @@ class CpuBackend final : public Backend {
 
   FusionRules fusion_rules() const override { return {.row_nests = row_fusion_}; }
 
+  // Each block lowered as run_block lowers it (kept for its launch), its
+  // kernel asked for without waiting. A block over a length class (lowered
+  // once its compress has run), one that launches nothing and a matrix
+  // product (interpreted at speed: ref/contraction.hpp) need no kernel.
+  bool kernels_ready(std::span<const Instruction> batch, const Partition& partition) override {
+    if (!kernels_.tiered() || !memoize_) return true;
+    bool ready = true;
+    for (std::size_t k = 0; k < partition.blocks.size(); ++k) {
+      std::span<const uint32_t> block = partition.blocks[k];
+      if (!codegen::has_work(batch, block) ||
+          std::any_of(block.begin(), block.end(), [&](uint32_t i) { return batch[i].length_class >= 0; }))
+        continue;
+      if (row_nest_order(batch, block, &nest_order_)) block = nest_order_;
+      Lowered* e = nullptr;
+      try {
+        e = lowered_for(batch, block, partition.structure, k);
+      } catch (const std::exception&) {
+        continue;  // (its launch reports it)
+      }
+      ref::Contraction contraction;
+      if (e->fn != nullptr || !codegen::launches(e->b) || ref::find_contraction(batch, block, &contraction))
+        continue;
+      // (every block asked, so that all the missing kernels compile at once)
+      ready &= kernels_.ready(e->b.kernel, work(e->b) >= kParallelWork, fixed_inner(e->b), profile());
+    }
+    return ready;
+  }
+
   // The eager path: ref's loops on this backend's memory (the interpreted
   // tier's); a large enough elementwise instruction, its compiled kernel.
   bool run_now(std::span<const Instruction> batch, std::span<const uint32_t> block) override {

@@ -31,6 +31,16 @@ KernelFn CpuKernels::get(const codegen::LoopKernel& k, bool parallel, int64_t in
   return kernel_for(k, parallel, inner, work);
 }
 
+bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile) {
+  if (!queue_) return true;
+  profile_ = &profile;
+  last_pending_.clear();
+  const bool found = kernel_for(k, parallel, inner, kNeverWait) != nullptr;
+  const bool compiling = !last_pending_.empty();  // (else: failed, interpreted for good)
+  last_pending_.clear();
+  return found || !compiling;
+}
+
 void CpuKernels::interpreted(double seconds) {
   if (last_pending_.empty()) return;
   interpreted_s_[last_pending_] += seconds;
@@ -170,7 +180,8 @@ KernelFn CpuKernels::pending(const std::string& signature, const CompileQueue::S
   last_pending_.clear();
   if (st.done) return take(signature, st, k, parallel, inner);
   const auto it = interpreted_s_.find(signature);
-  if (work > kInterpretWork || (it != interpreted_s_.end() && it->second > kInterpretSeconds)) {
+  if (work != kNeverWait &&
+      (work > kInterpretWork || (it != interpreted_s_.end() && it->second > kInterpretSeconds))) {
     ScopedSpan t(profile(), &profile().compile_s, "compile wait");
     queue_->heat(signature, std::numeric_limits<double>::infinity());  // (compiled next: the program waits)
     CompileQueue::State done = queue_->wait(signature, 0.05);

@@ -38,6 +38,11 @@ class CpuKernels {
   // Counts go to `profile`.
   KernelFn get(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work, Profile& profile);
 
+  // Tiered: whether `k` is compiled (or failed to compile) now, as get()
+  // would find it; if not, its compile is queued (never waited for).
+  // Untiered: true (get() compiles it).
+  bool ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile);
+
   // The seconds the block that get() last returned nullptr for ran interpreted.
   void interpreted(double seconds);
 
@@ -62,6 +67,7 @@ class CpuKernels {
   Profile& profile() { return *profile_; }
 
   static constexpr int64_t kInterpretWork = int64_t{1} << 27;
+  static constexpr int64_t kNeverWait = -1;  // a `work` for which pending() does not wait
   static constexpr double kInterpretSeconds = 0.2;
 
   KernelCache cache_;
