@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -25,9 +24,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "vm/base_map.hpp"
 #include "vm/error.hpp"
@@ -40,11 +36,10 @@ namespace arrvm {
 class HostMemory {
  public:
   static constexpr std::size_t kAlignment = 64;
-  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;       // smaller ones: malloc's bins do this
-  static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;     // bytes kept for reuse at most
-  static constexpr std::size_t kHugePagesMin = std::size_t{1} << 22;  // advise_huge_pages from here
-  static constexpr std::size_t kSmallPerSize = 16;                    // small buffers kept per size
-  static constexpr std::size_t kSmallLimit = std::size_t{4} << 20;    // bytes of small buffers kept
+  static constexpr std::size_t kPoolMin = std::size_t{1} << 16;     // smaller ones: malloc's bins do this
+  static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;   // bytes kept for reuse at most
+  static constexpr std::size_t kSmallPerSize = 16;                  // small buffers kept per size
+  static constexpr std::size_t kSmallLimit = std::size_t{4} << 20;  // bytes of small buffers kept
 
   HostMemory() = default;
   HostMemory(const HostMemory&) = delete;
@@ -231,7 +226,6 @@ class HostMemory {
       if (p == nullptr) {
         capacity = fresh_capacity(rounded);
         p = std::aligned_alloc(kAlignment, capacity);
-        advise_huge_pages(p, capacity);
       }
       if (p == nullptr &&
           (!pool_.empty() || small_bytes_ > 0)) {  // memory is short: give the pools back first
@@ -259,24 +253,6 @@ class HostMemory {
     void* data;
     std::size_t bytes;
   };
-
-  // As NumPy does for its data (numpy/core/src/multiarray/alloc.c): a
-  // buffer of 4 MB or more asks for transparent huge pages, which Linux
-  // gives only on request in its "madvise" mode (Debian's default): fewer
-  // page faults on first touch and fewer TLB misses on strided access
-  // (sieve's `is_prime[p*p::p] = False` over 30 MB, p around 1000: 3.0 ns
-  // an element against NumPy's 2.1 without). A hint: its failure is harmless.
-  static void advise_huge_pages(void* p, std::size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    if (p == nullptr || bytes < kHugePagesMin) return;
-    static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto first = reinterpret_cast<uintptr_t>(p), end = first + bytes;
-    const uintptr_t start = (first + page - 1) / page * page;
-    if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-  }
 
   static std::size_t round_up(std::size_t n) {
     return n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;
