@@ -8,6 +8,7 @@
 #include <initializer_list>
 
 #include "cache/disk_entry.hpp"
+#include "cache/disk_writer.hpp"
 #include "vm/error.hpp"
 #include "vm/hash.hpp"
 #include "vm/log.hpp"
@@ -283,6 +284,10 @@ MergeCache::MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id
   if (mode_ == CacheMode::On) dir_ = open_cache_dir(dir, "merge", "merge cache");
 }
 
+MergeCache::~MergeCache() {
+  if (on_disk()) drain_file_writes();  // what this cache stored is on disk when it is gone
+}
+
 std::string MergeCache::file_of(const MergeKey& key) const {
   if (dir_.empty()) return "";
   char name[64];
@@ -361,17 +366,18 @@ void MergeCache::erase(const MergeKey& key) {
     lru_.erase(it->second);
     index_.erase(it);
   }
-  if (on_disk()) {
-    std::error_code ec;
-    std::filesystem::remove(file_of(key), ec);
-  }
+  if (on_disk()) remove_file_later(file_of(key));  // (after a write of it still pending)
 }
 
 bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
   const std::string file = file_of(key);
   std::string data;
   std::string why;
-  const DiskEntry read = read_cache_file(file, &data);
+  bool known = false;  // a write or removal of it this process has not finished
+  const std::optional<std::string> later = pending_file(file, &known);
+  if (known && !later) return false;
+  if (later) data = *later;
+  const DiskEntry read = known ? DiskEntry::Hit : read_cache_file(file, &data);
   if (read == DiskEntry::Absent) return false;
   if (read == DiskEntry::Corrupt) data.clear(), why = "not a regular file of this user, or too large";
   switch (read == DiskEntry::Corrupt ? Decoded::Corrupt : decode(data, key, rules_id_, out, &why)) {
@@ -395,8 +401,8 @@ bool MergeCache::load_from_disk(const MergeKey& key, MergeEntry* out) {
 
 void MergeCache::store_to_disk(const MergeKey& key, const Partition& partition, bool provisional) {
   if (!on_disk()) return;
-  const std::string file = file_of(key);
-  if (!write_file_atomically(file, encode(key, partition, provisional, rules_id_))) return;  // not an error
+  // On the writer's thread: the flush that missed does not wait for the file system.
+  write_file_later(file_of(key), encode(key, partition, provisional, rules_id_));
   ++stats_.disk_writes;
 }
 

@@ -22,9 +22,11 @@
 // with the same key as they are. A disk entry stores the full key, the
 // partition, a provisional flag (anytime fusion: greedy's partition while
 // the exact one is being solved) and a SHA-256 of all of it; it is written
-// to a unique temporary file and renamed into place, so processes sharing
-// the directory see the old entry, none, or the whole new one. A truncated
-// or corrupt entry is removed with a warning and rebuilt by the caller.
+// (on the process's writer thread, cache/disk_writer.hpp: a miss does not
+// wait for the file system) to a unique temporary file and renamed into
+// place, so processes sharing the directory see the old entry, none, or the
+// whole new one. A truncated or corrupt entry is removed with a warning and
+// rebuilt by the caller.
 //
 // This module knows nothing about fusion: the caller (engine/fusion_stage) runs
 // the fuser on a miss and checks partitions read from disk for legality.
@@ -68,7 +70,7 @@ struct MergeCacheStats {
   uint64_t disk_hits = 0;
   uint64_t misses = 0;
   uint64_t evictions = 0;    // LRU entries dropped from memory
-  uint64_t disk_writes = 0;  // entries written to the cache directory
+  uint64_t disk_writes = 0;  // entries stored to the cache directory (written on the writer's thread)
   uint64_t corrupt = 0;      // disk entries rejected and removed
   uint64_t foreign = 0;      // disk hits written under other fusion rules (checked by the caller)
 };
@@ -133,6 +135,7 @@ class MergeCache {
   // cache writes (the fusion rules they were made under); a disk entry with
   // another stamp comes back `foreign`, for the caller to check.
   MergeCache(CacheMode mode, const std::string& dir, uint64_t rules_id = 0);
+  ~MergeCache();  // waits for its disk writes
   uint64_t rules_id() const { return rules_id_; }
   MergeCache(const MergeCache&) = delete;
   MergeCache& operator=(const MergeCache&) = delete;
@@ -155,7 +158,7 @@ class MergeCache {
   // caller's legality check).
   void erase(const MergeKey& key);
 
-  // Writes an entry to the cache directory only (no memory entry); used
+  // Stores an entry to the cache directory only (no memory entry); used
   // when a background result arrives after this cache's owner is gone, and
   // to restamp a foreign entry the caller found legal.
   void store_to_disk(const MergeKey& key, const Partition& partition, bool provisional);
