@@ -39,7 +39,8 @@ std::string Profile::to_text() const {
       " + execution %.6f + unaccounted %.6f\n"
       "  kernels: %llu compiled (by the compiler, several a run when they wait together; %.6f s of compiling "
       "in the background), %llu launched, "
-      "%llu blocks interpreted while compiling; kernel cache %llu hits (%llu from disk), %llu misses\n"
+      "%llu blocks interpreted while compiling (%llu a chunk at a time); kernel cache %llu hits (%llu from "
+      "disk), %llu misses\n"
       "  merge cache: %llu hits, %llu misses, %llu upgrades (%llu flushes held to the old partition); "
       "background fusion %.6f s\n"
       "  memory: %llu arrays contracted, %llu bytes allocated at peak, %llu now\n"
@@ -49,11 +50,11 @@ std::string Profile::to_text() const {
       u(batches), u(batches_cut), u(instructions), u(eager), u(eager_direct), u(blocks), u(blocks_bounded),
       u(overlap_copies), u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s,
       codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s,
-      u(kernels_launched), u(blocks_interpreted), u(kernel_cache_hits), u(kernel_cache_disk_hits),
-      u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses), u(merge_cache_upgrades),
-      u(upgrades_held), fusion_background_s, u(arrays_contracted), u(bytes_allocated_peak),
-      u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct), u(writes_direct),
-      u(bytes_to_device), u(bytes_from_device));
+      u(kernels_launched), u(blocks_interpreted), u(blocks_chunked), u(kernel_cache_hits),
+      u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
+      u(merge_cache_upgrades), u(upgrades_held), fusion_background_s, u(arrays_contracted),
+      u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct),
+      u(writes_direct), u(bytes_to_device), u(bytes_from_device));
   std::string text = buf;
   std::string passes;
   for (int i = 0; i < kMaxPasses && pass_names[i] != nullptr; ++i) {
@@ -96,6 +97,7 @@ std::string Profile::to_json() const {
        {{"compiled", kernels_compiled},
         {"launched", kernels_launched},
         {"blocks_interpreted", blocks_interpreted},
+        {"blocks_chunked", blocks_chunked},
         {"cache_hits", kernel_cache_hits},
         {"cache_disk_hits", kernel_cache_disk_hits},
         {"cache_misses", kernel_cache_misses}}},

@@ -57,7 +57,8 @@ struct Profile {
   uint64_t kernels_compiled = 0;  // compiler runs
   uint64_t kernels_launched = 0;  // generated kernels run
   uint64_t blocks_interpreted =
-      0;  // tiered: blocks run instruction by instruction (kernel not ready or failed)
+      0;                        // tiered: blocks run instruction by instruction (kernel not ready or failed)
+  uint64_t blocks_chunked = 0;  // of those, run a chunk at a time (backends/ref/ref_block.hpp)
   uint64_t kernel_cache_hits = 0;  // in memory or on disk
   uint64_t kernel_cache_disk_hits = 0;
   uint64_t kernel_cache_misses = 0;

@@ -274,8 +274,14 @@ class CpuBackend final : public Backend {
           {{"block", static_cast<int64_t>(index)}, {"instructions", static_cast<int64_t>(block.size())}});
       ++profile().blocks_interpreted;
       const auto start = std::chrono::steady_clock::now();
-      if (!contracts || !ref::run_contraction(contraction, memory_))
-        ref::run_block(batch, block, memory_, lengths_);
+      if (!contracts || !ref::run_contraction(contraction, memory_)) {
+        const char* whole = nullptr;  // why not all of it a chunk at a time
+        const std::size_t chunked = ref::run_block_chunked(batch, block, memory_, lengths_, &whole);
+        if (chunked > 0) ++profile().blocks_chunked;
+        if (whole != nullptr)
+          logger().debug("cpu: block {} ({} instructions, {} run a chunk at a time): not all chunked: {}",
+                         index, block.size(), chunked, whole);
+      }
       kernels_.interpreted(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       return;
     }
