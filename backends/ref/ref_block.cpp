@@ -117,6 +117,17 @@ std::size_t run_block_chunked(std::span<const Instruction> batch, std::span<cons
                               HostMemory& memory, std::unordered_map<BaseId, int64_t>& lengths,
                               const char** whole) {
   if (whole != nullptr) *whole = nullptr;
+  // (Most interpreted blocks are small: no bookkeeping for them.)
+  bool large = false;
+  for (uint32_t i : block) {
+    ARRVM_ASSERT(i < batch.size());
+    large = large || (chunkable(batch[i]) && run_shape(batch[i]).product() >= kChunkMinElements);
+  }
+  if (!large) {
+    if (whole != nullptr) *whole = "too small";
+    run_block(batch, block, memory, lengths);
+    return 0;
+  }
   // Per base: the instructions that mention it (frees aside), and whether
   // the block frees it.
   std::unordered_map<BaseId, std::size_t> mentions;

@@ -19,8 +19,6 @@ namespace {
 // them; a chunk costs each instruction one dispatch (~0.1 us) against
 // 2-8 us of work.
 constexpr int64_t kChunkElements = 4096;
-// Smaller blocks: one pass per instruction stays in cache as it is.
-constexpr int64_t kMinElements = int64_t{1} << 15;
 
 struct Scratch {
   std::unique_ptr<unsigned char[]> bytes;
@@ -112,7 +110,7 @@ bool run_chunks(std::span<const Instruction* const> body, const std::unordered_s
     for_views(*in, [&](const View& v, bool out) { ok = ok && (out && reduces ? true : v.shape == *shape); });
     if (!ok) return (*reason = "views of several shapes"), false;
   }
-  if (shape->size() == 0 || shape->product() < kMinElements) return (*reason = "too small"), false;
+  if (shape->size() == 0 || shape->product() < kChunkMinElements) return (*reason = "too small"), false;
 
   // Every view of a base the block writes is that write's view or shares no
   // element with it: element e of every instruction then depends only on

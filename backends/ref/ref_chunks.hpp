@@ -10,6 +10,10 @@
 
 namespace arrvm::ref {
 
+// The fewest elements a chunked run iterates over (fewer: one pass per
+// instruction stays in cache as it is).
+inline constexpr int64_t kChunkMinElements = int64_t{1} << 15;
+
 // Whether a chunk can run `in`: an elementwise instruction, or a reduction
 // along an axis after the one a chunk runs along (each of its output
 // elements then within one chunk), of no length class.
