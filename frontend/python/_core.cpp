@@ -528,6 +528,7 @@ PYBIND11_MODULE(_core, m) {
       py::arg("idx"), py::arg("mode") = 0);  // (mode: Array::TakeMode, raise 0, clip 1, wrap 2)
   cls.def("_take_in_range", [](const Array& a, const Array& idx) { return a.take_in_range(idx); });
   cls.def("_index_bounds", &index_bounds);  // (see index_bounds)
+  cls.def("_arg_extreme_now", &arg_extreme_now);
   cls.def("_put", [](Array& a, const Array& idx, const Array& v) { a.put(idx, v); });
   cls.def("_assign", [](Array& a, py::handle v) {
     if (Array* x = as_array(v)) {

@@ -72,10 +72,37 @@ py::object call_ufunc(const char* name, int n, py::handle a, py::handle b, py::h
 PyObject* new_numpy_scalar(DType t, const void* p);
 void translate(const arrvm::Error& e);  // a C++ error as the Python exception NumPy raises
 
+// Runs a slot's body: C++ exceptions become Python errors (what pybind11's
+// dispatcher does for methods).
+template <class F>
+PyObject* run_slot(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const arrvm::Error& e) {
+    translate(e);
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
 // _core_slots.cpp
 bool numpy_number(py::handle h, HostScalar* out, DType* dtype = nullptr);  // a NumPy scalar's value
 py::object value_if_ready(Array r);  // a 0-d array's NumPy scalar when readable at once, else the array
-// A ufunc object's __call__ (its class's): C for arrvm arrays and numbers, `slow` for the rest.
+// The ufunc of two operands `name` in the operators' table (-1: not
+// there), and that ufunc on a and b as the operators compute it (null: not
+// the fast cases; binary_fast).
+int binary_index(const char* name);
+py::object binary_at(int k, PyObject* a, PyObject* b);
+
+// _core_ufunc.cpp: a ufunc object's __call__ (its class's): C for arrvm
+// arrays and numbers, `slow` for the rest.
 py::object ufunc_caller(py::str name, int nin, py::object slow);
 PyObject* nb_matmul(PyObject* a, PyObject* b);
 void install_slots(PyTypeObject* t);
@@ -95,8 +122,12 @@ Array roll_copy(const Array& a, int64_t s, int axis);
 // _core_scalars.cpp
 int index_bounds(const Array& key, int64_t n);
 bool take_now(const Array& x, const Array& idx, py::object* r);
-// After the package set __float__, __int__, __index__ and __bool__: the
-// same, reading a 0-d array's element at once where it can.
+// argmax (want_max) or argmin of a whole array, flattened, as NumPy's int64
+// scalar, computed at once from memory where nothing pending writes it (up
+// to 2^16 elements, not complex); else None.
+py::object arg_extreme_now(const Array& a, bool want_max);
+// After the package set __float__, __int__, __index__, __bool__ and item:
+// the same, reading the element at once where they can.
 void install_scalar_slots(PyTypeObject* t);
 
 // _random.cpp: n of NumPy's MT19937 doubles (low + range * u when scaled)

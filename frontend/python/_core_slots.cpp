@@ -35,6 +35,7 @@ struct BinaryOp {
   BinaryOp {                                                                                               \
 #fn, static_cast < FnAA>(&arrvm::fn), static_cast < FnAS>(&arrvm::fn), static_cast < FnSA>(&arrvm::fn) \
   }
+// (The last nine have no operator: the ufunc objects' call, _core_ufunc.cpp.)
 const BinaryOp kBinary[] = {
     ARRVM_BINARY_OP(add),         ARRVM_BINARY_OP(subtract),     ARRVM_BINARY_OP(multiply),
     ARRVM_BINARY_OP(true_divide), ARRVM_BINARY_OP(floor_divide), ARRVM_BINARY_OP(remainder),
@@ -42,31 +43,12 @@ const BinaryOp kBinary[] = {
     ARRVM_BINARY_OP(bitwise_xor), ARRVM_BINARY_OP(left_shift),   ARRVM_BINARY_OP(right_shift),
     ARRVM_BINARY_OP(less),        ARRVM_BINARY_OP(less_equal),   ARRVM_BINARY_OP(equal),
     ARRVM_BINARY_OP(not_equal),   ARRVM_BINARY_OP(greater),      ARRVM_BINARY_OP(greater_equal),
+    ARRVM_BINARY_OP(minimum),     ARRVM_BINARY_OP(maximum),      ARRVM_BINARY_OP(divide),
+    ARRVM_BINARY_OP(mod),         ARRVM_BINARY_OP(logical_and),  ARRVM_BINARY_OP(logical_or),
+    ARRVM_BINARY_OP(logical_xor), ARRVM_BINARY_OP(arctan2),      ARRVM_BINARY_OP(hypot),
 };
 #undef ARRVM_BINARY_OP
 enum { kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kAnd, kOr, kXor, kLshift, kRshift, kLt };
-
-void translate(const arrvm::Error& e);
-
-// Runs a slot's body: C++ exceptions become Python errors (what pybind11's
-// dispatcher does for methods).
-template <class F>
-PyObject* run_slot(F&& f) noexcept {
-  try {
-    return f().release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const arrvm::Error& e) {
-    translate(e);
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
 
 // a OP b for the fast cases: both arrays (not a 0-d next to an n-d one of
 // another dtype, which is NumPy 1.x value-based casting), or an array and a
@@ -294,6 +276,20 @@ int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
   return 0;
 }
 
+// len(a): the length of the first axis (NumPy's TypeError for a 0-d array).
+Py_ssize_t mp_length(PyObject* self) {
+  const Array* a = as_array(py::handle(self));
+  if (a == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "not an initialized arrvm.ndarray");
+    return -1;
+  }
+  if (a->ndim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(a->shape()[0]);
+}
+
 // mp_subscript: element_now, else getitem (a loop's `values[lo:hi]`, a
 // stencil's `a[1:-1]`, `A[i]`, `x[idx]`); neither through pybind11's
 // method dispatch.
@@ -436,7 +432,7 @@ const Array* array_of(PyObject* self) {  // (null: TypeError set)
   return a;
 }
 
-enum Attribute { kShape, kStrides, kNdim, kSize, kDtypeCode, kDtype };
+enum Attribute { kShape, kStrides, kNdim, kSize, kDtypeCode, kDtype, kTransposed };
 
 template <int K>
 PyObject* get_attribute(PyObject* self, void*) {
@@ -453,6 +449,8 @@ PyObject* get_attribute(PyObject* self, void*) {
       return PyLong_FromLongLong(a->size());
     case kDtypeCode:
       return PyLong_FromLong(static_cast<int>(a->dtype()));
+    case kTransposed:  // (a.T: a view, the axes reversed)
+      return run_slot([&] { return wrap(a->transpose()); });
     default: {
       const auto code = static_cast<std::size_t>(a->dtype());
       if (code >= g_scalar_descrs.size()) {
@@ -499,6 +497,7 @@ void install_attributes(PyTypeObject* t) {
       {"size", get_attribute<kSize>, nullptr, "the number of elements", nullptr},
       {"_dt", get_attribute<kDtypeCode>, nullptr, "the dtype's code", nullptr},
       {"dtype", get_attribute<kDtype>, nullptr, "the elements' NumPy dtype", nullptr},
+      {"T", get_attribute<kTransposed>, nullptr, "the view with the axes reversed", nullptr},
   };
   for (PyGetSetDef& d : defs) {
     PyObject* descr = PyDescr_NewGetSet(t, &d);
@@ -513,6 +512,7 @@ void install_attributes(PyTypeObject* t) {
 
 void install_slots(PyTypeObject* t) {
   t->tp_iter = array_iter;
+  t->tp_as_mapping->mp_length = mp_length;
   t->tp_as_mapping->mp_subscript = mp_subscript;
   t->tp_as_mapping->mp_ass_subscript = mp_ass_subscript;
   PyNumberMethods* n = t->tp_as_number;
@@ -540,61 +540,15 @@ void install_slots(PyTypeObject* t) {
   PyType_Modified(t);
 }
 
-// A ufunc object's call (arrvm/_functions.py installs it as its class's
-// __call__): a builtin with METH_FASTCALL whose `self` is (name, nin, slow),
-// so that `np.minimum(a, b)` of arrvm arrays and numbers costs what `a + b`
-// costs (no Python frame, no argument parsing); anything else (keywords,
-// out=, other operands) goes to `slow`, the Python method.
-PyObject* ufunc_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  PyObject* slow = PyTuple_GET_ITEM(self, 2);
-  const Py_ssize_t nin = PyLong_AsSsize_t(PyTuple_GET_ITEM(self, 1));
-  // `out=` an arrvm array (`np.multiply(a, b, out=c)`): as `c = a * b` in
-  // place, with the in-place operators' casting rule (arrvm::ufunc's).
-  PyObject* out = nullptr;
-  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) == 1 &&
-      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "out") == 0 && as_array(args[nargs])) {
-    out = args[nargs];
+int binary_index(const char* name) {
+  for (std::size_t k = 0; k < std::size(kBinary); ++k) {
+    if (std::strcmp(name, kBinary[k].name) == 0) return static_cast<int>(k);
   }
-  if ((kwnames == nullptr || out != nullptr) && nargs == nin && (nin == 1 || nin == 2)) {
-    try {
-      std::vector<ArrayOrScalar> ops;
-      if (fast_operands(args[0], nin == 2 ? py::handle(args[1]) : py::handle(), static_cast<int>(nin),
-                        &ops)) {
-        const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self, 0));
-        if (name == nullptr) return nullptr;
-        if (out != nullptr) {
-          (void)arrvm::ufunc(name, ops, as_array(out));
-          Py_INCREF(out);
-          return out;
-        }
-        return wrap(arrvm::ufunc(name, ops, nullptr)).release().ptr();
-      }
-    } catch (py::error_already_set& e) {
-      e.restore();
-      return nullptr;
-    } catch (py::builtin_exception& e) {
-      e.set_error();
-      return nullptr;
-    } catch (const arrvm::Error& e) {
-      translate(e);
-      return nullptr;
-    } catch (const std::exception& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-      return nullptr;
-    }
-  }
-  return PyObject_Vectorcall(slow, args, static_cast<size_t>(nargs), kwnames);
+  return -1;
 }
 
-PyMethodDef g_ufunc_call_def = {"__call__",
-                                reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&ufunc_call)),
-                                METH_FASTCALL | METH_KEYWORDS, "Call the ufunc (NumPy's signature)."};
-
-py::object ufunc_caller(py::str name, int nin, py::object slow) {
-  py::tuple self = py::make_tuple(name, nin, slow);
-  PyObject* f = PyCFunction_NewEx(&g_ufunc_call_def, self.ptr(), nullptr);
-  if (f == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(f);
+py::object binary_at(int k, PyObject* a, PyObject* b) {
+  return binary_fast(kBinary[k], a, b);
 }
 
 }  // namespace arrvm_python

@@ -20,6 +20,10 @@ def _arg_extreme(name, a, axis=None, out=None, keepdims=False):
     element equals the max (min) along the axis, or the first NaN (NumPy's
     rule: a NaN is the extreme): min over where((a == m) | isnan(a), i, n)."""
     a = asarray(a)
+    if axis is None and out is None and not keepdims:
+        r = a._arg_extreme_now(name == 'argmax')  # a small array nothing pending writes: read at once
+        if r is not None:
+            return r
     if a.dtype == _np.bool_:
         a = a.astype(_np.int8)
     if axis is None:

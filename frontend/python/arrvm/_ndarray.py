@@ -71,6 +71,10 @@ def asarray(obj, dtype=None):
         if dtype is None or _np.dtype(dtype) == obj.dtype:
             return obj
         return obj._astype(dtype_code(dtype))
+    if dtype is None and (type(obj) is list or type(obj) is tuple):
+        r = _core.list_array(obj)  # Python numbers, 1-D or 2-D: built at once
+        if r is not None:
+            return r
     if isinstance(obj, (list, tuple)) and _core.holds_array(obj):
         return F.stack([asarray(x) for x in obj]) if dtype is None else \
             F.stack([asarray(x) for x in obj]).astype(dtype)
@@ -145,7 +149,6 @@ def _set_strides(self, strides):
 
 
 ndarray.strides = property(lambda self: tuple(s * _DTYPES[self._dt].itemsize for s in self._strides), _set_strides)
-ndarray.T = property(lambda self: self._transpose([]))
 ndarray.base = property(lambda self: None)
 
 
@@ -225,13 +228,10 @@ ndarray.flags = property(_Flags)
 ndarray.__array_priority__ = 100.0
 
 
-def _len(self):
-    if self.ndim == 0:
-        raise TypeError("len() of unsized object")
-    return self.shape[0]
-
-
 def _item(self, *args):
+    # (The type's C method reads the element at once where nothing pending
+    # writes the array, and calls this for the rest: NumPy's item of a copy,
+    # after running what is pending; NumPy's errors.)
     if args:
         return to_numpy(self).item(*args)
     if self.size != 1:
@@ -311,7 +311,6 @@ def _array(self, dtype=None):
     return a if dtype is None else a.astype(dtype, copy=False)
 
 
-ndarray.__len__ = _len
 ndarray.item = _item
 ndarray.__bool__ = _bool
 
