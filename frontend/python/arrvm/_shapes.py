@@ -76,7 +76,9 @@ def empty(shape, dtype=None, order='C', **kwargs):
 
 
 def zeros(shape, dtype=None, order='C', **kwargs):
-    return _core.full(_shape(shape), 0, _dt(dtype))
+    # (A base never written reads as zeros on every backend, docs/architecture.md:
+    # no fill to run, as NumPy's calloc.)
+    return _core.empty(_shape(shape), _dt(dtype))
 
 
 def ones(shape, dtype=None, order='C', **kwargs):
