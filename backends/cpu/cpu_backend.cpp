@@ -58,7 +58,7 @@ constexpr int64_t kEagerKernelElements = 4096;
 constexpr int64_t kEagerKernelElementsLibm = 512;
 
 bool eager_kernel_pays(Opcode op, DType out, int64_t n) {
-  if (opcode_kind(op) != OpKind::Elementwise) return false;
+  if (opcode_kind(op) != OpKind::Elementwise && opcode_kind(op) != OpKind::Reduce) return false;
   const bool libm = (opcode_type_rule(op) == TypeRule::Float && op != Opcode::Floor && op != Opcode::Ceil &&
                      op != Opcode::Trunc && op != Opcode::Rint) ||
                     (op == Opcode::Power && is_float(out));
@@ -66,7 +66,11 @@ bool eager_kernel_pays(Opcode op, DType out, int64_t n) {
 }
 
 bool eager_kernel_pays(const Instruction& in) {
-  return eager_kernel_pays(in.op, in.out.dtype, in.out.nelem());
+  // (A reduction's work is its input's elements.)
+  const int64_t n = opcode_kind(in.op) == OpKind::Reduce && in.nin == 1 && !in.in[0].is_const
+                        ? in.in[0].view.nelem()
+                        : in.out.nelem();
+  return eager_kernel_pays(in.op, in.out.dtype, n);
 }
 
 class CpuBackend final : public Backend {
