@@ -3,6 +3,12 @@
 // on every dtype they take, with wrap-around and NaN propagation.
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "backends/ref/scalar_ops.hpp"
 #include "tests/ref_test_util.hpp"
 
 using namespace reftest;  // tests only
@@ -225,6 +231,57 @@ TEST_SUITE("ref reductions") {
     vm.issue(make(O::AddAccumulate, view(o, 0, {2, 0}, {1, 1}), {in(view(a, 0, {2, 0}, {1, 1}))}, 1));
     vm.issue(make(O::AddAccumulate, view(o, 0, {0, 2}, {1, 1}), {in(view(a, 0, {0, 2}, {1, 1}))}, 1));
     check_same(vm.read<int32_t>(o), Vec<int32_t>{4, 24, 7, 6, 9, 2, 10, 1});
+  }
+
+  // float_extreme (the contiguous min/max reduction's four chains) against
+  // the one-chain fold it replaces, bit for bit: NaNs of several payloads
+  // and signs (the first wins), zeros of both signs (the first of the
+  // extreme's wins), every length 1..40.
+  TEST_CASE_TEMPLATE("min/max of a contiguous run: the fold's bits", T, float, double) {
+    std::mt19937 gen(7);
+    const T qnan = std::numeric_limits<T>::quiet_NaN();
+    const T pool[] = {T(-2), T(-1), T(-0.0), T(0.0), T(1), T(2), qnan, -qnan, std::nextafter(T(1), T(2))};
+    auto bits = [](T v) {
+      uint64_t b = 0;
+      std::memcpy(&b, &v, sizeof v);
+      return b;
+    };
+    int checked = 0, nans = 0, zeros = 0;
+    for (int n = 1; n <= 40; ++n) {
+      for (int trial = 0; trial < 200; ++trial) {
+        std::vector<T> x(static_cast<std::size_t>(n));
+        // (NaNs in a fifth of the trials: else nearly every run would hold one.)
+        const int choices = trial % 5 == 0 ? 9 : 6;
+        for (T& v : x) {
+          v = pool[std::uniform_int_distribution<int>(0, choices - 1)(gen)];
+          if (v != v && std::uniform_int_distribution<int>(0, 1)(gen)) {  // another payload
+            uint64_t b = bits(v) | 1;
+            std::memcpy(&v, &b, sizeof v);
+          }
+        }
+        T fold_max = x[0], fold_min = x[0];
+        for (int i = 1; i < n; ++i) {
+          fold_max = arrvm::ref::Reducer<O::MaximumReduce>::combine(fold_max, x[static_cast<std::size_t>(i)]);
+          fold_min = arrvm::ref::Reducer<O::MinimumReduce>::combine(fold_min, x[static_cast<std::size_t>(i)]);
+        }
+        CHECK(bits(arrvm::ref::float_extreme<true>(x.data(), n)) == bits(fold_max));
+        CHECK(bits(arrvm::ref::float_extreme<false>(x.data(), n)) == bits(fold_min));
+        ++checked;
+        nans += fold_max != fold_max;
+        zeros += (fold_max == T(0)) + (fold_min == T(0));
+      }
+    }
+    CHECK(checked == 8000);
+    CHECK(nans > 500);  // (the cases the four chains could get wrong occur)
+    CHECK(zeros > 400);
+  }
+
+  TEST_CASE("min/max reductions keep the first zero and the first NaN") {
+    const double z = -0.0;
+    CHECK(std::signbit(reduce1<double>(O::MaximumReduce, {-1, z, 0.0, -3, 0.0, z, -2})[0]));
+    CHECK(!std::signbit(reduce1<double>(O::MaximumReduce, {-1, 0.0, z, -3, 0.0, z, -2})[0]));
+    CHECK(std::signbit(reduce1<double>(O::MinimumReduce, {1, z, 0.0, 3, 0.0, z, 2})[0]));
+    check_same(reduce1<double>(O::MaximumReduce, {1, 2, 3, 4, 5, 6, kNaN, 8, 9}), Vec<double>{kNaN});
   }
 
 }  // TEST_SUITE

@@ -352,6 +352,15 @@ struct Kernel<OpKind::Reduce> {
             return;
           }
         }
+        if constexpr ((Op == Opcode::MinimumReduce || Op == Opcode::MaximumReduce) && kIsFloat<T>) {
+          if (step == 1) {  // (a row's extreme: four chains, the fold's bits)
+            for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
+                              [&](const std::array<int64_t, 2>& x) {
+                                o.p[x[0]] = float_extreme<Op == Opcode::MaximumReduce>(&a.at(x[1]), n);
+                              });
+            return;
+          }
+        }
         for_each_index<2>(instr.out.shape, {o.offset, a.offset}, {&o.stride, &a_outer},
                           [&](const std::array<int64_t, 2>& x) {
                             Acc acc = a.at(x[1]);
