@@ -106,6 +106,8 @@ def asarray_shared(obj, dtype=None, order=None, **kwargs):
     run afterwards (arrays are lazy: call arrvm.flush() before writing the
     NumPy array while arrvm work reading it may be pending). Anything else
     is copied, as arrvm.array() always does."""
+    if type(obj) is ndarray and dtype is None:  # (the common call: one test, ~70 ns less)
+        return obj
     if isinstance(obj, _np.ndarray) and (dtype is None or _np.dtype(dtype) == obj.dtype) and _wrappable(obj):
         return _core.adopt(obj.reshape(-1), _CODE[obj.dtype], obj.shape)
     return asarray(obj, dtype)
