@@ -138,7 +138,8 @@ TEST_CASE("host memory: temporaries that grow a little each iteration get room, 
   CHECK(m.pooled_bytes() <= static_cast<std::size_t>(size) * sizeof(double) * 5 / 4 + 64);
 }
 
-TEST_CASE("host memory: buffers of 4 MiB and more are whole, aligned huge pages; smaller ones are not rounded") {
+TEST_CASE(
+    "host memory: buffers of 4 MiB and more are whole, aligned huge pages; smaller ones are not rounded") {
   HostMemory m;
   constexpr int64_t kBig = (5 << 20) / 8 + 1;  // a little over 5 MiB of doubles
   const double* big = filled(m, 1, kBig, 3.0);
