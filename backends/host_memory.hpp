@@ -264,8 +264,10 @@ class HostMemory {
   // does from 4 MiB): its first touch then faults once per 2 MiB instead of
   // once per 4 KiB. A program's first call writes all its arrays for the
   // first time, and under a hypervisor a 4 KiB fault costs ~10 us: 64 MiB
-  // took 190 ms to touch, 4 ms in huge pages. Where THP is off the advice
-  // is ignored and only the rounding remains (untouched: no memory).
+  // took 190 ms to touch, 4 ms in huge pages. The rounding costs at most
+  // one huge page of memory a buffer (under half of it), where THP backs
+  // the last page; where THP is off the advice is ignored and the untouched
+  // rounding costs no memory.
   static void* allocate(std::size_t* capacity) {
     if (*capacity < kHugeMin) return std::aligned_alloc(kAlignment, *capacity);
     *capacity = (*capacity + kHugePage - 1) / kHugePage * kHugePage;
