@@ -9,8 +9,9 @@
 // kept too, in a free list per size (kSmallPerSize each, kSmallLimit bytes
 // in all): aligned_alloc and free of a small buffer cost more than the
 // eager path's whole instruction on 10 elements. A buffer that the first kernel
-// writes completely is not zero-filled. Used by the cpu backend; the ref backend has its own copy
-// of the same rules and could move onto this. With a profile attached
+// writes completely is not zero-filled. Buffers of kHugeMin bytes or more
+// are whole, aligned transparent huge pages (allocate). Used by the ref and
+// cpu backends. With a profile attached
 // (track), allocations and releases update its bytes_allocated(_peak), in
 // bytes of the bases (alignment padding not counted).
 #pragma once
