@@ -35,6 +35,33 @@ class TempDir {
   std::string path_;
 };
 
+// Sets an environment variable for a scope (restored after); nullptr unsets it.
+class EnvVar {
+ public:
+  EnvVar(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~EnvVar() {
+    if (had_) {
+      ::setenv(name_, old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  EnvVar(const EnvVar&) = delete;
+  EnvVar& operator=(const EnvVar&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
 // The bytes of an array's values as float64 (to compare runs byte for byte).
 inline std::vector<uint8_t> float64_bytes(const arrvm::Array& a) {
   const std::vector<double> v = a.astype(arrvm::DType::Float64).to_vector<double>();

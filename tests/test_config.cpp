@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cpu_test_util.hpp"
 #include "vm/config.hpp"
 #include "vm/error.hpp"
 
@@ -16,28 +17,7 @@ using arrvm::Config;
 
 namespace {
 
-// Sets an environment variable for the lifetime of the object, restoring
-// what was there before.
-class EnvVar {
- public:
-  EnvVar(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~EnvVar() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  EnvVar(const EnvVar&) = delete;
-  EnvVar& operator=(const EnvVar&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using cputest::EnvVar;
 
 std::string error_of(const std::function<void()>& f) {
   try {
