@@ -118,9 +118,13 @@ int TeamChoice::pick(int team, bool* timed) {
     return choice_ == 2 ? team : 1;
   }
   *timed = true;
-  // Alternate, the team first (a kernel's first launch also meets cold
-  // caches: each side keeps its fastest).
-  return n_team_ <= n_one_ ? team : 1;
+  // kProbe launches on the team, then kProbe on one thread, each side
+  // keeping its fastest: a run's first launch meets the caches the other
+  // side left (a team leaves half the arrays in the other core's cache;
+  // alternating, the 200x200 loop's one-thread launches took 15-27 us
+  // against 5 us in a run of them, and the team won wrongly), and a
+  // kernel's first launch meets cold ones.
+  return n_team_ < kProbe ? team : 1;
 }
 
 void TeamChoice::ran(int threads, double seconds) {

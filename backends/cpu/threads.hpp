@@ -68,11 +68,11 @@ class Threads {
 // 30's step (5 statements on 20001 bytes, one a uint64 sum) ran 3.4 us on
 // one thread and 5.7 us on two. A compiled parallel kernel takes its thread
 // count at each launch, so the first launches of a kernel (per size class)
-// alternate the team and one thread, kProbe each; then the faster wins (the
-// team only when clearly faster: a tie leaves the other core to whoever
-// shares the machine), until kRenew more launches start a new probe (load
-// and sizes change). Work from kSureParallelWork (cpu_backend.cpp) on always takes the team:
-// no probe that could slow a long kernel.
+// run kProbe on the team, then kProbe on one thread (runs, not alternating:
+// threads.cpp); then the faster wins (the team only when clearly faster: a
+// tie leaves the other core to whoever shares the machine), until kRenew
+// more launches start a new probe (load and sizes change). Work from kSureParallelWork (cpu_backend.cpp) on
+// always takes the team: no probe that could slow a long kernel.
 class TeamChoice {
  public:
   static constexpr int kProbe = 4;
