@@ -151,3 +151,44 @@ TEST_CASE("tiered: a launch too big to interpret waits for its kernel") {
   // ((2i + 1) / 2 - 1/4) * 4 = 4i + 1; (4i + 1 + 1) / 2 - 1 = 2i
   for (std::size_t i = 0; i < y.size(); i += 4099) CHECK(y[i] == 2.0 * static_cast<double>(i));
 }
+
+TEST_CASE("tiered: a parallel kernel launched often gets its serial form, with the same values") {
+  // Launches on one thread skip libgomp's region (CpuKernels::serial_twin).
+  // The compiler logs which form each source is: both are compiled, and
+  // the loop's values stay those of its arithmetic throughout.
+  cputest::TempDir dir;
+  const std::string log = dir.file("forms");
+  const std::string cc =
+      script(dir, "log-cc",
+             "for a in \"$@\"; do case $a in *.c) if grep -q 'omp parallel' \"$a\"; then echo "
+             "parallel; else echo serial; fi >> " +
+                 log + ";; esac; done; exec cc \"$@\"");
+  cputest::EnvVar two("OMP_NUM_THREADS", "2");  // (a team, so parallel forms)
+  const arrvm::Vm cpu(tiered(dir, cc));
+  const int n = 200 * 200;  // 2 statements a element: past the parallel form's work
+  std::vector<double> want(n);
+  for (int i = 0; i < n; ++i) want[i] = i * 0.001;
+  Array a = Array::arange(0.0, n, 1.0, DType::Float64, cpu).reshape({200, 200}) * 0.001;
+  auto forms = [&] {
+    std::ifstream in(log);
+    std::string line, all;
+    while (std::getline(in, line)) all += line + " ";
+    return all;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  int steps = 0;
+  while ((forms().find("serial") == std::string::npos || forms().find("parallel") == std::string::npos ||
+          steps < 64) &&
+         seconds_since(start) < 60) {
+    a = a * 0.5 + 0.5;
+    for (double& w : want) w = w * 0.5 + 0.5;
+    const std::vector<double> got = a.reshape({n}).to_vector<double>();
+    ++steps;
+    REQUIRE(got.size() == want.size());
+    for (int i = 0; i < n; i += 97) REQUIRE(got[i] == want[i]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(steps < 64 ? 0 : 20));
+  }
+  const std::string f = forms();
+  CHECK(f.find("parallel") != std::string::npos);
+  CHECK(f.find("serial") != std::string::npos);
+}

@@ -183,7 +183,7 @@ class CpuBackend final : public Backend {
       if (e->fn != nullptr || !codegen::launches(e->b) || ref::find_contraction(batch, block, &contraction))
         continue;
       // (every block asked, so that all the missing kernels compile at once)
-      ready &= kernels_.ready(e->b.kernel, work(e->b) >= kParallelWork, fixed_inner(e->b), profile());
+      ready &= kernels_.ready(e->b.kernel, parallel_form(work(e->b)), fixed_inner(e->b), profile());
     }
     return ready;
   }
@@ -353,7 +353,7 @@ class CpuBackend final : public Backend {
               std::size_t index, std::size_t size, bool interpretable = false) {
     const codegen::LoopKernel& k = b->kernel;
     const int64_t w = work(*b);
-    const bool parallel = w >= kParallelWork;
+    const bool parallel = parallel_form(w);
     if (*fn_cache == nullptr || !memoize_) {
       *fn_cache = kernels_.get(k, parallel, fixed_inner(*b), interpretable ? 0 : w, profile());
       if (*fn_cache == nullptr) return false;
@@ -403,6 +403,11 @@ class CpuBackend final : public Backend {
       choice = &team_choices_[reinterpret_cast<uintptr_t>(fn) * 64 + static_cast<uintptr_t>(size_class)];
       threads = choice->pick(threads, &timed);
     }
+    KernelFn run = fn;
+    if (parallel) {
+      const KernelFn serial = kernels_.serial_twin(fn, k, fixed_inner(*b), profile());
+      if (threads == 1 && serial != nullptr) run = serial;
+    }
     codegen::pack_args(*b, threads, &args_);
     const std::vector<int64_t>& args = args_;
     ++stats_.kernels_launched;
@@ -416,9 +421,9 @@ class CpuBackend final : public Backend {
                        {"instructions", static_cast<int64_t>(size)},
                        {"elements", b->shape.product()},
                        {"threads", threads}});
-      fn(ptrs.data(), args.data(), b->consts.data());
+      run(ptrs.data(), args.data(), b->consts.data());
     } else {  // (no clock read, no span arguments built: 0.1 us of a 100-element launch)
-      fn(ptrs.data(), args.data(), b->consts.data());
+      run(ptrs.data(), args.data(), b->consts.data());
     }
     if (timed) {
       choice->ran(threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -435,6 +440,13 @@ class CpuBackend final : public Backend {
     throw_index_failures(batch, bad_);
     return true;
   }
+
+  // Whether a launch of `w` element-statements runs a kernel compiled with
+  // its parallel regions. Not with one usable core (OMP_NUM_THREADS=1, an
+  // affinity mask or a quota of one): a region entered on one thread still
+  // costs libgomp's team start and end, a futex wake among them (1.4 us a
+  // launch on a paravirtualized host).
+  bool parallel_form(int64_t w) const { return w >= kParallelWork && threads_.team() > 1; }
 
   // A launch's work: elements x statements, each statement weighed by its
   // widest element (operands, result, accumulator) against 8 bytes when

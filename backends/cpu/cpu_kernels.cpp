@@ -41,6 +41,21 @@ bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inne
   return found || !compiling;
 }
 
+KernelFn CpuKernels::serial_twin(KernelFn parallel_fn, const codegen::LoopKernel& k, int64_t inner,
+                                 Profile& profile) {
+  if (!queue_) return nullptr;
+  Twin& t = twins_[parallel_fn];
+  if (t.fn != nullptr || t.failed) return t.fn;
+  ++t.launches;
+  if (t.launches < kTwinAfter || (t.launches - kTwinAfter) % kTwinPoll != 0) return nullptr;
+  profile_ = &profile;
+  last_pending_.clear();
+  t.fn = kernel_for(k, false, inner, kNeverWait, true);
+  t.failed = t.fn == nullptr && last_pending_.empty();  // (not compiling: failed; the parallel form runs on)
+  last_pending_.clear();
+  return t.fn;
+}
+
 void CpuKernels::interpreted(double seconds) {
   if (last_pending_.empty()) return;
   interpreted_s_[last_pending_] += seconds;
@@ -67,7 +82,8 @@ KernelCacheStats CpuKernels::stats() const {
 // (CDialect::serial), unless the parallel form is already there. `inner` > 0: for that
 // innermost extent only (CDialect::inner_extent).
 // `work`: the launch's (tiered: a block too big to interpret waits for its kernel).
-KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work) {
+KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work,
+                                bool exact) {
   std::string signature, suffix;
   {
     ScopedTimer t(&profile().codegen_s);
@@ -91,13 +107,13 @@ KernelFn CpuKernels::kernel_for(const codegen::LoopKernel& k, bool parallel, int
     // compiling) runs that form on one thread (its regions' if clauses):
     // a kernel launched on both sides of kParallelWork is compiled once
     // (a rolled loop whose lanes shrink below it, a triangular solve).
-    if (it == memo_.end() && !parallel) it = memo_.find(parallel_form);
+    if (it == memo_.end() && !parallel && !exact) it = memo_.find(parallel_form);
     if (it != memo_.end()) {
       ++memo_hits_;
       ++profile().kernel_cache_hits;
       return it->second;
     }
-    if (!parallel && queue_ && pending_.count(parallel_form) != 0)
+    if (!parallel && !exact && queue_ && pending_.count(parallel_form) != 0)
       return pending(parallel_form, queue_->poll(parallel_form, "", ""), k, true, inner, work);
   }
   if (queue_ && failed_.count(signature) != 0) return nullptr;

@@ -43,6 +43,19 @@ class CpuKernels {
   // Untiered: true (get() compiles it).
   bool ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile);
 
+  // The serial form (CDialect::serial) of `parallel_fn`, the parallel form
+  // of `k`, for its launches on one thread: entering a parallel region on
+  // one thread still costs libgomp's team start and end (a futex wake, a
+  // hypervisor exit on a paravirtualized host: the 200x200 loop's
+  // iteration took 12.5 us with it, 7.7 without). Call at each launch of
+  // the parallel form. nullptr until the serial form is compiled: tiered,
+  // it is looked for (memory, disk) at the kernel's kTwinAfter-th launch
+  // and queued if not found, then looked for every kTwinPoll launches
+  // (the fifth launch is TeamChoice's first on one thread: in a warm run
+  // its probes time the serial form); untiered, never (get() would compile
+  // in the foreground).
+  KernelFn serial_twin(KernelFn parallel_fn, const codegen::LoopKernel& k, int64_t inner, Profile& profile);
+
   // The seconds the block that get() last returned nullptr for ran interpreted.
   void interpreted(double seconds);
 
@@ -58,7 +71,9 @@ class CpuKernels {
   bool tiered() const { return queue_ != nullptr; }
 
  private:
-  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0);
+  // `exact`: the form asked for, never the parallel form for a serial ask.
+  KernelFn kernel_for(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work = 0,
+                      bool exact = false);
   KernelFn pending(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
                    bool parallel, int64_t inner, int64_t work);
   KernelFn take(const std::string& signature, const CompileQueue::State& st, const codegen::LoopKernel& k,
@@ -69,6 +84,14 @@ class CpuKernels {
   static constexpr int64_t kInterpretWork = int64_t{1} << 27;
   static constexpr int64_t kNeverWait = -1;  // a `work` for which pending() does not wait
   static constexpr double kInterpretSeconds = 0.2;
+  static constexpr int kTwinAfter = 5;
+  static constexpr int kTwinPoll = 16;
+
+  struct Twin {
+    int launches = 0;
+    KernelFn fn = nullptr;
+    bool failed = false;
+  };
 
   KernelCache cache_;
   bool memoize_;
@@ -84,6 +107,7 @@ class CpuKernels {
   std::unique_ptr<CompileQueue> queue_;
   std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
   std::unordered_set<std::string> failed_;
+  std::unordered_map<KernelFn, Twin> twins_;  // by the parallel form
   std::unordered_map<std::string, double> interpreted_s_;
   std::string last_pending_;  // the kernel the block being interpreted waits for
   double compiled_s_ = 0;
