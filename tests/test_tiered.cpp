@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 
 #include <arrvm/arrvm.hpp>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -152,11 +154,35 @@ TEST_CASE("tiered: a launch too big to interpret waits for its kernel") {
   for (std::size_t i = 0; i < y.size(); i += 4099) CHECK(y[i] == 2.0 * static_cast<double>(i));
 }
 
-TEST_CASE("tiered: a parallel kernel launched often gets its serial form, with the same values") {
-  // Launches on one thread skip libgomp's region (CpuKernels::serial_twin).
-  // The compiler logs which form each source of the loop's kernel (the only
-  // one that adds) is: both are compiled, and the loop's values stay those
-  // of its arithmetic throughout.
+namespace {
+
+// Two threads that spin while it lives: /proc/loadavg counts them as
+// runnable, so Threads::for_launch gives every launch one thread (a loaded
+// machine, whatever else the machine runs).
+class Load {
+ public:
+  Load() {
+    for (auto& t : spinners_) t = std::thread([this] {
+        while (!stop_.load(std::memory_order_relaxed)) {
+        }
+      });
+  }
+  ~Load() {
+    stop_ = true;
+    for (auto& t : spinners_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread spinners_[2];
+};
+
+// `a = a * 0.5 + 0.5` over side x side elements on a team of two beside
+// two spinning threads, checked at every step against the same arithmetic
+// done here, until `done(forms)` holds for the forms the compiler logged of
+// the loop's kernel (the only one that adds: "parallel" or "serial" a
+// source) and at least 64 steps ran, or a minute passed. The forms logged.
+std::string loop_on_loaded_machine(int side, const std::function<bool(const std::string&)>& done) {
   cputest::TempDir dir;
   const std::string log = dir.file("forms");
   const std::string cc = script(
@@ -164,12 +190,13 @@ TEST_CASE("tiered: a parallel kernel launched often gets its serial form, with t
       "for a in \"$@\"; do case $a in *.c) if grep -q f_add_float64 \"$a\"; then if grep -q 'omp parallel' "
       "\"$a\"; then echo parallel; else echo serial; fi >> " +
           log + "; fi;; esac; done; exec cc \"$@\"");
-  cputest::EnvVar two("OMP_NUM_THREADS", "2");  // (a team, so parallel forms)
+  cputest::EnvVar two("OMP_NUM_THREADS", "2");  // (a team of two: parallel forms may be compiled)
   const arrvm::Vm cpu(tiered(dir, cc));
-  const int n = 200 * 200;  // 2 statements a element: past the parallel form's work
+  const Load load;
+  const int n = side * side;
   std::vector<double> want(n);
   for (int i = 0; i < n; ++i) want[i] = i * 0.001;
-  Array a = Array::arange(0.0, n, 1.0, DType::Float64, cpu).reshape({200, 200}) * 0.001;
+  Array a = Array::arange(0.0, n, 1.0, DType::Float64, cpu).reshape({side, side}) * 0.001;
   auto forms = [&] {
     std::ifstream in(log);
     std::string line, all;
@@ -178,9 +205,7 @@ TEST_CASE("tiered: a parallel kernel launched often gets its serial form, with t
   };
   const auto start = std::chrono::steady_clock::now();
   int steps = 0;
-  while ((forms().find("serial") == std::string::npos || forms().find("parallel") == std::string::npos ||
-          steps < 64) &&
-         seconds_since(start) < 60) {
+  while ((!done(forms()) || steps < 64) && seconds_since(start) < 60) {
     a = a * 0.5 + 0.5;
     for (double& w : want) w = w * 0.5 + 0.5;
     const std::vector<double> got = a.reshape({n}).to_vector<double>();
@@ -189,7 +214,28 @@ TEST_CASE("tiered: a parallel kernel launched often gets its serial form, with t
     for (int i = 0; i < n; i += 97) REQUIRE(got[i] == want[i]);
     std::this_thread::sleep_for(std::chrono::milliseconds(steps < 64 ? 0 : 20));
   }
-  const std::string f = forms();
+  return forms();
+}
+
+}  // namespace
+
+TEST_CASE("tiered: a loaded machine never compiles a mid-sized kernel's parallel form") {
+  // 200 x 200, 2 statements an element: past kParallelWork, below
+  // kSureParallelWork. Compiled serial first (CpuBackend::first_form); its
+  // parallel form only once a launch wants a team, which none does here.
+  const std::string f =
+      loop_on_loaded_machine(200, [](const std::string& f) { return f.find("serial") != std::string::npos; });
+  CHECK(f.find("serial") != std::string::npos);
+  CHECK(f.find("parallel") == std::string::npos);
+}
+
+TEST_CASE("tiered: a big kernel launched on one thread gets its serial form, with the same values") {
+  // 1100 x 1100, 2 statements an element: past kSureParallelWork, so
+  // compiled parallel first; its launches on one thread skip libgomp's
+  // region once its serial form is there (CpuKernels::other_form).
+  const std::string f = loop_on_loaded_machine(1100, [](const std::string& f) {
+    return f.find("serial") != std::string::npos && f.find("parallel") != std::string::npos;
+  });
   CHECK(f.find("parallel") != std::string::npos);
   CHECK(f.find("serial") != std::string::npos);
 }

@@ -183,7 +183,7 @@ class CpuBackend final : public Backend {
       if (e->fn != nullptr || !codegen::launches(e->b) || ref::find_contraction(batch, block, &contraction))
         continue;
       // (every block asked, so that all the missing kernels compile at once)
-      ready &= kernels_.ready(e->b.kernel, parallel_form(work(e->b)), fixed_inner(e->b), profile());
+      ready &= kernels_.ready(e->b.kernel, first_form(work(e->b)), fixed_inner(e->b), profile());
     }
     return ready;
   }
@@ -353,7 +353,8 @@ class CpuBackend final : public Backend {
               std::size_t index, std::size_t size, bool interpretable = false) {
     const codegen::LoopKernel& k = b->kernel;
     const int64_t w = work(*b);
-    const bool parallel = parallel_form(w);
+    const bool team = may_team(w);
+    const bool parallel = first_form(w);
     if (*fn_cache == nullptr || !memoize_) {
       *fn_cache = kernels_.get(k, parallel, fixed_inner(*b), interpretable ? 0 : w, profile());
       if (*fn_cache == nullptr) return false;
@@ -393,7 +394,7 @@ class CpuBackend final : public Backend {
     if (k.errors > 0) ptrs[b->views.size() + b->indexed.size()] = errors.data();
     counts_.assign(static_cast<std::size_t>(k.counters), 0);
     if (k.counters > 0) ptrs.back() = counts_.data();
-    int threads = parallel ? threads_.for_launch() : 1;
+    int threads = team ? threads_.for_launch() : 1;
     TeamChoice* choice = nullptr;
     bool timed = false;
     if (threads > 1 && w < kSureParallelWork) {
@@ -403,10 +404,18 @@ class CpuBackend final : public Backend {
       choice = &team_choices_[reinterpret_cast<uintptr_t>(fn) * 64 + static_cast<uintptr_t>(size_class)];
       threads = choice->pick(threads, &timed);
     }
+    // The form this launch wants: parallel for a team, serial for one
+    // thread; `fn` until the other is there (CpuKernels::other_form), a
+    // serial `fn` on one thread (its probe waits: not timed).
     KernelFn run = fn;
-    if (parallel) {
-      const KernelFn serial = kernels_.serial_twin(fn, k, fixed_inner(*b), profile());
-      if (threads == 1 && serial != nullptr) run = serial;
+    if (team && (threads > 1) != parallel) {
+      const KernelFn other = kernels_.other_form(fn, threads > 1, k, fixed_inner(*b), profile());
+      if (other != nullptr) {
+        run = other;
+      } else if (!parallel) {
+        threads = 1;
+        timed = false;
+      }
     }
     codegen::pack_args(*b, threads, &args_);
     const std::vector<int64_t>& args = args_;
@@ -441,12 +450,23 @@ class CpuBackend final : public Backend {
     return true;
   }
 
-  // Whether a launch of `w` element-statements runs a kernel compiled with
-  // its parallel regions. Not with one usable core (OMP_NUM_THREADS=1, an
-  // affinity mask or a quota of one): a region entered on one thread still
-  // costs libgomp's team start and end, a futex wake among them (1.4 us a
-  // launch on a paravirtualized host).
-  bool parallel_form(int64_t w) const { return w >= kParallelWork && threads_.team() > 1; }
+  // Whether a launch of `w` element-statements may run on a team. Never
+  // with one usable core (OMP_NUM_THREADS=1, an affinity mask or a quota
+  // of one), which compiles no parallel form at all: a region entered on
+  // one thread still costs libgomp's team start and end, a futex wake
+  // among them (1.4 us a launch on a paravirtualized host).
+  bool may_team(int64_t w) const { return w >= kParallelWork && threads_.team() > 1; }
+  // Whether a kernel launched with `w` element-statements is compiled
+  // first with its parallel regions: where it always takes the team
+  // (kSureParallelWork), and untiered (no other form is compiled: the
+  // regions' if clauses run it on one thread). Between kParallelWork and
+  // kSureParallelWork, tiered, it is compiled serial first, and its
+  // parallel form only once launches want a team (a TeamChoice probe on a
+  // machine with a free core): a loaded machine never compiles it or
+  // enters its regions.
+  bool first_form(int64_t w) const {
+    return may_team(w) && (w >= kSureParallelWork || !kernels_.tiered());
+  }
 
   // A launch's work: elements x statements, each statement weighed by its
   // widest element (operands, result, accumulator) against 8 bytes when

@@ -41,17 +41,17 @@ bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inne
   return found || !compiling;
 }
 
-KernelFn CpuKernels::serial_twin(KernelFn parallel_fn, const codegen::LoopKernel& k, int64_t inner,
-                                 Profile& profile) {
+KernelFn CpuKernels::other_form(KernelFn fn, bool parallel, const codegen::LoopKernel& k, int64_t inner,
+                                Profile& profile) {
   if (!queue_) return nullptr;
-  Twin& t = twins_[parallel_fn];
+  Twin& t = twins_[fn];
   if (t.fn != nullptr || t.failed) return t.fn;
   ++t.launches;
   if (t.launches < kTwinAfter || (t.launches - kTwinAfter) % kTwinPoll != 0) return nullptr;
   profile_ = &profile;
   last_pending_.clear();
-  t.fn = kernel_for(k, false, inner, kNeverWait, true);
-  t.failed = t.fn == nullptr && last_pending_.empty();  // (not compiling: failed; the parallel form runs on)
+  t.fn = kernel_for(k, parallel, inner, kNeverWait, true);
+  t.failed = t.fn == nullptr && last_pending_.empty();  // (not compiling: failed; `fn` runs on)
   last_pending_.clear();
   return t.fn;
 }

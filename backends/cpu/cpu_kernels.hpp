@@ -43,18 +43,20 @@ class CpuKernels {
   // Untiered: true (get() compiles it).
   bool ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile);
 
-  // The serial form (CDialect::serial) of `parallel_fn`, the parallel form
-  // of `k`, for its launches on one thread: entering a parallel region on
-  // one thread still costs libgomp's team start and end (a futex wake, a
-  // hypervisor exit on a paravirtualized host: the 200x200 loop's
-  // iteration took 12.5 us with it, 7.7 without). Call at each launch of
-  // the parallel form. nullptr until the serial form is compiled: tiered,
-  // it is looked for (memory, disk) at the kernel's kTwinAfter-th launch
-  // and queued if not found, then looked for every kTwinPoll launches
-  // (the fifth launch is TeamChoice's first on one thread: in a warm run
-  // its probes time the serial form); untiered, never (get() would compile
-  // in the foreground).
-  KernelFn serial_twin(KernelFn parallel_fn, const codegen::LoopKernel& k, int64_t inner, Profile& profile);
+  // The other form of `fn`, a form of `k`: with its parallel regions when
+  // `parallel`, else without (CDialect::serial). A kernel is compiled
+  // first in the form its size suggests (CpuBackend::first_form); a launch
+  // that wants the other one (a team for a kernel first compiled serial,
+  // one thread for a parallel one: a region entered on one thread still
+  // costs libgomp's team start and end, a futex wake, a hypervisor exit on
+  // a paravirtualized host) asks here, and runs `fn` until it is there.
+  // Tiered, the other form is looked for (memory, disk) at the
+  // kTwinAfter-th launch that wants it and queued if not found, then
+  // looked for every kTwinPoll such launches; so a machine that never
+  // wants a team (loaded, or one core) never compiles a parallel form of a
+  // kernel first compiled serial. Untiered, never (get() would compile in
+  // the foreground): nullptr.
+  KernelFn other_form(KernelFn fn, bool parallel, const codegen::LoopKernel& k, int64_t inner, Profile& profile);
 
   // The seconds the block that get() last returned nullptr for ran interpreted.
   void interpreted(double seconds);
@@ -107,7 +109,7 @@ class CpuKernels {
   std::unique_ptr<CompileQueue> queue_;
   std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
   std::unordered_set<std::string> failed_;
-  std::unordered_map<KernelFn, Twin> twins_;  // by the parallel form
+  std::unordered_map<KernelFn, Twin> twins_;  // by the form compiled first
   std::unordered_map<std::string, double> interpreted_s_;
   std::string last_pending_;  // the kernel the block being interpreted waits for
   double compiled_s_ = 0;
