@@ -162,7 +162,8 @@ namespace {
 class Load {
  public:
   Load() {
-    for (auto& t : spinners_) t = std::thread([this] {
+    for (auto& t : spinners_)
+      t = std::thread([this] {
         while (!stop_.load(std::memory_order_relaxed)) {
         }
       });

@@ -464,9 +464,7 @@ class CpuBackend final : public Backend {
   // parallel form only once launches want a team (a TeamChoice probe on a
   // machine with a free core): a loaded machine never compiles it or
   // enters its regions.
-  bool first_form(int64_t w) const {
-    return may_team(w) && (w >= kSureParallelWork || !kernels_.tiered());
-  }
+  bool first_form(int64_t w) const { return may_team(w) && (w >= kSureParallelWork || !kernels_.tiered()); }
 
   // A launch's work: elements x statements, each statement weighed by its
   // widest element (operands, result, accumulator) against 8 bytes when

@@ -56,7 +56,8 @@ class CpuKernels {
   // wants a team (loaded, or one core) never compiles a parallel form of a
   // kernel first compiled serial. Untiered, never (get() would compile in
   // the foreground): nullptr.
-  KernelFn other_form(KernelFn fn, bool parallel, const codegen::LoopKernel& k, int64_t inner, Profile& profile);
+  KernelFn other_form(KernelFn fn, bool parallel, const codegen::LoopKernel& k, int64_t inner,
+                      Profile& profile);
 
   // The seconds the block that get() last returned nullptr for ran interpreted.
   void interpreted(double seconds);
