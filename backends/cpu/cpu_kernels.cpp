@@ -44,7 +44,9 @@ bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inne
 KernelFn CpuKernels::other_form(KernelFn fn, bool parallel, const codegen::LoopKernel& k, int64_t inner,
                                 Profile& profile) {
   if (!queue_) return nullptr;
-  Twin& t = twins_[fn];
+  // (by `fn` and the form asked for: `fn` may be a parallel form that a
+  // serial first ask fell back to, which other launches ask to pair both ways)
+  Twin& t = twins_[reinterpret_cast<uintptr_t>(fn) * 2 + (parallel ? 1 : 0)];
   if (t.fn != nullptr || t.failed) return t.fn;
   ++t.launches;
   if (t.launches < kTwinAfter || (t.launches - kTwinAfter) % kTwinPoll != 0) return nullptr;

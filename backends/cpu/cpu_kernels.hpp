@@ -110,7 +110,7 @@ class CpuKernels {
   std::unique_ptr<CompileQueue> queue_;
   std::unordered_map<std::string, bool> pending_;  // -> its source declares vector math functions
   std::unordered_set<std::string> failed_;
-  std::unordered_map<KernelFn, Twin> twins_;  // by the form compiled first
+  std::unordered_map<uintptr_t, Twin> twins_;  // by the form compiled first and the form asked for
   std::unordered_map<std::string, double> interpreted_s_;
   std::string last_pending_;  // the kernel the block being interpreted waits for
   double compiled_s_ = 0;
