@@ -157,6 +157,27 @@ std::string op_body(Opcode op, DType t, bool library) {
             t);
       }
       return subst("if (b == 0) { ARRVM_DIV0(); return 0; } return ($T)(a % b);", t);
+    case O::Cube:  // (ref's cube, backends/ref/scalar_ops.hpp: line by line)
+      return subst(
+                 t == DType::Float32
+                     ? "union { float f; uint32_t u; } v; v.f = a; uint32_t ex = (v.u >> 23) & 0xff;"
+                       " int tiny = ex < 127 - 32, big = ex >= 127 + 42; v.u &= (uint32_t)0 - (uint32_t)!big;"
+                       " uint32_t tm = (uint32_t)0 - (uint32_t)tiny; float x = v.f; v.u = 0x3f800000u + (tm "
+                       "& (32u << 23)); x *= v.f;"
+                     : "union { double f; uint64_t u; } v; v.f = a; uint64_t ex = (v.u >> 52) & 0x7ff;"
+                       " int tiny = ex < 1023 - 256, big = ex >= 1023 + 341; v.u &= (uint64_t)0 - "
+                       "(uint64_t)!big;"
+                       " uint64_t tm = (uint64_t)0 - (uint64_t)tiny; double x = v.f; v.u = "
+                       "0x3ff0000000000000ul + (tm & (256ul << 52));"
+                       " x *= v.f;",
+                 t) +
+             subst(
+                 " $T h = x * x, p = h * x, l = fma$F(x, x, -h), e = fma$F(h, x, -p);"
+                 " $T r = p == 0 ? p : p + fma$F(l, x, e);",
+                 t) +
+             (t == DType::Float32 ? " v.u = 0x3f800000u - (tm & (96u << 23));"
+                                  : " v.u = 0x3ff0000000000000ul - (tm & (768ul << 52));") +
+             " r *= v.f; return big ? a * a * a : r;";
     case O::Power:
       if (f) return subst("return pow$F(a, b);", t);
       return subst(

@@ -330,10 +330,13 @@ Array binary(Opcode op, Division div, const Arg& a, const Arg& b, const Array* t
   // NumPy's fast paths for a float array to a constant power (its
   // fast_scalar_power): x**2 is x*x, x**0.5 sqrt(x), x**-1 1/x, x**1 a copy,
   // the values NumPy gives (pow's differ in the last bit, and at -0.0 and
-  // -inf for 0.5) at the cost of a multiply instead of a pow.
+  // -inf for 0.5) at the cost of a multiply instead of a pow. x**3, which
+  // NumPy leaves to pow, is the cube rounded once (the cube opcode: pow's
+  // value where pow rounds correctly, at about x*x*x's cost).
   if (op == Opcode::Power && is_float(plan.in) && !ins[0].is_const && ins[1].is_const) {
     const double e = ins[1].constant.f;
     if (e == 2.0) return emit(Opcode::Multiply, plan.out, {ins[0], ins[0]}, target);
+    if (e == 3.0) return emit(Opcode::Cube, plan.out, {ins[0]}, target);
     if (e == 0.5) return emit(Opcode::Sqrt, plan.out, {ins[0]}, target);
     if (e == 1.0) return emit(Opcode::Identity, plan.out, {ins[0]}, target);
     if (e == -1.0) {

@@ -118,6 +118,7 @@ constexpr CName<arrvm_opcode> kCOpcodes[] = {
     {ARRVM_OP_CONJUGATE, "conjugate"},
     {ARRVM_OP_COMPLEX, "complex"},
     {ARRVM_OP_GATHER_CLIP, "gather_clip"},
+    {ARRVM_OP_CUBE, "cube"},
 };
 
 struct InternalName {

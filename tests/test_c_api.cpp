@@ -137,7 +137,7 @@ TEST_CASE("c_api: bad dtype and opcode values are INVALID") {
   CHECK(out == nullptr);
   REQUIRE(arrvm_empty(vm, ARRVM_INT64, 1, &n, y.out()) == ARRVM_OK);
 
-  check_failure(arrvm_issue(vm, static_cast<arrvm_opcode>(80), y, 0, nullptr, 0, 0), ARRVM_ERR_INVALID,
+  check_failure(arrvm_issue(vm, static_cast<arrvm_opcode>(81), y, 0, nullptr, 0, 0), ARRVM_ERR_INVALID,
                 "opcode");
   check_failure(arrvm_issue(vm, static_cast<arrvm_opcode>(-3), y, 0, nullptr, 0, 0), ARRVM_ERR_INVALID,
                 "opcode");
@@ -158,7 +158,7 @@ TEST_CASE("c_api: bad dtype and opcode values are INVALID") {
   check_failure(arrvm_issue(vm, ARRVM_OP_ADD_REDUCE, s, 1, in, int64_t{1} << 40, 0), ARRVM_ERR_INVALID,
                 "axis");
 
-  CHECK(arrvm_opcode_name(static_cast<arrvm_opcode>(80)) == nullptr);
+  CHECK(arrvm_opcode_name(static_cast<arrvm_opcode>(81)) == nullptr);
   CHECK(arrvm_dtype_name(static_cast<arrvm_dtype>(-1)) == nullptr);
   CHECK(arrvm_dtype_size(static_cast<arrvm_dtype>(13)) == 0);
   // Nothing above reached the batch: the output still reads as zeros.

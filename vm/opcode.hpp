@@ -88,7 +88,7 @@ constexpr DType accumulator_dtype(Opcode op, DType t) {
 
 // Whether `op` is defined on complex dtypes (NumPy's ufuncs with a complex
 // loop): arithmetic (no remainder), comparisons (lexicographic, as NumPy's),
-// maximum/minimum, the transcendental functions but arctan2, hypot, cbrt,
+// maximum/minimum, the transcendental functions but arctan2, hypot, cbrt, cube,
 // floor/ceil/trunc; absolute gives the part type; the predicates; where,
 // casts, indexing, compress, add/multiply/minimum/maximum reductions and
 // scans; not the integer ops, not range or random.
@@ -98,6 +98,7 @@ constexpr bool complex_opcode(Opcode op) {
     case Opcode::Arctan2:
     case Opcode::Hypot:
     case Opcode::Cbrt:
+    case Opcode::Cube:
     case Opcode::Floor:
     case Opcode::Ceil:
     case Opcode::Trunc:

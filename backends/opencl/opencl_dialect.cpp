@@ -65,6 +65,7 @@ typedef ulong uint64_t;
 #define copysignf copysign
 #define powf pow
 #define fabsf fabs
+#define fmaf fma
 #define atan2f atan2
 static inline void arrvm_copy_bytes(__private uchar* d, __global const uchar* s, size_t n) {
   for (size_t i = 0; i < n; ++i) d[i] = s[i];

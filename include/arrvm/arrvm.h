@@ -149,6 +149,7 @@ typedef enum arrvm_opcode {
   ARRVM_OP_CONJUGATE = 77,   /* complex -> its conjugate */
   ARRVM_OP_COMPLEX = 78,     /* two floats (real, imaginary) -> complex */
   ARRVM_OP_GATHER_CLIP = 79, /* gather with each index clamped into [0, n) (NumPy's take mode='clip') */
+  ARRVM_OP_CUBE = 80,        /* x**3 rounded once (float inputs) */
   /* Not opcodes: the range of a 32-bit int, as for arrvm_dtype. */
   ARRVM_OP_RANGE_MIN_ = -2147483647 - 1,
   ARRVM_OP_RANGE_MAX_ = 2147483647

@@ -47,3 +47,62 @@ def test_power_fast_paths_equal_numpys_values_bit_for_bit(tmp_path):
         e['ARRVM_CACHE_DIR'] = str(tmp_path / 'cache')
         p = subprocess.run([sys.executable, '-c', code], env=e, capture_output=True, text=True, timeout=600)
         assert p.returncode == 0 and 'ok' in p.stdout, (backend, p.stdout + p.stderr)
+
+
+def test_cube_is_rounded_once(tmp_path):
+    """x**3 (the cube opcode): the exact cube rounded to nearest even,
+    checked against Fraction arithmetic, where NumPy's pow (glibc's or
+    SVML's) is off by one ulp in some elements; a subnormal result (it
+    rounds twice there) within one ulp. Special values and warnings as
+    NumPy's (no invalid value from a NaN or an infinity). Ref and
+    cpu (the compiled kernel), float64 and float32, alone and fused."""
+    code = textwrap.dedent('''
+        import math, warnings
+        from fractions import Fraction
+        import numpy as np, arrvm
+        rng = np.random.default_rng(11)
+        specials = [0.0, -0.0, 1.0, -1.0, 3.0, np.inf, -np.inf, np.nan, 1e-310, -1e-120, 2.0 ** -300,
+                    1e100, -1e102, 1e103, 1.5e-40]
+        for dt, scale in ((np.float64, 100), (np.float32, 12)):
+            x = np.concatenate([rng.standard_normal(4000) * 10.0 ** rng.integers(-scale, scale, 4000),
+                                rng.uniform(-10, 10, 4000), np.array(specials)]).astype(dt)
+            info = np.finfo(dt)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                numpy_pow = x ** 3
+            numpy_says = sorted(set(str(m.message) for m in w))   # (overflow encountered in power)
+            for how in ('alone', 'fused'):
+                a = arrvm.asarray(x)
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter('always')
+                    got = np.asarray(a ** 3) if how == 'alone' else np.asarray((a * 1.0) ** 3 * 1.0)
+                assert sorted(set(str(m.message) for m in w)) == numpy_says, (dt, how, [str(m.message) for m in w])
+                assert got.dtype == dt
+                exact = 0
+                for xi, g, p in zip(x.tolist(), got.tolist(), numpy_pow.tolist()):
+                    if not math.isfinite(p) or p == 0.0:
+                        assert (math.isnan(g) and math.isnan(p)) or (g == p and math.copysign(1, g) == math.copysign(1, p)), (xi, g, p)
+                        continue
+                    want = Fraction(xi) ** 3
+                    # the nearest value of dt (ties to even), by Fraction arithmetic
+                    near = dt(float(want)) if dt == np.float64 else dt(np.float64(float(want)))
+                    if abs(float(want)) < info.tiny:   # subnormal: one ulp
+                        assert abs(Fraction(float(g)) - want) <= Fraction(float(info.smallest_subnormal)), (xi, g)
+                        continue
+                    lo, hi = np.nextafter(near, dt(-np.inf)), np.nextafter(near, dt(np.inf))
+                    err = lambda v: abs(Fraction(float(v)) - want)
+                    best = min((near, lo, hi), key=lambda v: (err(v), int(np.array(v).view(np.uint64 if dt == np.float64 else np.uint32)) & 1))
+                    assert g == best, (dt, how, xi, g, float(best))
+                    exact += 1
+                assert exact > 7000, exact
+        print('ok')
+    ''')
+    for backend in ('ref', 'cpu'):
+        e = dict(os.environ)
+        e.setdefault('PYTHONPATH', os.path.join(ROOT, 'build', 'python'))
+        e['ARRVM_BACKEND'] = backend
+        e['ARRVM_CACHE_DIR'] = str(tmp_path / 'cache')
+        e['ARRVM_TIERED'] = 'off'   # (cpu: every instruction in a batch, run by its compiled kernel)
+        e['ARRVM_EAGER'] = 'off'
+        p = subprocess.run([sys.executable, '-c', code], env=e, capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0 and 'ok' in p.stdout, (backend, p.stdout + p.stderr)

@@ -30,7 +30,7 @@ _PACKAGE = _os.path.dirname(_os.path.abspath(__file__))
 # NumPy's ufunc names are translated.
 _TIERS = {
     1: ({'divide', 'floor_divide', 'log', 'log2', 'log10', 'log1p', 'power', 'arctanh', 'mod'},),
-    2: ({'exp', 'exp2', 'expm1', 'power', 'sinh', 'cosh', 'hypot', 'cast'},
+    2: ({'exp', 'exp2', 'expm1', 'power', 'cube', 'sinh', 'cosh', 'hypot', 'cast'},
         {'multiply', 'add', 'subtract', 'divide'},
         {'add_reduce', 'multiply_reduce', 'add_accumulate', 'multiply_accumulate'}),
     4: ({'exp', 'exp2', 'expm1', 'power'}, {'multiply', 'divide', 'cast'}),
@@ -38,7 +38,7 @@ _TIERS = {
          'power', 'mod', 'cast'}, {'divide', 'subtract', 'add', 'multiply'},
         {'add_reduce', 'multiply_reduce', 'add_accumulate', 'multiply_accumulate'}),
 }
-_NUMPY_NAME = {'mod': 'remainder', 'add_reduce': 'reduce', 'multiply_reduce': 'reduce',
+_NUMPY_NAME = {'mod': 'remainder', 'cube': 'power', 'add_reduce': 'reduce', 'multiply_reduce': 'reduce',
                'add_accumulate': 'accumulate', 'multiply_accumulate': 'accumulate'}
 
 
