@@ -157,7 +157,7 @@ std::string op_body(Opcode op, DType t, bool library) {
             t);
       }
       return subst("if (b == 0) { ARRVM_DIV0(); return 0; } return ($T)(a % b);", t);
-    case O::Cube:  // (ref's cube, backends/ref/scalar_ops.hpp: line by line)
+    case O::Cube:  // (ref's cube, backends/ref/cube.hpp: line by line)
       return subst(
                  t == DType::Float32
                      ? "union { float f; uint32_t u; } v; v.f = a; uint32_t ex = (v.u >> 23) & 0xff;"
