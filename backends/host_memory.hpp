@@ -2,9 +2,10 @@
 // allocated lazily on first write (a base freed before it is written never
 // gets memory). Large buffers of freed bases are kept in a pool (up to
 // kPoolLimit bytes, oldest returned first) and reused for a base of the
-// same rounded size, or up to a quarter smaller: a loop that allocates and frees its temporaries each
-// iteration (NumPy programs do) then pays no page faults, no kernel page
-// clearing and no munmap per iteration; temporaries that grow a little each
+// same rounded size, or up to a quarter smaller (up to kSpareRatio times
+// smaller when no closer one is pooled): a loop that allocates and frees its
+// temporaries each iteration (NumPy programs do) then pays no page faults,
+// no kernel page clearing and no munmap per iteration; temporaries that grow a little each
 // iteration get a quarter more room (fresh_capacity). Small buffers (under kPoolMin) are
 // kept too, in a free list per size (kSmallPerSize each, kSmallLimit bytes
 // in all): aligned_alloc and free of a small buffer cost more than the
@@ -45,6 +46,7 @@ class HostMemory {
   static constexpr std::size_t kSmallLimit = std::size_t{4} << 20;  // bytes of small buffers kept
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;    // x86-64's and arm64's usual THP size
   static constexpr std::size_t kHugeMin = std::size_t{4} << 20;     // buffers this large get huge pages
+  static constexpr std::size_t kSpareRatio = 4;  // a pooled buffer serves a base down to 1/4 of its size
 
   HostMemory() = default;
   HostMemory(const HostMemory&) = delete;
@@ -297,14 +299,27 @@ class HostMemory {
     // The smallest pooled buffer of at least `rounded` bytes and at most a
     // quarter more (the latest of equal ones): a loop whose temporaries
     // shrink by a row each iteration (LU, Cholesky, Gram-Schmidt) reuses
-    // the last one. A buffer is pooled again under its own size, so the
-    // slack serves a larger request later.
+    // the last one. Failing that, the smallest of up to kSpareRatio times
+    // `rounded`: its pages are already this process's and written, where
+    // a fresh buffer's must be faulted in and cleared. Temporaries that
+    // shrink by more than a quarter over a loop (a boolean mask's
+    // selection, z[inside] of an escape-time loop) otherwise took fresh
+    // memory at each quarter while the outgrown buffers sat in the pool;
+    // under a hypervisor that hands freed memory back to its host, a fresh
+    // huge page took 3 ms per MiB to clear. A buffer is pooled again under
+    // its own size, so the slack serves a larger request later.
     auto best = pool_.rend();
+    auto spare = pool_.rend();
     for (auto it = pool_.rbegin(); it != pool_.rend(); ++it) {
-      if (it->bytes < rounded || it->bytes > rounded + rounded / 4) continue;
+      if (it->bytes < rounded || it->bytes > rounded * kSpareRatio) continue;
+      if (it->bytes > rounded + rounded / 4) {
+        if (spare == pool_.rend() || it->bytes < spare->bytes) spare = it;
+        continue;
+      }
       if (best == pool_.rend() || it->bytes < best->bytes) best = it;
       if (it->bytes == rounded) break;
     }
+    if (best == pool_.rend()) best = spare;
     if (best == pool_.rend()) return nullptr;
     void* p = best->data;
     *capacity = best->bytes;

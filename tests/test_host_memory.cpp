@@ -91,10 +91,8 @@ TEST_CASE(
     m.release(10 + k);
     p = q;
   }
-  // More than a quarter smaller, or larger than the buffer (which keeps its
-  // own size, n, however small the bases it served): a buffer of its own.
-  m.declare(30, DType::Float64, n / 2);
-  CHECK(m.for_write(30) != p);
+  // The buffer keeps its own size, n, however small the bases it served:
+  // a whole one takes it again; a larger one gets a buffer of its own.
   m.declare(31, DType::Float64, n);
   const auto* whole = static_cast<const double*>(m.for_write(31));
   CHECK(whole == p);
@@ -111,6 +109,38 @@ TEST_CASE(
   CHECK(b.for_write(3) == fit);
   b.declare(4, DType::Float64, n * 19 / 20);
   CHECK(b.for_write(4) == big);
+}
+
+TEST_CASE("host memory: with none closer pooled, a buffer serves a base down to a quarter of its size") {
+  // z[inside] of an escape-time loop: the selection shrinks over the
+  // iterations; its temporaries reuse the pooled buffers instead of
+  // faulting in fresh pages at each quarter.
+  HostMemory m;
+  const int64_t n = static_cast<int64_t>(HostMemory::kPoolMin / sizeof(double)) * 40;
+  const double* big = filled(m, 1, n, 3.0);
+  const double* close = filled(m, 2, n * 11 / 20, 1.0);
+  m.release(1);
+  m.release(2);
+  // Pooled n and 0.55 n, asked 0.5 n twice: the closer one, then the other.
+  const int64_t half = n / 2;
+  m.declare(3, DType::Float64, half);
+  CHECK(m.for_write(3) == close);
+  m.declare(4, DType::Float64, half);
+  const auto* q = static_cast<const double*>(m.for_write(4));
+  CHECK(q == big);
+  CHECK(q[0] == 0.0);
+  CHECK(q[half - 1] == 0.0);
+  m.release(3);
+  m.release(4);
+  // Under a quarter of either: a buffer of its own, both stay pooled.
+  m.declare(5, DType::Float64, n / 10);
+  const void* own = m.for_write(5);
+  CHECK(own != big);
+  CHECK(own != close);
+  m.declare(6, DType::Float64, n);
+  const auto* whole = static_cast<const double*>(m.for_write(6));
+  CHECK(whole == big);
+  CHECK(whole[n - 1] == 0.0);
 }
 
 TEST_CASE("host memory: temporaries that grow a little each iteration get room, and reuse it zero-filled") {
