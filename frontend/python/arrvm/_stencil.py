@@ -1,13 +1,14 @@
 """More of NumPy's functions that stencil and index programs use: roll
-(two slice copies per axis), diff, meshgrid, trace (with any axes),
+(two slice copies per axis), diff, meshgrid, indices (broadcast aranges),
+tri/tril/triu (a broadcast comparison and a where), trace (with any axes),
 nonzero / flatnonzero / argwhere (computed in NumPy on synced data: their
 length is data-dependent). the package imports this module after _functions."""
 import builtins
 
 import numpy as _np
 
-from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _into, _norm_axis, broadcast_to, not_equal,
-                         subtract, zeros)
+from ._functions import (IMPLEMENTED, _contiguous, _dtype_fallback, _into, _norm_axis, arange, broadcast_to,
+                         empty, greater_equal, not_equal, subtract, where, zeros)
 from ._ndarray import ndarray, asarray, to_numpy
 from . import _composed
 
@@ -67,6 +68,42 @@ def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
     return out
 
 
+def indices(dimensions, dtype=int, sparse=False):
+    """NumPy's indices: r[i] is arange(dimensions[i]) along axis i, broadcast
+    (or, sparse, each arange shaped to broadcast)."""
+    dimensions = tuple(builtins.int(d) for d in dimensions)
+    nd = len(dimensions)
+    axes = [arange(d, dtype=dtype).reshape((1,) * i + (d,) + (1,) * (nd - i - 1)) for i, d in enumerate(dimensions)]
+    if sparse:
+        return tuple(axes)
+    r = empty((nd,) + dimensions, dtype=dtype)
+    for i, ax in enumerate(axes):
+        r[i] = ax
+    return r
+
+
+def tri(N, M=None, k=0, dtype=float, **kwargs):
+    """NumPy's tri: ones at and below the k-th diagonal of an N x M array."""
+    M = N if M is None else M
+    m = greater_equal(arange(N).reshape(N, 1), arange(-k, M - k).reshape(1, M))
+    return m if _np.dtype(dtype) == _np.bool_ else m.astype(dtype)
+
+
+def tril(m, k=0):
+    """NumPy's tril: m with the elements above the k-th diagonal zeroed (of
+    the last two axes; a 1-D m is taken as its rows, broadcast)."""
+    m = asarray(m)
+    mask = tri(*m.shape[-2:], k=k, dtype=bool)
+    return where(mask, m, zeros(1, m.dtype))
+
+
+def triu(m, k=0):
+    """NumPy's triu: m with the elements below the k-th diagonal zeroed."""
+    m = asarray(m)
+    mask = tri(*m.shape[-2:], k=k - 1, dtype=bool)
+    return where(mask, zeros(1, m.dtype), m)
+
+
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """NumPy's trace: the sums along the diagonals of the 2-D subarrays of
     axes axis1 and axis2 (the diagonal of a contiguous matrix is a strided
@@ -101,4 +138,5 @@ ndarray.nonzero = lambda self: nonzero(self)
 ndarray.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None: trace(self, offset, axis1, axis2,
                                                                                       dtype, out)
 IMPLEMENTED.update({f.__name__: _dtype_fallback(f.__name__, f)
-                    for f in (roll, diff, meshgrid, trace, nonzero, flatnonzero, argwhere)})
+                    for f in (roll, diff, meshgrid, indices, tri, tril, triu, trace, nonzero, flatnonzero,
+                              argwhere)})
