@@ -157,40 +157,106 @@ void* KernelCache::get(const std::string& source, const std::string& symbol) {
   return fn;
 }
 
+namespace {
+
+constexpr const char* kSimdPragma = "#pragma omp declare simd notinbranch\n";
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// Whether `text` calls (or declares) `name`: the word followed by '('.
+bool mentions(const std::string& text, const std::string& name) {
+  for (std::size_t at = text.find(name + "("); at != std::string::npos; at = text.find(name + "(", at + 1)) {
+    if (at == 0 || !word_char(text[at - 1])) return true;
+  }
+  return false;
+}
+
+// The libm functions `text` declares `omp declare simd` (c_emitter's
+// vector_declaration: the pragma, then "type name(params);").
+std::vector<std::string> simd_declared(const std::string& text) {
+  std::vector<std::string> names;
+  const std::string pragma = kSimdPragma;
+  for (std::size_t at = text.find(pragma); at != std::string::npos; at = text.find(pragma, at + 1)) {
+    const std::size_t line = at + pragma.size();
+    const std::size_t paren = text.find('(', line);
+    const std::size_t space = text.rfind(' ', paren);
+    if (paren == std::string::npos || space == std::string::npos || space < line) continue;
+    names.push_back(text.substr(space + 1, paren - space - 1));
+  }
+  return names;
+}
+
+// A kernel source cut into its guarded helpers (guard name -> text) and
+// the rest; false if a guard is not closed or a `static` definition lies
+// outside the guards (it could clash with another member's).
+struct UnitParts {
+  std::map<std::string, std::string> helpers;
+  std::string rest;
+};
+
+bool unit_parts(const std::string& src, UnitParts* parts) {
+  const std::string open = "#ifndef ARRVM_HELPER_";
+  std::size_t guarded_statics = 0, from = 0;
+  for (std::size_t at = src.find(open); at != std::string::npos; at = src.find(open, at + 1)) {
+    const std::size_t name_end = src.find('\n', at);
+    const std::size_t end = name_end == std::string::npos ? name_end : src.find("#endif\n", name_end);
+    if (end == std::string::npos) return false;
+    const std::string text = src.substr(name_end, end - name_end);
+    for (std::size_t k = text.find("static "); k != std::string::npos; k = text.find("static ", k + 1))
+      ++guarded_statics;
+    parts->helpers.emplace(src.substr(at + open.size(), name_end - at - open.size()), text);
+    parts->rest += src.substr(from, at - from);
+    from = end;
+  }
+  parts->rest += src.substr(from);
+  std::size_t statics = 0;
+  for (std::size_t k = src.find("static "); k != std::string::npos; k = src.find("static ", k + 1)) ++statics;
+  return statics == guarded_statics;
+}
+
+}  // namespace
+
+// A libm function declared `omp declare simd` makes every later call of it
+// in the translation unit a vector call: a member may declare one only if
+// no member calls it outside a helper that declares it too (the guards
+// keep one copy of such a helper, ahead of its callers), so that a kernel
+// compiles to the same code in a unit as alone.
 std::vector<std::size_t> unit_members(const std::vector<std::string>& sources) {
   std::vector<std::size_t> members;
   std::map<std::string, std::string> helpers;  // guard name -> text, of the members so far
-  const std::string open = "#ifndef ARRVM_HELPER_";
+  std::set<std::string> declared;              // simd-declared libm functions, of the members so far
+  std::vector<std::string> plain;              // the members' text outside simd-declaring helpers
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const std::string& src = sources[i];
-    if (src.find("#pragma GCC") != std::string::npos || src.find("declare simd") != std::string::npos)
-      continue;
-    // Every `static` definition must sit inside a guard: count them.
-    std::map<std::string, std::string> mine;
-    std::size_t guarded_statics = 0;
+    if (src.find("#pragma GCC") != std::string::npos) continue;
+    UnitParts parts;
+    if (!unit_parts(src, &parts) || !simd_declared(parts.rest).empty())
+      continue;  // (an unguarded one: apart)
     bool ok = true;
-    for (std::size_t at = src.find(open); at != std::string::npos; at = src.find(open, at + 1)) {
-      const std::size_t name_end = src.find('\n', at);
-      const std::size_t end = src.find("#endif\n", name_end);
-      if (name_end == std::string::npos || end == std::string::npos) {
-        ok = false;
-        break;
-      }
-      const std::string text = src.substr(name_end, end - name_end);
-      for (std::size_t k = text.find("static "); k != std::string::npos; k = text.find("static ", k + 1))
-        ++guarded_statics;
-      mine.emplace(src.substr(at + open.size(), name_end - at - open.size()), text);
-    }
-    std::size_t statics = 0;
-    for (std::size_t k = src.find("static "); k != std::string::npos; k = src.find("static ", k + 1))
-      ++statics;
-    if (!ok || statics != guarded_statics) continue;
-    for (const auto& [name, text] : mine) {
+    std::set<std::string> mine;  // what this source declares simd
+    std::string text = parts.rest;
+    for (const auto& [name, body] : parts.helpers) {
       const auto it = helpers.find(name);
-      if (it != helpers.end() && it->second != text) ok = false;
+      if (it != helpers.end() && it->second != body) ok = false;
+      const std::vector<std::string> d = simd_declared(body);
+      if (d.empty()) text += body;
+      mine.insert(d.begin(), d.end());
     }
     if (!ok) continue;
-    helpers.insert(mine.begin(), mine.end());
+    // Its plain text calls none of the unit's simd functions, and the
+    // unit's plain text none of its own.
+    for (const std::string& f : declared) ok = ok && !mentions(text, f);
+    for (const std::string& f : mine) {
+      if (declared.count(f) != 0) continue;
+      ok = ok && !mentions(text, f);
+      for (const std::string& t : plain) ok = ok && !mentions(t, f);
+    }
+    if (!ok) continue;
+    helpers.insert(parts.helpers.begin(), parts.helpers.end());
+    declared.insert(mine.begin(), mine.end());
+    plain.push_back(std::move(text));
     members.push_back(i);
   }
   return members;

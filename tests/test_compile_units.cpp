@@ -10,10 +10,12 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <arrvm/arrvm.hpp>
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -48,6 +50,13 @@ std::string kernel(const std::string& name, const std::string& helper, const std
          "#pragma omp parallel for reduction(arrvm_r0:acc0)\n"
          "  for (int64_t i = 0; i < n; ++i) acc0 = " +
          helper + "(acc0, x[i]);\n  return acc0;\n}\n";
+}
+
+// `src` with one more guarded helper, `guard`'s `text`, ahead of its code.
+std::string with_helper(const std::string& src, const std::string& guard, const std::string& text) {
+  const std::size_t at = src.find("#ifndef ARRVM_HELPER_");
+  return src.substr(0, at) + "#ifndef ARRVM_HELPER_" + guard + "\n#define ARRVM_HELPER_" + guard + "\n" +
+         text + "#endif\n" + src.substr(at);
 }
 
 using Fn = double (*)(const double*, int64_t);
@@ -86,6 +95,29 @@ TEST_CASE("compile units: which kernels may share a translation unit") {
   CHECK(arrvm::unit_members({sum, other_add, max}) == std::vector<std::size_t>{0, 2});
   CHECK(arrvm::unit_members({gcc, sum, simd, loose, max}) == std::vector<std::size_t>{1, 4});
   CHECK(arrvm::unit_members({}).empty());
+  // A helper that declares exp `omp declare simd` (vector math) joins a
+  // unit with kernels that call exp only through such helpers; not with one
+  // whose own code calls exp (a helper that does not declare it, or the
+  // kernel's body), which the declaration would turn into a vector call.
+  const std::string decl = "#pragma omp declare simd notinbranch\ndouble exp(double);\n";
+  const std::string vexp =
+      with_helper(kernel("k_v1", "f_add_float64", "a + b"), "f_exp_float64",
+                  decl + "static inline double f_exp_float64(double a) { return exp(a); }\n");
+  const std::string vexp2 =
+      with_helper(kernel("k_v2", "f_maximum_float64", "a > b ? a : b"), "f_exp_float64",
+                  decl + "static inline double f_exp_float64(double a) { return exp(a); }\n");
+  const std::string sexp =
+      with_helper(kernel("k_s", "f_y", "a"), "f_softplus_float64",
+                  "static inline double f_softplus_float64(double a) { return log1p(exp(a)); }\n");
+  const std::string body_exp = kernel("k_b", "f_z", "exp(a) + b");
+  const std::string expm1 =
+      with_helper(kernel("k_m", "f_w", "a"), "f_expm1_float64",
+                  "static inline double f_expm1_float64(double a) { return expm1(a); }\n");
+  CHECK(arrvm::unit_members({vexp, vexp2, sum}) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(arrvm::unit_members({vexp, sexp, vexp2}) == std::vector<std::size_t>{0, 2});
+  CHECK(arrvm::unit_members({sexp, vexp, body_exp}) == std::vector<std::size_t>{0, 2});
+  CHECK(arrvm::unit_members({body_exp, vexp, vexp2}) == std::vector<std::size_t>{0});
+  CHECK(arrvm::unit_members({vexp, expm1}) == std::vector<std::size_t>{0, 1});  // (expm1 is not exp)
   // Each kernel's reduction gets a name of its own around its source.
   const std::string unit = arrvm::unit_source({sum, max}, {"k_sum", "k_max"});
   CHECK(unit.find("#define arrvm_r0 k_sum_r0\n") != std::string::npos);
@@ -267,4 +299,82 @@ TEST_CASE(
     const double x[2] = {1.5, 2.0};
     CHECK(reinterpret_cast<Fn>(state.fn)(x, 2) == 3.5);
   }
+}
+
+// The most compiler runs that ran at once, from a log of "s" (start) and
+// "e" (end) lines.
+static int most_at_once(const std::string& path) {
+  std::ifstream in(path);
+  int now = 0, most = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    now += line == "s" ? 1 : -1;
+    most = std::max(most, now);
+  }
+  return most;
+}
+
+TEST_CASE(
+    "compile queue: a burst's kernels compile as one unit; one worker fewer than there are compiles in the "
+    "background, every worker for a kernel a launch waits for") {
+  cputest::TempDir dir;
+  const std::string log = dir.file("log");
+  const std::string slow =
+      script(dir, "slow-cc",
+             "echo s >> \"" + log + "\"; sleep 0.4; cc \"$@\"; r=$?; echo e >> \"" + log + "\"; exit $r");
+  arrvm::Config config;
+  config.cc = slow;
+  config.cache_dir = dir.file("cache");
+  arrvm::CompileQueue queue(config, 2);
+  const auto ask = [&](const std::string& id) {
+    return queue.poll(id, kernel("k_" + id, "f_add_float64", "a + b"), "k_" + id).done;
+  };
+  // Polled until done, not waited for (a thread in wait() lifts the limit).
+  const auto settle = [&](const std::vector<std::string>& ids) {
+    for (int i = 0; i < 1500; ++i) {
+      bool all = true;
+      for (const std::string& id : ids) all = all && queue.poll(id, "", "").done;
+      if (all) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  const auto done = [&](const std::string& id) {
+    const arrvm::CompileQueue::State s = queue.wait(id, 30);
+    REQUIRE(s.done);
+    REQUIRE(s.fn != nullptr);
+    const double x[2] = {1.5, 2.0};
+    CHECK(reinterpret_cast<Fn>(s.fn)(x, 2) == 3.5);
+  };
+  // Asked for in a burst: no worker starts before its end, then one takes
+  // all four (the background limit: one of the two workers).
+  {
+    arrvm::CompileQueue::Burst burst(&queue);
+    for (const char* id : {"a", "b", "c", "d"}) {
+      CHECK_FALSE(ask(id));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(lines_in(log) == 0);
+  }
+  settle({"a", "b", "c", "d"});
+  for (const char* id : {"a", "b", "c", "d"}) done(id);
+  CHECK(lines_in(log) == 2);  // one run
+  // Two background kernels asked one after the other: one run at a time.
+  CHECK_FALSE(ask("g"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(ask("h"));
+  settle({"g", "h"});
+  done("g");
+  done("h");
+  CHECK(lines_in(log) == 6);
+  CHECK(most_at_once(log) == 1);
+  // A kernel a launch waits for (infinitely hot) takes the other worker
+  // while one compiles; so does any kernel while a thread waits.
+  CHECK_FALSE(ask("e"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(ask("f"));
+  queue.heat("f", std::numeric_limits<double>::infinity());
+  done("f");
+  done("e");
+  CHECK(lines_in(log) == 10);
+  CHECK(most_at_once(log) == 2);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <unordered_set>
 #include <utility>
@@ -55,6 +56,8 @@ CompileQueue::~CompileQueue() {
 void CompileQueue::shutdown(double grace) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
+    draining_ = true;  // (the program is done: every worker may compile)
+    wake_.notify_all();
     if (grace > 0 && !stop_.load()) {
       done_.wait_for(lock, std::chrono::duration<double>(grace),
                      [&] { return queue_.empty() && busy_ == 0; });
@@ -80,16 +83,50 @@ CompileQueue::State CompileQueue::poll(const std::string& id, const std::string&
     job->symbol = symbol;
     jobs_.emplace(id, std::move(job));
     queue_.push_back(id);
-    wake_.notify_one();
+    if (held_ > 0) {
+      held_wake_ = true;
+    } else {
+      wake_.notify_one();
+    }
     return {};
   }
   return it->second->state;
 }
 
+CompileQueue::Burst::Burst(CompileQueue* q) : q_(q) {
+  std::lock_guard<std::mutex> lock(q_->mutex_);
+  ++q_->held_;
+}
+
+CompileQueue::Burst::~Burst() {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(q_->mutex_);
+    wake = --q_->held_ == 0 && q_->held_wake_;
+    if (wake) q_->held_wake_ = false;
+  }
+  if (wake) q_->wake_.notify_all();
+}
+
 void CompileQueue::heat(const std::string& id, double seconds) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = jobs_.find(id);
-  if (it != jobs_.end()) it->second->heat += seconds;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = jobs_.find(id);
+    if (it != jobs_.end()) it->second->heat += seconds;
+  }
+  if (std::isinf(seconds)) wake_.notify_all();  // (a worker the background limit held may take it)
+}
+
+int CompileQueue::background_limit() const {
+  const int workers = static_cast<int>(threads_.size());
+  return draining_ || waiters_ > 0 ? workers : std::max(1, workers - 1);
+}
+
+bool CompileQueue::may_start() const {
+  if (queue_.empty() || held_ > 0) return false;
+  if (busy_ < background_limit()) return true;
+  return std::any_of(queue_.begin(), queue_.end(),
+                     [&](const std::string& id) { return std::isinf(jobs_.at(id)->heat); });
 }
 
 CompileQueue::State CompileQueue::wait(const std::string& id, double seconds) {
@@ -97,8 +134,11 @@ CompileQueue::State CompileQueue::wait(const std::string& id, double seconds) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) throw InternalError("compile queue: wait for a kernel never submitted");
   Job* job = it->second.get();
+  ++waiters_;  // (the program waits: its core may compile too)
+  if (waiters_ == 1) wake_.notify_all();
   done_.wait_for(lock, std::chrono::duration<double>(seconds),
                  [&] { return job->state.done || stop_.load(); });
+  --waiters_;
   return job->state;
 }
 
@@ -120,7 +160,7 @@ void CompileQueue::work(std::size_t index) {
   KernelCache& cache = *caches_[index];
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    wake_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
+    wake_.wait(lock, [&] { return stop_.load() || may_start(); });
     if (stop_.load()) break;
     // Hot first: the kernels whose blocks ran interpreted longest (heat),
     // up to kUnitKernels in all with those no block has run for yet,
@@ -137,9 +177,14 @@ void CompileQueue::work(std::size_t index) {
     double rest = 0;  // the heat of all but the hottest
     for (std::size_t k = 1; k < order.size(); ++k) rest += jobs_.at(queue_[order[k]])->heat;
     const bool alone = !order.empty() && jobs_.at(queue_[order[0]])->heat > rest;
+    // (Shared among the idle workers: a burst of 10 is two units of 5, both
+    // cores compiling, not 8 and then 2.)
+    const std::size_t idle = std::max<std::size_t>(
+        1, static_cast<std::size_t>(background_limit()) - static_cast<std::size_t>(busy_));
+    const std::size_t share = std::min(kUnitKernels, (order.size() + idle - 1) / idle);
     std::vector<std::size_t> taken;
     for (std::size_t q : order) {
-      if (taken.size() == (alone ? 1 : kUnitKernels)) break;
+      if (taken.size() == (alone ? 1 : share)) break;
       taken.push_back(q);
     }
     for (std::size_t q : taken) jobs.push_back(jobs_.at(queue_[q]).get());

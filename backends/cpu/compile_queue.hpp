@@ -61,6 +61,21 @@ class CompileQueue {
   // is false.
   State poll(const std::string& id, const std::string& source, const std::string& symbol);
 
+  // While a Burst lives, kernels polled for the first time queue without
+  // waking a worker; its end wakes them, so that a batch's kernels asked
+  // for together (CpuBackend::execute, a new partition) reach one worker
+  // as a unit instead of one kernel a compiler run.
+  class Burst {
+   public:
+    explicit Burst(CompileQueue* q);
+    ~Burst();
+    Burst(const Burst&) = delete;
+    Burst& operator=(const Burst&) = delete;
+
+   private:
+    CompileQueue* q_;
+  };
+
   // Adds `seconds` to the heat of kernel `id` (submitted before): its
   // blocks ran interpreted that long while it waited to compile.
   void heat(const std::string& id, double seconds);
@@ -91,6 +106,13 @@ class CompileQueue {
     double heat = 0;  // seconds its blocks ran interpreted while it waited
   };
   void work(std::size_t index);
+  // (under mutex_) How many workers may compile at once while the program
+  // runs: one fewer than there are, so that the thread running the
+  // program's interpreted blocks keeps a core; all while it waits for a
+  // kernel (wait) or once the program is done (shutdown); a kernel a
+  // launch waits for (infinitely hot) starts on any idle worker.
+  int background_limit() const;
+  bool may_start() const;
 
   Config config_;
   mutable std::mutex mutex_;
@@ -103,6 +125,10 @@ class CompileQueue {
   std::vector<std::thread> threads_;
   std::mutex join_mutex_;
   int busy_ = 0;
+  int held_ = 0;            // Bursts alive (under mutex_)
+  bool draining_ = false;   // shutdown began (under mutex_)
+  int waiters_ = 0;         // threads in wait() (under mutex_)
+  bool held_wake_ = false;  // a kernel queued while held
 };
 
 }  // namespace arrvm

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -146,6 +147,16 @@ class CpuBackend final : public Backend {
   void execute(std::span<const Instruction> batch, const Partition& partition) override {
     memory_.track(&profile());
     progress_ = {};
+    // A partition this backend has not run yet: all its kernels are asked
+    // for at once (compiled in units of several a compiler run), not one a
+    // launch as its blocks come (one compiler run each, ~40 ms of it the
+    // compiler's start).
+    if (kernels_.tiered() && memoize_ && partition.structure != 0 &&
+        asked_.insert(partition.structure).second) {
+      if (asked_.size() > kMaxLowered) asked_ = {partition.structure};
+      CompileQueue::Burst burst(kernels_.queue());
+      kernels_ready(batch, partition);
+    }
     for (std::size_t k = 0; k < partition.blocks.size(); ++k) {
       check_interrupt();  // (between kernels: a stop leaves no kernel half run)
       const Block& block = partition.blocks[k];
@@ -183,7 +194,8 @@ class CpuBackend final : public Backend {
       if (e->fn != nullptr || !codegen::launches(e->b) || ref::find_contraction(batch, block, &contraction))
         continue;
       // (every block asked, so that all the missing kernels compile at once)
-      ready &= kernels_.ready(e->b.kernel, first_form(work(e->b)), fixed_inner(e->b), profile());
+      const int64_t w = work(e->b);
+      ready &= kernels_.ready(e->b.kernel, first_form(w), fixed_inner(e->b), w, profile());
     }
     return ready;
   }
@@ -561,6 +573,7 @@ class CpuBackend final : public Backend {
   // kMaxLowered.
   std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, std::shared_ptr<Lowered>>> by_key_;
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<Lowered>>> by_structure_;
+  std::unordered_set<uint64_t> asked_;  // partitions whose kernels execute() asked for
   codegen::BlockKey key_;
   Lowered scratch_;  // ARRVM_CACHE=off
 };

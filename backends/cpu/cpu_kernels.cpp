@@ -31,12 +31,16 @@ KernelFn CpuKernels::get(const codegen::LoopKernel& k, bool parallel, int64_t in
   return kernel_for(k, parallel, inner, work);
 }
 
-bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile) {
+bool CpuKernels::ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work,
+                       Profile& profile) {
   if (!queue_) return true;
   profile_ = &profile;
   last_pending_.clear();
   const bool found = kernel_for(k, parallel, inner, kNeverWait) != nullptr;
   const bool compiling = !last_pending_.empty();  // (else: failed, interpreted for good)
+  // A launch too large to interpret will wait for it (pending): first, alone.
+  if (compiling && work > kInterpretWork)
+    queue_->heat(last_pending_, std::numeric_limits<double>::infinity());
   last_pending_.clear();
   return found || !compiling;
 }

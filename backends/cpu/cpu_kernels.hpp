@@ -41,7 +41,9 @@ class CpuKernels {
   // Tiered: whether `k` is compiled (or failed to compile) now, as get()
   // would find it; if not, its compile is queued (never waited for).
   // Untiered: true (get() compiles it).
-  bool ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, Profile& profile);
+  // `work`: its launch's element-statements (one too large to interpret
+  // is queued infinitely hot, as a launch that waits makes it).
+  bool ready(const codegen::LoopKernel& k, bool parallel, int64_t inner, int64_t work, Profile& profile);
 
   // The other form of `fn`, a form of `k`: with its parallel regions when
   // `parallel`, else without (CDialect::serial). A kernel is compiled
@@ -72,6 +74,8 @@ class CpuKernels {
   KernelCacheStats stats() const;
   // Whether kernels compile in the background (ARRVM_TIERED) while their blocks run interpreted.
   bool tiered() const { return queue_ != nullptr; }
+  // (tiered) The queue, for a CompileQueue::Burst.
+  CompileQueue* queue() { return queue_.get(); }
 
  private:
   // `exact`: the form asked for, never the parallel form for a serial ask.
