@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -224,10 +225,19 @@ bool unit_parts(const std::string& src, UnitParts* parts) {
 // keep one copy of such a helper, ahead of its callers), so that a kernel
 // compiles to the same code in a unit as alone.
 std::vector<std::size_t> unit_members(const std::vector<std::string>& sources) {
+  // A text of a member and the functions it declares simd itself (a
+  // declaring helper's body may call those; the rest of a kernel none).
+  struct Piece {
+    std::string text;
+    std::vector<std::string> own;
+  };
+  const auto calls_undeclared = [](const Piece& p, const std::string& f) {
+    return std::find(p.own.begin(), p.own.end(), f) == p.own.end() && mentions(p.text, f);
+  };
   std::vector<std::size_t> members;
   std::map<std::string, std::string> helpers;  // guard name -> text, of the members so far
   std::set<std::string> declared;              // simd-declared libm functions, of the members so far
-  std::vector<std::string> plain;              // the members' text outside simd-declaring helpers
+  std::vector<Piece> pieces;                   // the members' texts
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const std::string& src = sources[i];
     if (src.find("#pragma GCC") != std::string::npos) continue;
@@ -235,28 +245,28 @@ std::vector<std::size_t> unit_members(const std::vector<std::string>& sources) {
     if (!unit_parts(src, &parts) || !simd_declared(parts.rest).empty())
       continue;  // (an unguarded one: apart)
     bool ok = true;
-    std::set<std::string> mine;  // what this source declares simd
-    std::string text = parts.rest;
+    std::vector<Piece> mine{{parts.rest, {}}};
+    std::set<std::string> declares;  // what this source declares simd
     for (const auto& [name, body] : parts.helpers) {
       const auto it = helpers.find(name);
       if (it != helpers.end() && it->second != body) ok = false;
-      const std::vector<std::string> d = simd_declared(body);
-      if (d.empty()) text += body;
-      mine.insert(d.begin(), d.end());
+      mine.push_back({body, simd_declared(body)});
+      declares.insert(mine.back().own.begin(), mine.back().own.end());
     }
-    if (!ok) continue;
-    // Its plain text calls none of the unit's simd functions, and the
-    // unit's plain text none of its own.
-    for (const std::string& f : declared) ok = ok && !mentions(text, f);
-    for (const std::string& f : mine) {
+    // None of its texts calls a simd function of the unit's or its own
+    // outside a helper declaring it, nor does the unit's text call its own.
+    for (const std::string& f : declared) {
+      for (const Piece& p : mine) ok = ok && !calls_undeclared(p, f);
+    }
+    for (const std::string& f : declares) {
+      for (const Piece& p : mine) ok = ok && !calls_undeclared(p, f);
       if (declared.count(f) != 0) continue;
-      ok = ok && !mentions(text, f);
-      for (const std::string& t : plain) ok = ok && !mentions(t, f);
+      for (const Piece& p : pieces) ok = ok && !calls_undeclared(p, f);
     }
     if (!ok) continue;
     helpers.insert(parts.helpers.begin(), parts.helpers.end());
-    declared.insert(mine.begin(), mine.end());
-    plain.push_back(std::move(text));
+    declared.insert(declares.begin(), declares.end());
+    for (Piece& p : mine) pieces.push_back(std::move(p));
     members.push_back(i);
   }
   return members;

@@ -118,6 +118,13 @@ TEST_CASE("compile units: which kernels may share a translation unit") {
   CHECK(arrvm::unit_members({sexp, vexp, body_exp}) == std::vector<std::size_t>{0, 2});
   CHECK(arrvm::unit_members({body_exp, vexp, vexp2}) == std::vector<std::size_t>{0});
   CHECK(arrvm::unit_members({vexp, expm1}) == std::vector<std::size_t>{0, 1});  // (expm1 is not exp)
+  // A helper that declares sin but calls exp as well: not with vexp.
+  const std::string vsin_exp =
+      with_helper(kernel("k_se", "f_q", "a"), "f_sinexp_float64",
+                  "#pragma omp declare simd notinbranch\ndouble sin(double);\n"
+                  "static inline double f_sinexp_float64(double a) { return sin(a) + exp(a); }\n");
+  CHECK(arrvm::unit_members({vexp, vsin_exp, vexp2}) == std::vector<std::size_t>{0, 2});
+  CHECK(arrvm::unit_members({vsin_exp, vexp}) == std::vector<std::size_t>{0});
   // Each kernel's reduction gets a name of its own around its source.
   const std::string unit = arrvm::unit_source({sum, max}, {"k_sum", "k_max"});
   CHECK(unit.find("#define arrvm_r0 k_sum_r0\n") != std::string::npos);

@@ -179,8 +179,8 @@ void CompileQueue::work(std::size_t index) {
     const bool alone = !order.empty() && jobs_.at(queue_[order[0]])->heat > rest;
     // (Shared among the idle workers: a burst of 10 is two units of 5, both
     // cores compiling, not 8 and then 2.)
-    const std::size_t idle = std::max<std::size_t>(
-        1, static_cast<std::size_t>(background_limit()) - static_cast<std::size_t>(busy_));
+    // (A worker that a kernel waited for let past the limit counts one.)
+    const std::size_t idle = static_cast<std::size_t>(std::max(1, background_limit() - busy_));
     const std::size_t share = std::min(kUnitKernels, (order.size() + idle - 1) / idle);
     std::vector<std::size_t> taken;
     for (std::size_t q : order) {
