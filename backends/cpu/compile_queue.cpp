@@ -83,11 +83,7 @@ CompileQueue::State CompileQueue::poll(const std::string& id, const std::string&
     job->symbol = symbol;
     jobs_.emplace(id, std::move(job));
     queue_.push_back(id);
-    if (held_ > 0) {
-      held_wake_ = true;
-    } else {
-      wake_.notify_one();
-    }
+    if (held_ == 0) wake_.notify_one();  // (else the Burst's end wakes them)
     return {};
   }
   return it->second->state;
@@ -99,13 +95,11 @@ CompileQueue::Burst::Burst(CompileQueue* q) : q_(q) {
 }
 
 CompileQueue::Burst::~Burst() {
-  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(q_->mutex_);
-    wake = --q_->held_ == 0 && q_->held_wake_;
-    if (wake) q_->held_wake_ = false;
+    --q_->held_;
   }
-  if (wake) q_->wake_.notify_all();
+  q_->wake_.notify_all();  // (workers with nothing to take sleep again)
 }
 
 void CompileQueue::heat(const std::string& id, double seconds) {

@@ -125,10 +125,9 @@ class CompileQueue {
   std::vector<std::thread> threads_;
   std::mutex join_mutex_;
   int busy_ = 0;
-  int held_ = 0;            // Bursts alive (under mutex_)
-  bool draining_ = false;   // shutdown began (under mutex_)
-  int waiters_ = 0;         // threads in wait() (under mutex_)
-  bool held_wake_ = false;  // a kernel queued while held
+  int held_ = 0;           // Bursts alive (under mutex_)
+  bool draining_ = false;  // shutdown began (under mutex_)
+  int waiters_ = 0;        // threads in wait() (under mutex_)
 };
 
 }  // namespace arrvm
