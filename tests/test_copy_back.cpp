@@ -54,6 +54,7 @@ void append(std::vector<uint8_t>* out, const std::vector<double>& v) {
 struct Sweeps {
   std::string backend = "ref";
   bool rename = true;
+  bool early_frees = true;       // the early-frees pass (rewrite/free_hoist.hpp)
   bool python_order = false;     // the old work freed after the next stencil
   bool adopted_grid = false;     // the grid on the program's memory
   bool sync_each = true;         // delta read back every sweep (else all sweeps in one batch)
@@ -65,7 +66,8 @@ struct Sweeps {
 Result run(const Sweeps& s, const std::string& dir) {
   const Vm vm({{"backend", s.backend},
                {"fuser", "greedy"},
-               {"passes", s.rename ? "default" : "-copy-rename"},
+               {"passes",
+                std::string(s.rename ? "default" : "-copy-rename") + (s.early_frees ? "" : ",-early-frees")},
                {"cache_dir", dir}});
   const Slice inner(1, -1), head({}, -2), tail(2, {}), all;
   Shape shape = s.rank == 2 ? Shape{9 + 2, 12 + 2} : Shape{10 + 2, 9 + 2, 11 + 2};
@@ -184,6 +186,8 @@ TEST_CASE("copy-back: what must not rename, or must restore the padded array, re
   // its batch and work is a box of the grid; a write to the grid after the
   // sync copies it out (the padding goes on: the guess was right); the grid moved to the host
   // copies it out and is never renamed again (the program's memory).
+  // (early-frees off: the batches keep each twist before work's free, the
+  // order these cases are about; the last test case runs them with it on.)
   const Case cases[] = {
       {"write to the grid", Twist::WriteGrid, {{4, 4}, {4, 4}}},
       {"another view of work", Twist::ReadPart, {{2, 2}, {2, 2}}},
@@ -197,6 +201,7 @@ TEST_CASE("copy-back: what must not rename, or must restore the padded array, re
     for (int order = 0; order < 4; ++order) {
       const bool python_order = order % 2 == 1, after = order >= 2;
       Sweeps s;
+      s.early_frees = false;
       s.python_order = python_order;
       s.sync_after_copy = after;
       s.twists = plain(6);
@@ -214,6 +219,32 @@ TEST_CASE("copy-back: what must not rename, or must restore the padded array, re
         CHECK(got.bytes == want.bytes);
         CHECK(got.renamed == c.renamed[after][python_order]);
       }
+    }
+  }
+}
+
+TEST_CASE(
+    "copy-back: with early frees, work's free moves up past a write to the grid: that copy renames too") {
+  // Delta read before the copy-back: the batch of sweep 4 ends with the
+  // copy, work's free and the grid write (the free moved up past the write);
+  // the write comes after the free, as in the case "write to the grid after
+  // the sync" above, so sweep 4's copy is renamed as well: 5 of 6.
+  const cputest::TempDir dir;
+  for (const bool python_order : {false, true}) {
+    Sweeps s;
+    s.python_order = python_order;
+    s.twists = plain(6);
+    s.twists[3] = Twist::WriteGrid;
+    s.rename = false;
+    const Result want = run(s, dir.path());
+    s.rename = true;
+    for (const char* backend : {"ref", "cpu"}) {
+      CAPTURE(python_order);
+      CAPTURE(std::string(backend));
+      s.backend = backend;
+      const Result got = run(s, dir.path());
+      CHECK(got.bytes == want.bytes);
+      CHECK(got.renamed == 5);
     }
   }
 }

@@ -479,9 +479,11 @@ TEST_CASE("anytime fusion survives the Runtime: a pending solve is joined, its r
 TEST_CASE("arrvm replay --cache-study: no, cold, warm and hot merge cache for every fuser") {
   cputest::TempDir dir;
   const std::string trace = std::string(ARRVM_TEST_DATA_DIR) + "/fig3.trace";
-  // (ARRVM_PASSES=-defer,-dead-writes,-forward-stores: Fig. 3 as the paper gives it, with its dead writes.)
+  // (ARRVM_PASSES=-defer,-dead-writes,-forward-stores,-early-frees: Fig. 3 as the paper gives it, with its
+  // dead writes.)
   const std::string cmd =
-      "ARRVM_PASSES=-defer,-dead-writes,-forward-stores ARRVM_BACKEND=ref ARRVM_TRACE= ARRVM_PROFILE= "
+      "ARRVM_PASSES=-defer,-dead-writes,-forward-stores,-early-frees ARRVM_BACKEND=ref ARRVM_TRACE= "
+      "ARRVM_PROFILE= "
       "ARRVM_CACHE_DIR='" +
       dir.path() + "' '" + ARRVM_CLI_PATH + "' replay '" + trace + "' --cache-study --json 2>&1";
   std::string out;

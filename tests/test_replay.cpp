@@ -369,16 +369,17 @@ TEST_CASE("replay --json reports the partition cost of seed 001 Fig. 3 under eve
   // partitions that contracted it in the single-batch analysis (linear 58,
   // optimal 34; fusion/README.md, test_fusion_fig3) cost 4 more here.
   // singleton 94, unintrusive 78 and greedy 38 never had DEL D with D's writer.
-  // ARRVM_PASSES=-defer,-dead-writes,-forward-stores: the batch as the paper
+  // ARRVM_PASSES=-defer,-dead-writes,-forward-stores,-early-frees: the batch as the paper
   // gives it (line 16 writes an array freed unread, and lines 1, 2 and 5-8
   // are `A = 0; A += C[:4]; A = C[:4]` and the same for B: writes that
-  // nothing reads before they are overwritten; the VM would drop both).
+  // nothing reads before they are overwritten; the VM would drop both), and
+  // its DEL lines where the paper puts them (early-frees would move them up).
   const std::pair<const char*, double> expected[] = {
       {"singleton", 94}, {"linear", 62}, {"unintrusive", 78}, {"greedy", 38}, {"optimal", 38}};
   for (const auto& [fuser, cost] : expected) {
     CAPTURE(fuser);
     const RunResult r = run_cli(dir, "replay '" + trace + "' --json --cost bohrium --fuser " + fuser,
-                                "ARRVM_PASSES=-defer,-dead-writes,-forward-stores ");
+                                "ARRVM_PASSES=-defer,-dead-writes,-forward-stores,-early-frees ");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["fuser"] == fuser);
