@@ -2,60 +2,88 @@
 #include "rewrite/free_hoist.hpp"
 
 #include <algorithm>
+#include <utility>
 
+#include "rewrite/batch_users.hpp"
 #include "rewrite/pass.hpp"
-#include "vm/base_map.hpp"
 
 namespace arrvm {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+// Instructions a free looks back over for its base's last use (a loop's
+// late free is a statement back; a move shifts what it crosses).
+constexpr uint32_t kWindow = 32;
+
+bool uses(const Instruction& in, BaseId b) {
+  return in.op != Opcode::Free && (touches_base(in, b) || in.length_class == b);
+}
+
+}  // namespace
 
 std::size_t hoist_frees(std::vector<Instruction>& batch, std::vector<uint64_t>& origin,
                         std::vector<uint64_t>* keys) {
   const uint32_t n = static_cast<uint32_t>(batch.size());
-  // target[i]: the position the instruction at i goes behind (itself for
-  // all but a moved free).
-  BaseMap<uint32_t> last;  // base -> 1 + position of its latest use so far
-  std::vector<uint32_t> target(n);
-  std::size_t moved = 0;
-  uint32_t latest = 0;  // 1 + position of the latest instruction that is not a free
-  auto use = [&](BaseId b, uint32_t i) {
-    if (b >= 0) last[b] = i + 1;
-  };
+  // (the moved frees: (the position each goes behind, its own))
+  thread_local std::vector<std::pair<uint32_t, uint32_t>> moves;
+  moves.clear();
+  uint32_t latest = kNone;  // the latest instruction that is not a free
   for (uint32_t i = 0; i < n; ++i) {
     const Instruction& in = batch[i];
-    target[i] = i;
-    if (in.op == Opcode::Free) {
-      const uint32_t* at = last.find(in.out.base);
-      if (at == nullptr) continue;  // (not touched before it: stays)
-      const uint32_t t = *at - 1;
-      if (latest - 1 > t) {  // (past an instruction, not only past frees)
-        target[i] = t;
-        ++moved;
-      }
+    if (in.op != Opcode::Free) {
+      latest = i;
       continue;
     }
-    latest = i + 1;
-    use(in.out.base, i);
-    use(in.length_class, i);
-    for (int k = 0; k < in.nin; ++k) {
-      if (!in.in[k].is_const) use(in.in[k].view.base, i);
+    const BaseId b = in.out.base;
+    if (latest == kNone || uses(batch[latest], b)) continue;  // (already there, frees aside)
+    uint32_t t = kNone;
+    const uint32_t stop = latest >= kWindow ? latest + 1 - kWindow : 0;  // (positions stop..latest)
+    for (uint32_t j = latest; j > stop && t == kNone; --j) {
+      if (uses(batch[j - 1], b)) t = j - 1;
     }
+    if (t != kNone) moves.emplace_back(t, i);  // (else not touched in the window: stays)
   }
-  if (moved == 0) return 0;
-  // Stable: each instruction in place, each moved free right after its
-  // target (after the frees moved there before it).
-  std::vector<uint32_t> order(n);
-  for (uint32_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return target[a] != target[b] ? target[a] < target[b] : (target[a] == a) > (target[b] == b);
-  });
-  auto permute = [&](auto& v) {
-    auto old = v;
-    for (uint32_t i = 0; i < n; ++i) v[i] = old[order[i]];
+  if (moves.empty()) return 0;
+  // Each instruction in place, each moved free right after its target (in
+  // their order when several go there). In place, back to front: an
+  // instruction moves (once) only if a moved free crosses it; the write
+  // position never falls behind the read one (w - i counts the frees taken
+  // out and not yet put back), so nothing is overwritten unread.
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  const bool with_keys = keys != nullptr && keys->size() == n;
+  thread_local std::vector<Instruction> frees;
+  thread_local std::vector<uint64_t> free_origin, free_keys;
+  thread_local std::vector<uint32_t> gone;  // the moved frees' positions, ascending
+  frees.clear();
+  free_origin.clear();
+  free_keys.clear();
+  gone.clear();
+  for (const auto& [t, i] : moves) {
+    frees.push_back(batch[i]);
+    free_origin.push_back(origin[i]);
+    if (with_keys) free_keys.push_back((*keys)[i]);
+    gone.push_back(i);
+  }
+  std::sort(gone.begin(), gone.end());
+  std::size_t w = n, g = gone.size(), m = moves.size();
+  auto put = [&](std::size_t to, Instruction&& in, uint64_t org, uint64_t key) {
+    batch[to] = std::move(in);
+    origin[to] = org;
+    if (with_keys) (*keys)[to] = key;
   };
-  permute(batch);
-  permute(origin);
-  if (keys != nullptr && keys->size() == n) permute(*keys);
-  return moved;
+  for (std::size_t i = n; i-- > 0;) {
+    if (g > 0 && gone[g - 1] == i) {
+      --g;
+      continue;
+    }
+    while (m > 0 && moves[m - 1].first == i) {
+      --m;
+      put(--w, std::move(frees[m]), free_origin[m], with_keys ? free_keys[m] : 0);
+    }
+    if (--w != i) put(w, std::move(batch[i]), origin[i], with_keys ? (*keys)[i] : 0);
+  }
+  return moves.size();
 }
 
 uint64_t run_early_frees(RewriteBatch& batch, RewriteContext&) {

@@ -17,9 +17,12 @@
 //
 // Legal: a free has no effect on any instruction but those touching its
 // base, and none after it touches that base (ids are never reused); the
-// instructions it moves past touch other bases. A free whose base the batch
-// does not touch before it stays where it is. Frees moved to one point keep
-// their order.
+// instructions it moves past touch other bases. A free stays where it is
+// when its base's last use is not among the 32 positions ending at the last
+// instruction before it that is not a free:
+// a loop's late free is a statement or two from its last use, and a move
+// shifts every instruction it crosses (800 bytes each), so the pass stays
+// linear in the batch. Frees moved to one point keep their order.
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -93,12 +94,69 @@ TEST_CASE("early frees: what stays") {
   }
 }
 
-TEST_CASE("early frees: frees moved to one point keep their order, after the ones already there") {
+TEST_CASE("early frees: frees moved to one point keep their order; an untouched free stays") {
   std::vector<Instruction> b = {op(1, 0),      op(2, 1),      free_of(7, 4), op(3, 0),
                                 free_of(2, 4), free_of(1, 4), op(4, 3)};
   // 7 is untouched (stays); 2 and 1 both go behind op2, in their order.
   CHECK(hoist(b) == 2);
   CHECK(shape_of(b) == "op1 op2 free2 free1 free7 op3 op4");
+}
+
+TEST_CASE("early frees: within 32 instructions of the last use, not farther") {
+  for (const BaseId between : {31, 32, 33}) {
+    CAPTURE(between);
+    std::vector<Instruction> b = {op(1, 0)};
+    for (BaseId k = 0; k < between; ++k) b.push_back(op(10 + k, 0));
+    b.push_back(free_of(1, 4));   // last use: position 0
+    b.push_back(free_of(99, 4));  // never touched: stays
+    b.push_back(op(2, 0));
+    const bool near = between <= 31;  // (op1 among the 32 before the free)
+    CHECK(hoist(b) == (near ? 1u : 0u));
+    CHECK(shape_of({b[0], b[1]}) == (near ? "op1 free1" : "op1 op10"));
+    CHECK(b[b.size() - 2].out.base == 99);
+  }
+}
+
+TEST_CASE("early frees: random batches keep every other instruction's order and free after the last use") {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    // Bases 0..11; each freed at most once, at a random point after its uses so far.
+    std::vector<Instruction> b;
+    std::vector<char> freed(12, 0);
+    const int n = 1 + static_cast<int>(rng() % 80);
+    for (int k = 0; k < n; ++k) {
+      const BaseId x = static_cast<BaseId>(rng() % 12), y = static_cast<BaseId>(rng() % 12);
+      if (rng() % 3 == 0) {
+        if (!freed[x]) b.push_back(free_of(x, 4));
+        freed[x] = 1;
+      } else if (!freed[x] && !freed[y]) {
+        b.push_back(op(x, y));
+      }
+    }
+    const std::vector<Instruction> before = b;
+    hoist(b);
+    REQUIRE(b.size() == before.size());
+    // The instructions that are not frees, in their order.
+    std::string ops_before, ops_after;
+    for (const Instruction& in : before) ops_before += in.op == Opcode::Free ? "" : shape_of({in}) + " ";
+    for (const Instruction& in : b) ops_after += in.op == Opcode::Free ? "" : shape_of({in}) + " ";
+    CHECK(ops_after == ops_before);
+    // Every free after its base's last use, and right after it (frees aside)
+    // when that is within the look-back window.
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (b[i].op != Opcode::Free) continue;
+      const BaseId x = b[i].out.base;
+      std::size_t last = b.size();
+      for (std::size_t j = 0; j < b.size(); ++j) {
+        if (b[j].op != Opcode::Free && (b[j].out.base == x || b[j].in[0].view.base == x)) last = j;
+      }
+      if (last == b.size()) continue;
+      CHECK(last < i);
+      std::size_t crossed = 0;
+      for (std::size_t j = last + 1; j < i; ++j) crossed += b[j].op != Opcode::Free;
+      CHECK((crossed == 0 || i - last > 32));  // (not moved: its last use out of the window)
+    }
+  }
 }
 
 TEST_CASE("early frees: Gauss in Python's order, the same bytes on, off and on ref; factors contracted") {
