@@ -49,23 +49,21 @@ std::size_t hoist_frees(std::vector<Instruction>& batch, std::vector<uint64_t>& 
   // instruction moves (once) only if a moved free crosses it; the write
   // position never falls behind the read one (w - i counts the frees taken
   // out and not yet put back), so nothing is overwritten unread.
+  const bool with_keys = keys != nullptr && keys->size() == n;
+  struct Taken {
+    Instruction in;
+    uint64_t origin, key;
+  };
+  thread_local std::vector<uint32_t> gone;  // the moved frees' positions, ascending (as found)
+  thread_local std::vector<Taken> frees;    // the moved frees, in the order they are put back
+  gone.clear();
+  frees.clear();
+  for (const auto& mv : moves) gone.push_back(mv.second);
   std::stable_sort(moves.begin(), moves.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
-  const bool with_keys = keys != nullptr && keys->size() == n;
-  thread_local std::vector<Instruction> frees;
-  thread_local std::vector<uint64_t> free_origin, free_keys;
-  thread_local std::vector<uint32_t> gone;  // the moved frees' positions, ascending
-  frees.clear();
-  free_origin.clear();
-  free_keys.clear();
-  gone.clear();
-  for (const auto& [t, i] : moves) {
-    frees.push_back(batch[i]);
-    free_origin.push_back(origin[i]);
-    if (with_keys) free_keys.push_back((*keys)[i]);
-    gone.push_back(i);
+  for (const auto& mv : moves) {
+    frees.push_back({batch[mv.second], origin[mv.second], with_keys ? (*keys)[mv.second] : 0});
   }
-  std::sort(gone.begin(), gone.end());
   std::size_t w = n, g = gone.size(), m = moves.size();
   auto put = [&](std::size_t to, Instruction&& in, uint64_t org, uint64_t key) {
     batch[to] = std::move(in);
@@ -79,7 +77,7 @@ std::size_t hoist_frees(std::vector<Instruction>& batch, std::vector<uint64_t>& 
     }
     while (m > 0 && moves[m - 1].first == i) {
       --m;
-      put(--w, std::move(frees[m]), free_origin[m], with_keys ? free_keys[m] : 0);
+      put(--w, std::move(frees[m].in), frees[m].origin, frees[m].key);
     }
     if (--w != i) put(w, std::move(batch[i]), origin[i], with_keys ? (*keys)[i] : 0);
   }
