@@ -142,7 +142,11 @@ std::vector<std::pair<int64_t, int64_t>> reader_boxes(const std::vector<Instruct
   BaseMap<uint32_t> last;  // base -> the last instruction so far touching it
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Instruction& in = batch[i];
-    if (splittable(in, &freed)) {
+    // (Not into a temporary the batch frees: a fuser free to run its piece
+    // outside the box early allocates the whole temporary early, one per
+    // loop step; finite_volume of the corpus held 29 steps' 8 MB
+    // temporaries at once, a 952 MB peak: fusion/README.md.)
+    if (splittable(in, &freed) && !freed.contains(in.out.base)) {
       for (int k = 0; k < in.nin && box[i].second <= box[i].first; ++k) {
         const Operand& o = in.in[k];
         if (o.is_const || o.view.base == in.out.base) continue;

@@ -27,8 +27,8 @@
 // changes: the pieces cost a launch more, and win only where a fuser puts
 // the box pieces together.
 //
-// The reader rule: such an instruction I (reading no temporary the batch
-// frees) that reads a view V of its output's shape whose base the previous
+// The reader rule: such an instruction I (reading and writing no temporary
+// the batch frees) that reads a view V of its output's shape whose base the previous
 // instruction touching it wrote only rows [a, b) of (an elementwise write
 // of a box of V) splits at rows [a, b) too, so that `T[:] = F` after
 // `F[1:] += BB[1:]` reads F[1:] in the kernel that wrote it.

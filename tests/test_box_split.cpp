@@ -165,6 +165,9 @@ TEST_CASE("split_boxes: a reader of a whole array right after a box update split
   // The reader reads a temporary the batch frees (its producer would have to split too).
   unchanged({reftest::make(Opcode::Add, rows(whole(6, s), 1, 5), {Operand::of(rows(F, 1, 5)), num(1)}),
              reftest::make(Opcode::Identity, T, {Operand::of(whole(6, s))}), free_of(6, 20)});
+  // The reader writes a temporary the batch frees (finite_volume's `0.5 * u[:-1]` after
+  // `u[1:-1] = ...`): its row-0 piece would allocate all of T wherever a fuser ran it.
+  unchanged({box_update, reftest::make(Opcode::Identity, T, {Operand::of(F)}), free_of(2, 20)});
 }
 
 namespace {
