@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/cpu/threads.hpp"
+#include "engine/runtime.hpp"
 #include "tests/cpu_test_util.hpp"
 
 namespace {
@@ -160,6 +161,10 @@ TEST_CASE("kernels give ref's values on any team, larger than the cores too") {
       const std::vector<double> c = (x * 1e-3).cumsum().to_vector<double>();
       v.insert(v.end(), c.begin(), c.end());
       results.push_back(v);
+      // The profile's team launches: none on a team of one, never more than all.
+      const arrvm::Profile& p = vm.runtime().profile();
+      CHECK(p.kernels_on_team <= p.kernels_launched);
+      if (std::string(team) == "1" || std::string(backend) == "ref") CHECK(p.kernels_on_team == 0);
     }
   }
   double worst = 0;

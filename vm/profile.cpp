@@ -38,7 +38,7 @@ std::string Profile::to_text() const {
       "loads and lookups, waits) %.6f"
       " + execution %.6f + unaccounted %.6f\n"
       "  kernels: %llu compiled (by the compiler, several a run when they wait together; %.6f s of compiling "
-      "in the background), %llu launched, "
+      "in the background), %llu launched (%llu on a team), "
       "%llu blocks interpreted while compiling (%llu a chunk at a time); kernel cache %llu hits (%llu from "
       "disk), %llu misses\n"
       "  merge cache: %llu hits, %llu misses, %llu upgrades (%llu flushes held to the old partition); "
@@ -50,7 +50,7 @@ std::string Profile::to_text() const {
       u(batches), u(batches_cut), u(instructions), u(eager), u(eager_direct), u(blocks), u(blocks_bounded),
       u(overlap_copies), u(failed_batches), u(deferrals_recomputed), total_s, fusion_s, merge_cache_s,
       codegen_s, compile_s, execution_s(), unaccounted_s(), u(kernels_compiled), compile_background_s,
-      u(kernels_launched), u(blocks_interpreted), u(blocks_chunked), u(kernel_cache_hits),
+      u(kernels_launched), u(kernels_on_team), u(blocks_interpreted), u(blocks_chunked), u(kernel_cache_hits),
       u(kernel_cache_disk_hits), u(kernel_cache_misses), u(merge_cache_hits), u(merge_cache_misses),
       u(merge_cache_upgrades), u(upgrades_held), fusion_background_s, u(arrays_contracted),
       u(bytes_allocated_peak), u(bytes_allocated), u(bytes_from_host), u(bytes_to_host), u(reads_direct),
@@ -96,6 +96,7 @@ std::string Profile::to_json() const {
       {"kernels",
        {{"compiled", kernels_compiled},
         {"launched", kernels_launched},
+        {"on_team", kernels_on_team},
         {"blocks_interpreted", blocks_interpreted},
         {"blocks_chunked", blocks_chunked},
         {"cache_hits", kernel_cache_hits},

@@ -56,6 +56,7 @@ struct Profile {
   // Kernels (backends that generate code).
   uint64_t kernels_compiled = 0;  // compiler runs
   uint64_t kernels_launched = 0;  // generated kernels run
+  uint64_t kernels_on_team = 0;   // of those, run on more than one thread
   uint64_t blocks_interpreted =
       0;                        // tiered: blocks run instruction by instruction (kernel not ready or failed)
   uint64_t blocks_chunked = 0;  // of those, run a chunk at a time (backends/ref/ref_block.hpp)

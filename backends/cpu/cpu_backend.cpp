@@ -433,6 +433,7 @@ class CpuBackend final : public Backend {
     const std::vector<int64_t>& args = args_;
     ++stats_.kernels_launched;
     ++profile().kernels_launched;
+    if (threads > 1) ++profile().kernels_on_team;
     stats_.contracted += b->contracted.size();
     profile().arrays_contracted += b->contracted.size();
     const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};

@@ -21,6 +21,11 @@ ARRVM_RANDOM=philox).
       alternates K default and K one-thread processes (best of all), so
       that both meet the same phases of a load.
 
+  run.py threads [--size full] [--repeat 3] [--load N] [--rounds K] [NAME ...]
+      default threads against OMP_NUM_THREADS=1 alone, warm: K alternating
+      pairs of processes (beside N busy ones), each side's best call and
+      the median of its processes' bests, and NumPy's best.
+
   run.py compiles [--size full] [NAME ...]
       per program, in an empty kernel cache: a first run and a second
       one on that cache, each with ARRVM_LOG=info; the number of compiler
@@ -40,6 +45,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -186,6 +192,55 @@ def bench(names, size, repeat, load, rounds=1):
     return 0 if rows and all(r['ok'] for r in rows) and len(rows) == len(names) else 1
 
 
+def threads(names, size, repeat, load, rounds):
+    """Item 1's measurement alone: per program, its kernel cache warmed by two
+    runs, then `rounds` alternating pairs of processes, default threads and
+    OMP_NUM_THREADS=1 (each `repeat` calls), beside `load` busy processes;
+    NumPy's best beside the same load. Prints each side's best call and the
+    median of its processes' best calls (a load's phases move one process's
+    calls together: the median of processes is the steadier number)."""
+    loaders = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(load)]
+    rows = []
+    try:
+        print('# corpus threads, size %s, best of %d, %d round(s), %d busy processes beside, %d cores' %
+              (size, repeat, rounds, load, len(os.sched_getaffinity(0))))
+        print('%-20s %8s %8s %8s %8s %8s %7s %7s %7s' % ('program', 'numpy s', 'def s', '1thr s', 'def med', '1thr med',
+                                                     'def/1t', 'med d/1', 'np/def'))
+        for name in names:
+            with tempfile.TemporaryDirectory() as cache:
+                env = {'ARRVM_CACHE_DIR': cache}
+                try:
+                    ref = spawn(name, size, repeat, False)
+                    spawn(name, size, 1, True, env)
+                    spawn(name, size, 1, True, env)
+                    d, o = [], []
+                    for _ in range(rounds):
+                        d.append(min(spawn(name, size, repeat, True, env)['times']))
+                        o.append(min(spawn(name, size, repeat, True, dict(env, OMP_NUM_THREADS='1'))['times']))
+                except RuntimeError as e:
+                    print('%-20s failed: %s' % (name, str(e).splitlines()[-1]))
+                    continue
+            n = min(ref['times'])
+            row = dict(name=name, numpy=n, d=min(d), o=min(o), dm=statistics.median(d), om=statistics.median(o))
+            rows.append(row)
+            print('%-20s %8.4f %8.4f %8.4f %8.4f %8.4f %7.2f %7.2f %7.2f' % (
+                name, n, row['d'], row['o'], row['dm'], row['om'], row['d'] / row['o'], row['dm'] / row['om'],
+                n / row['d']), flush=True)
+    finally:
+        for p in loaders:
+            p.kill()
+    if rows:
+        geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+        print('geometric mean: default/1-thread %.2f (best), %.2f (medians); %.2fx NumPy; over 1.2 (best): %s; '
+              'slower than NumPy: %s' % (
+                  geo([r['d'] / r['o'] for r in rows]), geo([r['dm'] / r['om'] for r in rows]),
+                  geo([r['numpy'] / r['d'] for r in rows]),
+                  ', '.join('%s %.2f' % (r['name'], r['d'] / r['o']) for r in rows if r['d'] > 1.2 * r['o']) or 'none',
+                  ', '.join('%s %.2f' % (r['name'], r['numpy'] / r['d']) for r in rows if r['d'] > r['numpy'])
+                  or 'none'))
+    return 0 if len(rows) == len(names) else 1
+
+
 def compiles(names, size):
     """The compiler runs of a first and a second run of each program (ARRVM_LOG=info's lines)."""
     pattern = re.compile(r'compiled (\d+) kernels? in ([0-9.]+) s')
@@ -213,7 +268,7 @@ def main(argv):
     if argv[:1] == ['_child']:
         child(argv[1], argv[2], int(argv[3]), argv[4])
         return 0
-    if not argv or argv[0] not in ('check', 'bench', 'compiles'):
+    if not argv or argv[0] not in ('check', 'bench', 'threads', 'compiles'):
         print(__doc__)
         return 2
     mode, argv = argv[0], argv[1:]
@@ -234,6 +289,8 @@ def main(argv):
         return check(names, opts['--size'])
     if mode == 'compiles':
         return compiles(names, opts['--size'])
+    if mode == 'threads':
+        return threads(names, opts['--size'], int(opts['--repeat']), int(opts['--load']), int(opts['--rounds']))
     return bench(names, opts['--size'], int(opts['--repeat']), int(opts['--load']), int(opts['--rounds']))
 
 
