@@ -199,6 +199,11 @@ class Runtime {
   BaseRegistry bases_;
   std::vector<Instruction> batch_;
   std::vector<uint64_t> batch_origin_;  // stream position of each batch instruction's source
+  // A full batch's part after its cut while the rest runs (flush_full),
+  // kept for its capacity: a megabyte that malloc would map and fault in
+  // again on every cut.
+  std::vector<Instruction> cut_rest_;
+  std::vector<uint64_t> cut_rest_origin_;
   // The batch's first carry_keys_.size() instructions were carried into it
   // by a deferral (rewrite/defer.hpp), each with the site key of the base it
   // serves (0: a free).

@@ -148,9 +148,8 @@ std::size_t fold_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& o
     if (w != nullptr && line_in(batch[j].out, *w, &ln)) folds.push_back({j, *w, ln});
   }
   if (folds.empty()) return 0;
-  std::vector<Instruction> next;
+  std::vector<Instruction> next = take_spare_batch(batch.size() + 8 * folds.size());
   std::vector<uint64_t> next_origin;
-  next.reserve(batch.size() + 8 * folds.size());
   next_origin.reserve(next.capacity());
   std::size_t f = 0;
   for (std::size_t j = 0; j < batch.size(); ++j) {
@@ -165,7 +164,7 @@ std::size_t fold_fills(std::vector<Instruction>& batch, std::vector<uint64_t>& o
     next.push_back(std::move(batch[j]));
     next_origin.push_back(origin[j]);
   }
-  batch = std::move(next);
+  replace_batch(batch, std::move(next));
   origin = std::move(next_origin);
   return folds.size();
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "rewrite/batch_users.hpp"
 #include "rewrite/block_lanes.hpp"
 #include "rewrite/copy_back.hpp"
 #include "vm/opcode.hpp"
@@ -66,7 +67,7 @@ class Reroller {
     }
     // (The new batch is built from the first run rolled on: a batch with
     // none is not copied.)
-    std::vector<Instruction> out;
+    std::vector<Instruction> out = take_spare_batch(batch_.size());
     std::vector<uint64_t> out_origin;
     std::size_t rolled = 0;
     for (std::size_t i = 0; i < batch_.size();) {
@@ -81,8 +82,10 @@ class Reroller {
     }
     if (rolled > 0) {
       copy_upto(batch_.size(), &out, &out_origin);
-      batch_ = std::move(out);
+      replace_batch(batch_, std::move(out));
       origin_ = std::move(out_origin);
+    } else {
+      replace_batch(out, {});  // (the spare back, unused)
     }
     return rolled;
   }
