@@ -269,18 +269,17 @@ void Runtime::flush_full() {
     flush();
     return;
   }
-  std::vector<Instruction>& rest = cut_rest_;
-  std::vector<uint64_t>& rest_origin = cut_rest_origin_;
-  rest.assign(std::make_move_iterator(batch_.begin() + static_cast<std::ptrdiff_t>(cut)),
-              std::make_move_iterator(batch_.end()));
-  rest_origin.assign(batch_origin_.begin() + static_cast<std::ptrdiff_t>(cut), batch_origin_.end());
+  cut_rest_.assign(std::make_move_iterator(batch_.begin() + static_cast<std::ptrdiff_t>(cut)),
+                   std::make_move_iterator(batch_.end()));
+  cut_rest_origin_.assign(batch_origin_.begin() + static_cast<std::ptrdiff_t>(cut), batch_origin_.end());
   batch_.resize(cut);
   batch_origin_.resize(cut);
   ++profile_.batches_cut;
   run_batch(-1);  // (leaves the batch empty: a flush carries nothing)
-  batch_.insert(batch_.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
-  batch_origin_.insert(batch_origin_.end(), rest_origin.begin(), rest_origin.end());
-  rest.clear();
+  batch_.insert(batch_.end(), std::make_move_iterator(cut_rest_.begin()),
+                std::make_move_iterator(cut_rest_.end()));
+  batch_origin_.insert(batch_origin_.end(), cut_rest_origin_.begin(), cut_rest_origin_.end());
+  cut_rest_.clear();
 }
 
 void Runtime::append(const Instruction& instr, uint64_t origin) {
