@@ -327,6 +327,7 @@ class MpiBackend final : public Backend {
     p.compile_s += n.compile_s - seen_.compile_s;
     p.kernels_compiled += n.kernels_compiled - seen_.kernels_compiled;
     p.kernels_launched += n.kernels_launched - seen_.kernels_launched;
+    p.kernels_on_team += n.kernels_on_team - seen_.kernels_on_team;
     p.kernel_cache_hits += n.kernel_cache_hits - seen_.kernel_cache_hits;
     p.kernel_cache_disk_hits += n.kernel_cache_disk_hits - seen_.kernel_cache_disk_hits;
     p.kernel_cache_misses += n.kernel_cache_misses - seen_.kernel_cache_misses;

@@ -138,6 +138,19 @@ def check(names, size):
 
 
 
+# A compiler run in ARRVM_LOG=info's output: its kernels and seconds.
+COMPILED = re.compile(r'compiled (\d+) kernels? in ([0-9.]+) s')
+
+
+def geo(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def busy(load):
+    """`load` busy processes (kill them when done)."""
+    return [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(load)]
+
+
 def settle(name, size, env, most=3):
     """Runs the program under arrvm until a run compiles nothing (at most
     `most` runs): the anytime fusion's better partitions and the parallel
@@ -146,13 +159,13 @@ def settle(name, size, env, most=3):
     Returns the runs taken."""
     for k in range(1, most + 1):
         r = spawn(name, size, 1, True, dict(env, ARRVM_LOG='info'))
-        if not re.search(r'compiled [1-9]\d* kernels?', r['stderr']):
+        if not any(int(k) > 0 for k, _ in COMPILED.findall(r['stderr'])):
             return k
     return most
 
 
 def bench(names, size, repeat, load, rounds=1):
-    loaders = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(load)]
+    loaders = busy(load)
     rows = []
     try:
         print('# corpus, size %s, best of %d, %d round(s), %d busy processes beside, %d cores' %
@@ -196,7 +209,6 @@ def bench(names, size, repeat, load, rounds=1):
         for p in loaders:
             p.kill()
     if rows:
-        geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
         print('geometric mean: warm %.2fx NumPy, cold %.2fx NumPy (%.2fx NumPy\'s first call), second run %.2fx '
               'NumPy, default/1-thread %.2f; %d of %d slower than NumPy warm' % (
                                                     geo([r['numpy'] / r['warm'] for r in rows]),
@@ -209,13 +221,13 @@ def bench(names, size, repeat, load, rounds=1):
 
 
 def threads(names, size, repeat, load, rounds):
-    """Item 1's measurement alone: per program, its kernel cache warmed by two
-    runs, then `rounds` alternating pairs of processes, default threads and
+    """Item 1's measurement alone: per program, its kernel cache settled
+    (settle), then `rounds` alternating pairs of processes, default threads and
     OMP_NUM_THREADS=1 (each `repeat` calls), beside `load` busy processes;
     NumPy's best beside the same load. Prints each side's best call and the
     median of its processes' best calls (a load's phases move one process's
     calls together: the median of processes is the steadier number)."""
-    loaders = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(load)]
+    loaders = busy(load)
     rows = []
     try:
         print('# corpus threads, size %s, best of %d, %d round(s), %d busy processes beside, %d cores' %
@@ -245,7 +257,6 @@ def threads(names, size, repeat, load, rounds):
         for p in loaders:
             p.kill()
     if rows:
-        geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
         print('geometric mean: default/1-thread %.2f (best), %.2f (medians); %.2fx NumPy; over 1.2 (best): %s; '
               'slower than NumPy: %s' % (
                   geo([r['d'] / r['o'] for r in rows]), geo([r['dm'] / r['om'] for r in rows]),
@@ -258,7 +269,6 @@ def threads(names, size, repeat, load, rounds):
 
 def compiles(names, size):
     """The compiler runs of a first and a second run of each program (ARRVM_LOG=info's lines)."""
-    pattern = re.compile(r'compiled (\d+) kernels? in ([0-9.]+) s')
     print('%-20s %-6s %5s %8s %10s %9s' % ('program', 'run', 'runs', 'kernels', 'longest s', 'total s'))
     longest, bad = (0.0, ''), 0
     for name in names:
@@ -270,7 +280,7 @@ def compiles(names, size):
                     print('%-20s failed: %s' % (name, str(e).splitlines()[-1]))
                     bad += 1
                     break
-                found = [(int(k), float(s)) for k, s in pattern.findall(r['stderr'])]
+                found = [(int(k), float(s)) for k, s in COMPILED.findall(r['stderr'])]
                 top = max((s for _, s in found), default=0.0)
                 longest = max(longest, (top, '%s (%s run)' % (name, run)))
                 print('%-20s %-6s %5d %8d %10.3f %9.3f' % (name, run, len(found), sum(k for k, _ in found), top,
